@@ -1,0 +1,31 @@
+"""The pure rules core: stdlib + numpy only (no gymnasium, pettingzoo or torch).
+
+Public names: :class:`Game`, :class:`GameConfig`, the actions and events, and
+:func:`carc_env.core.record.to_record` / ``replay`` for JSON game records.
+"""
+
+from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from .config import GameConfig, RuleSet, ruleset
+from .events import (
+    Event,
+    FeatureCompleted,
+    FeatureScored,
+    FollowerPlaced,
+    FollowerReturned,
+    GameOver,
+    PointsAwarded,
+    ScoreItem,
+    TileDiscarded,
+    TileDrawn,
+    TilePlaced,
+)
+from .expansion import ConfigError, Expansion, register
+from .game import GAME_OVER, Game, new_game
+from .tiles import TileDataError
+
+__all__ = [
+    "Action", "IllegalActionError", "Pass", "PlaceFollower", "PlaceTile", "GameConfig", "RuleSet", "ruleset",
+    "Event", "FeatureCompleted", "FeatureScored", "FollowerPlaced", "FollowerReturned", "GameOver",
+    "PointsAwarded", "ScoreItem", "TileDiscarded", "TileDrawn", "TilePlaced", "ConfigError", "Expansion",
+    "register", "GAME_OVER", "Game", "new_game", "TileDataError",
+]

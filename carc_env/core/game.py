@@ -1,0 +1,816 @@
+"""The game state and its one mutator, :meth:`Game.apply`.
+
+Contract
+--------
+* ``Game(config, seed=..., draw_order=...)`` sets a game up; the same
+  ``(config, seed, draw_order, actions)`` always gives the same game.
+* ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
+  expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
+  the turn's player, ``game.turn_player``).
+* ``game.legal_actions()`` lists every legal action; ``game.apply(action)``
+  is the only way the state changes.  It returns the events of the change and
+  raises :class:`IllegalActionError` (saying what was wrong) for anything
+  illegal, leaving the state untouched.
+* ``game.clone()`` is a cheap independent copy (for search).
+
+Board and features
+------------------
+Cells are ``(x, y)`` with the start tile at ``(0, 0)``, x east, y south.
+Every tile segment (city, road, field, building, river) becomes a node of an
+incremental union-find; matching segments of neighbouring tiles are united when
+a tile is placed.  Each root carries its feature's aggregates: open edges
+(a city or road is complete when none is left), the set of tiles, pennants,
+the followers on it, and for fields the city nodes it borders.  Buildings
+(cloisters and the cloister-like kinds of expansions) count their neighbours.
+
+Legal placement is vectorised: every empty cell next to the board (the
+frontier) keeps a pattern of the edge codes its neighbours require; the
+rotations of the drawn tile that fit each cell are one table look-up over all
+frontier cells (``RuleSet.compat``), after which expansions may veto cells.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
+from .config import PATTERN_BITS, GameConfig, RuleSet, ruleset
+from .events import (
+    Event,
+    FeatureCompleted,
+    FeatureScored,
+    FollowerPlaced,
+    GameOver,
+    ScoreItem,
+    TileDiscarded,
+    TileDrawn,
+    TilePlaced,
+)
+from .expansion import ConfigError
+from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, RIVER, ROAD, SIDES
+
+GAME_OVER = "game_over"
+_SHIFT = tuple(PATTERN_BITS * s for s in range(4))
+_ROT4 = np.arange(4, dtype=np.uint8)
+_NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+
+
+class _TileInfo:
+    """Per tile type, the lists the hot path needs (built once per RuleSet)."""
+
+    __slots__ = ("kinds", "open0", "pen0", "scorable", "spots", "fields", "buildings", "n")
+
+    def __init__(self, tile) -> None:
+        segs = tile.segments
+        self.n = len(segs)
+        self.kinds = [s.kind for s in segs]
+        self.open0 = [len(s.edges) if s.kind in (CITY, ROAD) else 0 for s in segs]
+        self.pen0 = [s.pennants for s in segs]
+        self.scorable = [i for i, s in enumerate(segs) if s.kind in (CITY, ROAD)]
+        self.spots = [i for i, s in enumerate(segs) if s.kind != RIVER]
+        self.fields = [(i, s.cities) for i, s in enumerate(segs) if s.kind == FIELD and s.cities]
+        self.buildings = [i for i, s in enumerate(segs) if s.kind == BUILDING]
+
+
+def _tile_infos(rules: RuleSet) -> list[_TileInfo]:
+    infos = getattr(rules, "_tile_infos", None)
+    if infos is None:
+        infos = [_TileInfo(t) for t in rules.tiles]
+        rules._tile_infos = infos  # type: ignore[attr-defined]
+    return infos
+
+
+class Game:
+    """One game of Carcassonne.  See the module docstring for the contract."""
+
+    def __init__(
+        self,
+        config: GameConfig | None = None,
+        seed: int | None = None,
+        draw_order: Sequence[str] | None = None,
+    ) -> None:
+        config = config or GameConfig()
+        if not isinstance(config, GameConfig):
+            raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
+        rules = ruleset(config)
+        self.rules = rules
+        self.config = config
+        self.num_players = config.num_players
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._infos = _tile_infos(rules)
+        n = config.num_players
+        self.scores = [0] * n
+        self.supply = [config.followers] * n
+        self.turn_player = 0
+        self.player = 0
+        self.turn = 0
+        self.over = False
+        self.phase = "tile"
+        self.events: list[Event] = []
+        self.history: list[Action] = []
+        self._history_k: list[int] = []  # placements made when each action was applied
+        self.ext: dict[str, Any] = {e.KEY: e.new_state() for e in rules.expansions}
+        # board
+        self.board: dict[tuple[int, int], int] = {}
+        self.placements: list[tuple[int, int, int, int, int]] = []  # x, y, tile, rotation, node base
+        self.bounds = [0, 0, 0, 0]  # min x, max x, min y, max y
+        cap = 64
+        self._fx = np.zeros(cap, dtype=np.int32)
+        self._fy = np.zeros(cap, dtype=np.int32)
+        self._fpat = np.zeros(cap, dtype=np.int32)
+        self._nf = 0
+        self._fslot: dict[tuple[int, int], int] = {}
+        self._masks = np.zeros(0, dtype=np.uint8)
+        # union-find over segments
+        self.parent: list[int] = []
+        self.kind: list[int] = []
+        self.node_tile: list[int] = []
+        self.open: list[int] = []
+        self.pennants: list[int] = []
+        self.completed: set[int] = set()
+        self.tiles: dict[int, set[int]] = {}
+        self.occupants: dict[int, list[int]] = {}
+        self.adjacent_cities: dict[int, set[int]] = {}
+        self.followers: dict[int, int] = {}  # node -> owner
+        self.buildings: dict[tuple[int, int], list[int]] = {}
+        self.building_neighbours: dict[int, int] = {}
+        self._pending_buildings: list[int] = []
+        self._follower_spots: list[int] = []
+        self.current_tile = -1
+        self._stage_i = 0
+        self._start_tiles_used = []
+
+        for exp in rules.expansions:
+            exp.setup(self)
+        bag: list[int] = []
+        if draw_order is not None:
+            bag = self._bag_from_order(draw_order)
+        else:
+            for t, tile in enumerate(rules.tiles):
+                bag.extend([t] * tile.count)
+            for start in self._start_tiles_used:
+                bag.remove(start)
+            bag = [bag[i] for i in self.rng.permutation(len(bag))]
+            for exp in rules.expansions:
+                bag = exp.build_bag(self, bag)
+        self.draw_order = [rules.tiles[t].id for t in bag]
+        self._bag = bag[::-1]  # next tile at the end
+        self.events.clear()
+        self._run()
+        self._setup_events = self.events
+        self.events = []
+
+    # ------------------------------------------------------------------ setup
+    _start_tiles_used: list[int]
+
+    def _bag_from_order(self, order: Sequence[str]) -> list[int]:
+        if isinstance(order, str):
+            raise ConfigError("draw_order must be a list of tile ids, not a string")
+        available: dict[int, int] = {}
+        for t, tile in enumerate(self.rules.tiles):
+            available[t] = tile.count
+        for t in self._start_tiles_used:
+            available[t] -= 1
+        bag = []
+        for pos, tid in enumerate(order):
+            t = self.rules.tile_index.get(tid)
+            if t is None:
+                raise ConfigError(
+                    f"draw_order[{pos}]: unknown tile id {tid!r} for expansions {self.config.expansions}"
+                )
+            available[t] -= 1
+            if available[t] < 0:
+                raise ConfigError(
+                    f"draw_order[{pos}]: more copies of {tid} than the game has ({self.rules.tiles[t].count}"
+                    " including any start tile)"
+                )
+            bag.append(t)
+        return bag
+
+    def place_fixed(self, tile_id: str, x: int, y: int, rotation: int = 0, from_bag: bool = True) -> None:
+        """Lay a tile during setup (start tile, start blocks).  For expansions' ``setup``."""
+        t = self.rules.tile_index[tile_id]
+        if (x, y) in self.board:
+            raise ConfigError(f"setup places two tiles on ({x},{y})")
+        if from_bag:
+            self._start_tiles_used.append(t)
+        self._put_tile(t, x, y, rotation)
+
+    # ----------------------------------------------------------------- public
+    @property
+    def bag_size(self) -> int:
+        """Tiles left to draw (not counting the drawn tile)."""
+        return len(self._bag)
+
+    def remaining_counts(self) -> np.ndarray:
+        """Tiles left to draw per tile type (int array in RuleSet.tiles order)."""
+        return np.bincount(np.asarray(self._bag, dtype=np.int64), minlength=len(self.rules.tiles))
+
+    @property
+    def tile_id(self) -> str | None:
+        """Id of the drawn tile, or None."""
+        return self.rules.tiles[self.current_tile].id if self.current_tile >= 0 else None
+
+    def legal_tile_placements(self) -> np.ndarray:
+        """Legal placements of the drawn tile as an int array of rows (x, y, rotation)."""
+        if self.phase != "tile":
+            return np.zeros((0, 3), dtype=np.int32)
+        nf = self._nf
+        bits = (self._masks[:, None] >> _ROT4[None, :]) & 1
+        ci, ri = np.nonzero(bits)
+        return np.stack([self._fx[:nf][ci], self._fy[:nf][ci], ri.astype(np.int32)], axis=1)
+
+    def frontier(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Frontier cells (x, y) and, while in the tile phase, their legal-rotation bitmasks."""
+        nf = self._nf
+        masks = self._masks if self.phase == "tile" else np.zeros(nf, dtype=np.uint8)
+        return self._fx[:nf].copy(), self._fy[:nf].copy(), masks.copy()
+
+    def count_legal_placements(self, distinct: bool = False) -> int:
+        """Number of legal placements of the drawn tile; ``distinct`` counts symmetric rotations once."""
+        if self.phase != "tile":
+            return 0
+        m = self._masks
+        if distinct:
+            m = m & self.rules.tiles[self.current_tile].distinct_rotations
+        return int(np.unpackbits(m[:, None], axis=1)[:, 4:].sum())
+
+    def legal_follower_spots(self) -> list[int]:
+        """Segments of the placed tile a follower may go on (Pass is always legal too)."""
+        return list(self._follower_spots) if self.phase == "follower" else []
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        return self.rules.stages[self._stage_i].legal_actions(self)
+
+    def apply(self, action: Action | str) -> list[Event]:
+        """Apply the deciding player's action; return the events it caused."""
+        if self.over:
+            raise IllegalActionError("the game is over; no action is legal")
+        if isinstance(action, str):
+            action = self.parse_action(action)
+        stage = self.rules.stages[self._stage_i]
+        done = stage.apply(self, action)
+        self.history.append(action)
+        self._history_k.append(len(self.placements))
+        if done:
+            self._next_stage()
+        self._run()
+        ev = self.events
+        self.events = []
+        return ev
+
+    def clone(self) -> Game:
+        """An independent copy sharing only immutable data."""
+        g = Game.__new__(Game)
+        d = self.__dict__.copy()
+        g.__dict__ = d
+        g.rng = copy.deepcopy(self.rng)
+        g.scores = self.scores[:]
+        g.supply = self.supply[:]
+        g.events = []
+        g.history = self.history[:]
+        g._history_k = self._history_k[:]
+        g.ext = copy.deepcopy(self.ext)
+        g.board = self.board.copy()
+        g.placements = self.placements[:]
+        g.bounds = self.bounds[:]
+        g._fx = self._fx.copy()
+        g._fy = self._fy.copy()
+        g._fpat = self._fpat.copy()
+        g._fslot = self._fslot.copy()
+        g._masks = self._masks.copy()
+        g.parent = self.parent[:]
+        g.kind = self.kind[:]
+        g.node_tile = self.node_tile[:]
+        g.open = self.open[:]
+        g.pennants = self.pennants[:]
+        g.completed = set(self.completed)
+        g.tiles = {k: set(v) for k, v in self.tiles.items()}
+        g.occupants = {k: v[:] for k, v in self.occupants.items()}
+        g.adjacent_cities = {k: set(v) for k, v in self.adjacent_cities.items()}
+        g.followers = self.followers.copy()
+        g.buildings = {k: v[:] for k, v in self.buildings.items()}
+        g.building_neighbours = self.building_neighbours.copy()
+        g._pending_buildings = self._pending_buildings[:]
+        g._follower_spots = self._follower_spots[:]
+        g._bag = self._bag[:]
+        g._start_tiles_used = self._start_tiles_used[:]
+        return g
+
+    # ----------------------------------------------------------- text notation
+    def action_text(self, action: Action, placed: int | None = None) -> str:
+        """Text form of an action; follower spots use the feature names of the tile just placed.
+
+        ``placed`` is the number of tiles on the board when the action was
+        taken (default: now), to name followers of past actions.
+        """
+        k = len(self.placements) if placed is None else placed
+        if type(action) is PlaceFollower and k:
+            t = self.placements[k - 1][2]
+            segs = self.rules.tiles[t].segments
+            if 0 <= action.segment < len(segs):
+                return f"follower {segs[action.segment].name}"
+        return action.to_text()
+
+    def history_texts(self) -> list[str]:
+        """Every action applied so far, in text notation."""
+        return [self.action_text(a, k) for a, k in zip(self.history, self._history_k, strict=True)]
+
+    def parse_action(self, text: str) -> Action:
+        """Parse an action's text form in the current state (see carc_env.core.actions)."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action text must be a string, got {text!r}")
+        parsed = parse_basic(text)
+        if parsed is None:
+            raise IllegalActionError(
+                f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
+            )
+        if isinstance(parsed, tuple):
+            name = parsed[1]
+            if not self.placements:
+                raise IllegalActionError(f"{text!r}: no tile has been placed")
+            tile = self.rules.tiles[self.placements[-1][2]]
+            if name.startswith("#") and name[1:].isdigit():
+                return PlaceFollower(int(name[1:]))
+            try:
+                return PlaceFollower(tile.segment_index(name))
+            except KeyError as exc:
+                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
+        return parsed
+
+    # -------------------------------------------------------------- features
+    def find(self, x: int) -> int:
+        p = self.parent
+        while p[x] != x:
+            p[x] = p[p[x]]
+            x = p[x]
+        return x
+
+    def feature_nodes(self, root: int) -> list[int]:
+        """All nodes of the feature with this root (linear scan; for tests and rendering)."""
+        return [i for i in range(len(self.parent)) if self.find(i) == root]
+
+    def feature_tiles(self, root: int) -> list[tuple[int, int]]:
+        ks = self.tiles.get(root)
+        if ks is None:
+            ks = {self.node_tile[i] for i in self.feature_nodes(root)}
+        return sorted((self.placements[k][0], self.placements[k][1]) for k in ks)
+
+    def node_of(self, x: int, y: int, segment: int | str) -> int:
+        """Union-find node of a segment (index or name) of the tile at (x, y)."""
+        k = self.board[(x, y)]
+        _, _, t, _, base = self.placements[k]
+        if isinstance(segment, str):
+            segment = self.rules.tiles[t].segment_index(segment)
+        return base + segment
+
+    def is_completed(self, root: int) -> bool:
+        return root in self.completed
+
+    def follower_positions(self) -> list[tuple[int, int, int, int]]:
+        """Followers on the board as (player, x, y, segment index)."""
+        out = []
+        for node, p in self.followers.items():
+            k = self.node_tile[node]
+            x, y, _, _, base = self.placements[k]
+            out.append((p, x, y, node - base))
+        return sorted(out)
+
+    # ------------------------------------------------------------ the turn
+    def _next_stage(self) -> None:
+        self._stage_i += 1
+        if self._stage_i == len(self.rules.stages):
+            self._stage_i = 0
+
+    def _run(self) -> None:
+        stages = self.rules.stages
+        while not self.over:
+            stage = stages[self._stage_i]
+            if stage.enter(self):
+                if not self.over:
+                    self.phase = stage.name
+                return
+            self._next_stage()
+
+    def _draw(self) -> None:
+        rules = self.rules
+        compat = rules.compat
+        while True:
+            if not self._bag:
+                self._finish()
+                return
+            t = self._bag.pop()
+            self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
+            masks = compat[t][self._fpat[: self._nf]]
+            for veto in rules.h_veto:
+                veto(self, t, masks)
+            if masks.any():
+                self.current_tile = t
+                self._masks = masks
+                self.player = self.turn_player
+                return
+            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, "no legal placement"))
+
+    def _place_tile(self, x: int, y: int, r: int) -> None:
+        t = self.current_tile
+        slot = self._fslot.get((x, y))
+        tile = self.rules.tiles[t]
+        if not (type(r) is int or isinstance(r, (int, np.integer))) or not 0 <= r <= 3:
+            raise IllegalActionError(f"rotation must be 0..3, got {r!r}")
+        if slot is None:
+            where = "is already taken" if (x, y) in self.board else "touches no placed tile"
+            raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}): the cell {where}")
+        if not (int(self._masks[slot]) >> r) & 1:
+            fits = [q for q in range(4) if (int(self._masks[slot]) >> q) & 1]
+            raise IllegalActionError(
+                f"cannot place {tile.id} at ({x},{y}) in rotation {r}: its edges "
+                f"{''.join(tile.edges[(s - r) % 4] for s in range(4))} (N E S W) do not fit there"
+                + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
+            )
+        x, y, r = int(x), int(y), int(r)
+        self._put_tile(t, x, y, r)
+        self.current_tile = -1
+        self.events.append(TilePlaced(self.player, tile.id, x, y, r))
+        for hook in self.rules.h_after_placement:
+            hook(self, x, y)
+
+    def _put_tile(self, t: int, x: int, y: int, r: int) -> None:
+        tile = self.rules.tiles[t]
+        info = self._infos[t]
+        k = len(self.placements)
+        base = len(self.parent)
+        n = info.n
+        self.parent.extend(range(base, base + n))
+        self.kind.extend(info.kinds)
+        self.node_tile.extend([k] * n)
+        self.open.extend(info.open0)
+        self.pennants.extend(info.pen0)
+        tiles = self.tiles
+        for i in info.scorable:
+            tiles[base + i] = {k}
+        for i, cities in info.fields:
+            self.adjacent_cities[base + i] = {base + c for c in cities}
+        self.placements.append((x, y, t, r, base))
+        board = self.board
+        board[(x, y)] = k
+        b = self.bounds
+        if x < b[0]:
+            b[0] = x
+        elif x > b[1]:
+            b[1] = x
+        if y < b[2]:
+            b[2] = y
+        elif y > b[3]:
+            b[3] = y
+
+        center = tile.center[r]
+        half = tile.half[r]
+        codes = tile.edge_codes[r]
+        placements = self.placements
+        rtiles = self.rules.tiles
+        for s in range(4):
+            nx, ny = x + DX[s], y + DY[s]
+            nk = board.get((nx, ny))
+            o = (s + 2) & 3
+            if nk is None:
+                self._frontier_require(nx, ny, o, codes[s])
+                continue
+            _, _, nt, nr, nbase = placements[nk]
+            ntile = rtiles[nt]
+            c = center[s]
+            if c >= 0 and info.kinds[c] != RIVER:
+                nc = ntile.center[nr][o]
+                root = self._union(base + c, nbase + nc)
+                self.open[root] -= 2
+            hl = half[2 * s]
+            if hl >= 0:
+                nh = ntile.half[nr][2 * o + 1]
+                if nh >= 0:
+                    self._union(base + hl, nbase + nh)
+            hr = half[2 * s + 1]
+            if hr >= 0:
+                nh = ntile.half[nr][2 * o]
+                if nh >= 0:
+                    self._union(base + hr, nbase + nh)
+        self._frontier_remove(x, y)
+        self._count_building_neighbours(x, y, base, info)
+
+    def _count_building_neighbours(self, x: int, y: int, base: int, info: _TileInfo) -> None:
+        board = self.board
+        buildings = self.buildings
+        bn = self.building_neighbours
+        pending = self._pending_buildings
+        if buildings:
+            for dx, dy in _NEIGHBOURS8:
+                nodes = buildings.get((x + dx, y + dy))
+                if nodes:
+                    for node in nodes:
+                        bn[node] += 1
+                        if bn[node] == self._building_target(x + dx, y + dy):
+                            pending.append(node)
+        if info.buildings:
+            cnt = sum(1 for dx, dy in _NEIGHBOURS8 if (x + dx, y + dy) in board)
+            nodes = [base + i for i in info.buildings]
+            buildings[(x, y)] = nodes
+            for node in nodes:
+                bn[node] = cnt
+                if cnt >= self._building_target(x, y):
+                    pending.append(node)
+
+    def _building_target(self, x: int, y: int) -> int:
+        for hook in self.rules.h_building_target:
+            v = hook(self, x, y)
+            if v is not None:
+                return v
+        return 8
+
+    def _frontier_require(self, x: int, y: int, side: int, code: int) -> None:
+        slot = self._fslot.get((x, y))
+        if slot is None:
+            slot = self._nf
+            if slot == len(self._fx):
+                cap = 2 * slot
+                self._fx = np.resize(self._fx, cap)
+                self._fy = np.resize(self._fy, cap)
+                self._fpat = np.resize(self._fpat, cap)
+            self._fx[slot] = x
+            self._fy[slot] = y
+            self._fpat[slot] = code << _SHIFT[side]
+            self._fslot[(x, y)] = slot
+            self._nf = slot + 1
+        else:
+            self._fpat[slot] |= code << _SHIFT[side]
+
+    def _frontier_remove(self, x: int, y: int) -> None:
+        slot = self._fslot.pop((x, y), None)
+        if slot is None:
+            return
+        last = self._nf - 1
+        if slot != last:
+            lx, ly = int(self._fx[last]), int(self._fy[last])
+            self._fx[slot] = lx
+            self._fy[slot] = ly
+            self._fpat[slot] = self._fpat[last]
+            self._fslot[(lx, ly)] = slot
+        self._nf = last
+
+    def _union(self, a: int, b: int) -> int:
+        p = self.parent
+        while p[a] != a:
+            p[a] = p[p[a]]
+            a = p[a]
+        while p[b] != b:
+            p[b] = p[p[b]]
+            b = p[b]
+        if a == b:
+            return a
+        tiles = self.tiles
+        ta = tiles.get(a)
+        if ta is not None:
+            tb = tiles[b]
+            if len(ta) < len(tb):
+                a, b, ta, tb = b, a, tb, ta
+            ta |= tb
+            del tiles[b]
+            self.open[a] += self.open[b]
+            self.pennants[a] += self.pennants[b]
+        p[b] = a
+        occ = self.occupants
+        ob = occ.pop(b, None)
+        if ob is not None:
+            oa = occ.get(a)
+            if oa is None:
+                occ[a] = ob
+            else:
+                oa.extend(ob)
+        adj = self.adjacent_cities
+        cb = adj.pop(b, None)
+        if cb is not None:
+            ca = adj.get(a)
+            if ca is None:
+                adj[a] = cb
+            else:
+                ca |= cb
+        return a
+
+    # -------------------------------------------------------------- followers
+    def _compute_follower_spots(self) -> list[int]:
+        p = self.player
+        if self.supply[p] <= 0 or not self.placements:
+            return []
+        _, _, t, _, base = self.placements[-1]
+        occ = self.occupants
+        spots = [i for i in self._infos[t].spots if self.find(base + i) not in occ]
+        for hook in self.rules.h_follower_spots:
+            spots = hook(self, spots)
+        return spots
+
+    def _place_follower(self, segment: int) -> None:
+        if segment not in self._follower_spots:
+            tile = self.rules.tiles[self.placements[-1][2]]
+            names = [tile.segments[i].name for i in self._follower_spots]
+            what = tile.segments[segment].name if 0 <= segment < len(tile.segments) else f"#{segment}"
+            raise IllegalActionError(
+                f"cannot put a follower on {what} of {tile.id}: free features are {names} (or pass)"
+            )
+        x, y, t, _, base = self.placements[-1]
+        node = base + segment
+        p = self.player
+        self.followers[node] = p
+        root = self.find(node)
+        occ = self.occupants.get(root)
+        if occ is None:
+            self.occupants[root] = [node]
+        else:  # pragma: no cover - spots exclude occupied features
+            occ.append(node)
+        self.supply[p] -= 1
+        seg = self.rules.tiles[t].segments[segment]
+        self.events.append(FollowerPlaced(p, x, y, seg.name, seg.kind_name))
+
+    def add_follower(self, node: int, player: int) -> None:
+        """Put a follower of ``player`` on ``node`` (for expansions moving followers onto features)."""
+        self.followers[node] = player
+        self.occupants.setdefault(self.find(node), []).append(node)
+
+    def remove_followers(self, root: int) -> list[int]:
+        """Return every follower on a feature to its owner; returns the count per player."""
+        back = [0] * self.num_players
+        nodes = self.occupants.pop(root, None)
+        if nodes:
+            for node in nodes:
+                p = self.followers.pop(node)
+                self.supply[p] += 1
+                back[p] += 1
+        return back
+
+    # ---------------------------------------------------------------- scoring
+    def _score_turn(self) -> None:
+        if not self.placements:
+            return
+        _, _, t, _, base = self.placements[-1]
+        candidates: list[int] = []
+        open_ = self.open
+        for i in self._infos[t].scorable:
+            root = self.find(base + i)
+            if open_[root] == 0 and root not in self.completed and root not in candidates:
+                candidates.append(root)
+        candidates.extend(self._pending_buildings)
+        self._pending_buildings = []
+        for hook in self.rules.h_extra_completions:
+            for root in hook(self):
+                if root not in candidates and root not in self.completed:
+                    candidates.append(root)
+        for root in candidates:
+            if any(block(self, root) for block in self.rules.h_blocks):
+                continue
+            self.complete_feature(root)
+
+    def complete_feature(self, root: int) -> None:
+        """Mark a feature completed, tell the expansions, and score it if occupied."""
+        self.completed.add(root)
+        kind = self.kind[root]
+        size = len(self.tiles[root]) if kind != BUILDING else 1 + self.building_neighbours[root]
+        occupied = root in self.occupants
+        self.events.append(FeatureCompleted(self._kind_name(root), size, root, occupied))
+        for hook in self.rules.h_on_completed:
+            hook(self, root, kind, size)
+        if root in self.occupants:
+            self.score_feature(root, final=False)
+
+    def _kind_name(self, root: int) -> str:
+        kind = self.kind[root]
+        if kind == BUILDING:
+            k = self.node_tile[root]
+            t = self.placements[k][2]
+            return self.rules.tiles[t].segments[root - self.placements[k][4]].building
+        return KIND_NAMES[kind]
+
+    def feature_value(self, root: int, final: bool) -> list[ScoreItem]:
+        """The itemised value of a feature scored now (completed or at game end)."""
+        kind = self.kind[root]
+        if kind == CITY:
+            n = len(self.tiles[root])
+            pen = self.pennants[root]
+            per = 1 if final else 2
+            items = [ScoreItem("tiles", f"{n} city tile{'s' * (n != 1)} x {per}", n * per)]
+            if pen:
+                items.append(ScoreItem("pennants", f"{pen} pennant{'s' * (pen != 1)} x {per}", pen * per))
+            return items
+        if kind == ROAD:
+            n = len(self.tiles[root])
+            return [ScoreItem("tiles", f"{n} road tile{'s' * (n != 1)} x 1", n)]
+        if kind == BUILDING:
+            nb = self.building_neighbours[root]
+            name = self._kind_name(root)
+            return [ScoreItem(name, f"{name} 1 + {nb} neighbour{'s' * (nb != 1)}", 1 + nb)]
+        if kind == FIELD:
+            find = self.find
+            cities = {find(c) for c in self.adjacent_cities.get(root, ())}
+            n = sum(1 for c in cities if c in self.completed)
+            for hook in self.rules.h_field_cities:
+                n += hook(self, root)
+            return [ScoreItem("cities", f"{n} completed cit{'ies' if n != 1 else 'y'} x 3", 3 * n)]
+        raise ValueError(f"node {root} ({KIND_NAMES.get(kind)}) is not scorable")
+
+    def score_feature(self, root: int, final: bool) -> FeatureScored:
+        """Score an occupied feature for its majority and return its followers."""
+        n = self.num_players
+        counts = [0] * n
+        for node in self.occupants.get(root, ()):
+            counts[self.followers[node]] += 1
+        items = self.feature_value(root, final)
+        for hook in self.rules.h_score_items:
+            hook(self, root, final, items, counts)
+        value = sum(i.points for i in items)
+        best = max(counts)
+        winners = tuple(p for p in range(n) if best > 0 and counts[p] == best)
+        points = [0] * n
+        for p in winners:
+            points[p] = value
+            self.scores[p] += value
+        returned = self.remove_followers(root)
+        ev = FeatureScored(
+            self._kind_name(root),
+            final,
+            value,
+            tuple(items),
+            tuple(points),
+            winners,
+            tuple(returned),
+            tuple(self.feature_tiles(root)) if self.kind[root] != FIELD else (),
+            root,
+        )
+        self.events.append(ev)
+        kind = self.kind[root]
+        for hook in self.rules.h_on_scored:
+            hook(self, root, kind, final)
+        return ev
+
+    def _end_turn(self) -> None:
+        nxt = (self.turn_player + 1) % self.num_players
+        for hook in self.rules.h_next_player:
+            v = hook(self, nxt)
+            if v is not None:
+                nxt = v
+        self.turn_player = nxt
+        self.player = nxt
+        self.turn += 1
+
+    def _finish(self) -> None:
+        """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
+        self.current_tile = -1
+        roots = [i for i, p in enumerate(self.parent) if p == i and i in self.occupants]
+        for kind in (ROAD, CITY, BUILDING, FIELD):
+            for root in roots:
+                if self.kind[root] == kind and root not in self.completed and root in self.occupants:
+                    self.score_feature(root, final=True)
+        for exp in self.rules.expansions:
+            exp.final_scoring(self)
+        best = max(self.scores)
+        winners = tuple(p for p, s in enumerate(self.scores) if s == best)
+        self.events.append(GameOver(tuple(self.scores), winners))
+        self.over = True
+        self.phase = GAME_OVER
+
+    # ------------------------------------------------------------ inspection
+    def describe_cell(self, x: int, y: int) -> str:
+        k = self.board.get((x, y))
+        if k is None:
+            return f"({x},{y}) empty"
+        _, _, t, r, _ = self.placements[k]
+        return f"({x},{y}) {self.rules.tiles[t].id} r{r}"
+
+    def followers_conserved(self) -> bool:
+        per = [0] * self.num_players
+        for p in self.followers.values():
+            per[p] += 1
+        extra = [0] * self.num_players
+        for exp in self.rules.expansions:
+            held = getattr(exp, "followers_held", None)
+            if held is not None:
+                for p, c in enumerate(held(self)):
+                    extra[p] += c
+        return all(
+            self.supply[p] + per[p] + extra[p] == self.config.followers for p in range(self.num_players)
+        )
+
+
+def new_game(
+    num_players: int = 2,
+    expansions: Iterable[str] = ("base",),
+    seed: int | None = None,
+    draw_order: Sequence[str] | None = None,
+    **options: Any,
+) -> Game:
+    """Shortcut: ``new_game(2, seed=1)``."""
+    return Game(GameConfig(num_players, tuple(expansions), options), seed=seed, draw_order=draw_order)
+
+
+__all__ = ["Game", "GameConfig", "GAME_OVER", "new_game", "SIDES", "Pass", "PlaceFollower", "PlaceTile"]
