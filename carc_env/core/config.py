@@ -29,7 +29,7 @@ N_PATTERNS = 1 << (4 * PATTERN_BITS)
 class GameConfig:
     """What game to play.
 
-    ``expansions``: keys of enabled expansions (``"base"`` is always needed).
+    ``expansions``: keys of enabled expansions; every other expansion requires ``"base"``.
     ``options``: per-expansion rule options, e.g. ``{"shrines": {"sixth_tile": True}}``.
     ``followers``: followers per player (7 in the base game).
     """
@@ -109,13 +109,13 @@ class RuleSet:
         for k in keys:
             if k not in reg:
                 raise ConfigError(f"unknown expansion {k!r}; known: {sorted(reg)}")
-        if "base" not in keys:
-            raise ConfigError(f"expansions must include 'base', got {keys}")
+        if not keys:
+            raise ConfigError("expansions is empty; the base game's key is 'base'")
         for k in config.options:
             if k not in keys:
                 raise ConfigError(f"options given for {k!r}, which is not enabled; enabled: {keys}")
-        # Base first, then the others in the registry's order, so that a game
-        # does not depend on the order the user listed the keys in.
+        # Registry order (the order expansions are imported, the base game
+        # first), so that a game does not depend on the order of the keys.
         order = [k for k in reg if k in keys]
         self.expansions: list[Expansion] = []
         for k in order:
@@ -167,8 +167,9 @@ class RuleSet:
         self.h_building_target = hooked("building_target")
         self.h_field_cities = hooked("field_cities")
         self.h_next_player = hooked("next_player")
-        self.stages = build_stages(self.expansions)
-        self.phases = [s.name for s in self.stages if s.name]
+        self.h_followers_held = hooked("followers_held")
+        self.stages, self.final_stages = build_stages(self.expansions)
+        self.phases = [s.name for s in self.stages + self.final_stages if s.name]
 
 
 @functools.lru_cache(maxsize=None)

@@ -29,6 +29,8 @@ Hook summary (where the core calls it, what it may do):
 ``building_target``    how many neighbours complete a building (maps: only existing squares)
 ``field_cities``       extra completed cities a field borders (the City of Carcassonne)
 ``stages``             extra decision or automatic stages and where they go in the turn
+                       (``before_score`` sees ``game.completing``; ``before_final`` runs once at game end)
+``followers_held``     followers an expansion keeps off the board (Count quarters), for conservation
 ``next_player``        who takes the next turn (extra turns)
 ``final_scoring``      end-of-game scoring after the core's (King / Robber, windows)
 =====================  ==================================================================
@@ -123,11 +125,15 @@ class Expansion:
 
     # -- turn structure ----------------------------------------------------
     def stages(self) -> list[tuple[str, Stage]]:
-        """Extra stages as ``(anchor, stage)``; anchors: after_tile, after_follower, after_score, end_turn."""
+        """Extra stages as ``(anchor, stage)``; anchors in ``core.stages.ANCHORS``."""
         return []
 
     def next_player(self, game: Game, default: int) -> int | None:
         return None
+
+    def followers_held(self, game: Game) -> list[int]:
+        """Followers per player that this expansion holds outside the board and the supply."""
+        return [0] * game.num_players
 
     def final_scoring(self, game: Game) -> None:
         """End-of-game scoring after roads, cities, buildings and fields."""

@@ -45,6 +45,7 @@ from .events import (
     FeatureScored,
     FollowerPlaced,
     GameOver,
+    PointsAwarded,
     ScoreItem,
     TileDiscarded,
     TileDrawn,
@@ -141,6 +142,8 @@ class Game:
         self.building_neighbours: dict[int, int] = {}
         self._pending_buildings: list[int] = []
         self._follower_spots: list[int] = []
+        self.completing: list[int] = []
+        self.ending = False  # True once the last tile is played: the final stages run
         self.current_tile = -1
         self._stage_i = 0
         self._start_tiles_used = []
@@ -244,10 +247,13 @@ class Game:
         """Segments of the placed tile a follower may go on (Pass is always legal too)."""
         return list(self._follower_spots) if self.phase == "follower" else []
 
+    def _stage_list(self) -> list:
+        return self.rules.final_stages if self.ending else self.rules.stages
+
     def legal_actions(self) -> list[Action]:
         if self.over:
             return []
-        return self.rules.stages[self._stage_i].legal_actions(self)
+        return self._stage_list()[self._stage_i].legal_actions(self)
 
     def apply(self, action: Action | str) -> list[Event]:
         """Apply the deciding player's action; return the events it caused."""
@@ -255,7 +261,7 @@ class Game:
             raise IllegalActionError("the game is over; no action is legal")
         if isinstance(action, str):
             action = self.parse_action(action)
-        stage = self.rules.stages[self._stage_i]
+        stage = self._stage_list()[self._stage_i]
         done = stage.apply(self, action)
         self.history.append(action)
         self._history_k.append(len(self.placements))
@@ -299,6 +305,7 @@ class Game:
         g.buildings = {k: v[:] for k, v in self.buildings.items()}
         g.building_neighbours = self.building_neighbours.copy()
         g._pending_buildings = self._pending_buildings[:]
+        g.completing = self.completing[:]
         g._follower_spots = self._follower_spots[:]
         g._bag = self._bag[:]
         g._start_tiles_used = self._start_tiles_used[:]
@@ -386,13 +393,12 @@ class Game:
     # ------------------------------------------------------------ the turn
     def _next_stage(self) -> None:
         self._stage_i += 1
-        if self._stage_i == len(self.rules.stages):
+        if self._stage_i == len(self.rules.stages) and not self.ending:
             self._stage_i = 0
 
     def _run(self) -> None:
-        stages = self.rules.stages
         while not self.over:
-            stage = stages[self._stage_i]
+            stage = self._stage_list()[self._stage_i]
             if stage.enter(self):
                 if not self.over:
                     self.phase = stage.name
@@ -404,7 +410,7 @@ class Game:
         compat = rules.compat
         while True:
             if not self._bag:
-                self._finish()
+                self._begin_ending()
                 return
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
@@ -651,11 +657,13 @@ class Game:
         return back
 
     # ---------------------------------------------------------------- scoring
-    def _score_turn(self) -> None:
+    def _detect_completions(self) -> None:
+        """Collect the features the placed tile completed into ``self.completing``."""
+        self.completing = []
         if not self.placements:
             return
         _, _, t, _, base = self.placements[-1]
-        candidates: list[int] = []
+        candidates = self.completing
         open_ = self.open
         for i in self._infos[t].scorable:
             root = self.find(base + i)
@@ -667,10 +675,13 @@ class Game:
             for root in hook(self):
                 if root not in candidates and root not in self.completed:
                     candidates.append(root)
-        for root in candidates:
-            if any(block(self, root) for block in self.rules.h_blocks):
-                continue
-            self.complete_feature(root)
+        if self.rules.h_blocks:
+            self.completing = [r for r in candidates if not any(block(self, r) for block in self.rules.h_blocks)]
+
+    def _score_completions(self) -> None:
+        for root in self.completing:
+            self.complete_feature(self.find(root))
+        self.completing = []
 
     def complete_feature(self, root: int) -> None:
         """Mark a feature completed, tell the expansions, and score it if occupied."""
@@ -763,6 +774,22 @@ class Game:
         self.player = nxt
         self.turn += 1
 
+    def _begin_ending(self) -> None:
+        """The last tile has been played: switch to the final stages (before_final, then scoring)."""
+        self.current_tile = -1
+        self.ending = True
+        self._stage_i = -1  # _run's _next_stage moves to the first final stage
+        self._masks = np.zeros(0, dtype=np.uint8)
+
+    def award(self, player: int, points: int, items: Sequence[ScoreItem], final: bool = False) -> None:
+        """Give points outside a feature's majority (expansion bonuses), with an event."""
+        self.scores[player] += points
+        self.events.append(PointsAwarded(player, points, tuple(items), final))
+
+    def link_features(self, a: int, b: int) -> int:
+        """Make two features one (royal gates link cities); returns the new root."""
+        return self._union(a, b)
+
     def _finish(self) -> None:
         """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
         self.current_tile = -1
@@ -792,11 +819,9 @@ class Game:
         for p in self.followers.values():
             per[p] += 1
         extra = [0] * self.num_players
-        for exp in self.rules.expansions:
-            held = getattr(exp, "followers_held", None)
-            if held is not None:
-                for p, c in enumerate(held(self)):
-                    extra[p] += c
+        for held in self.rules.h_followers_held:
+            for p, c in enumerate(held(self)):
+                extra[p] += c
         return all(
             self.supply[p] + per[p] + extra[p] == self.config.followers for p in range(self.num_players)
         )

@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .expansion import Expansion
     from .game import Game
 
-ANCHORS = ("after_tile", "after_follower", "after_score", "end_turn")
+ANCHORS = ("after_tile", "after_follower", "before_score", "after_score", "end_turn", "before_final")
+"""Where expansion stages go: in the turn (the first five) or once at game end, before final scoring."""
 
 
 class Stage:
@@ -89,9 +90,23 @@ class FollowerStage(Stage):
         return [PlaceFollower(s) for s in game._follower_spots] + [Pass()]
 
 
+class DetectCompletionsStage(Stage):
+    """Find the features this turn completed (``game.completing``), before anyone scores them."""
+
+    def enter(self, game: Game) -> bool:
+        game._detect_completions()
+        return False
+
+
 class ScoreStage(Stage):
     def enter(self, game: Game) -> bool:
-        game._score_turn()
+        game._score_completions()
+        return False
+
+
+class FinalScoreStage(Stage):
+    def enter(self, game: Game) -> bool:
+        game._finish()
         return False
 
 
@@ -101,7 +116,8 @@ class EndTurnStage(Stage):
         return False
 
 
-def build_stages(expansions: list[Expansion]) -> list[Stage]:
+def build_stages(expansions: list[Expansion]) -> tuple[list[Stage], list[Stage]]:
+    """The stages of a turn, and the stages run once when the last tile has been played."""
     extra: dict[str, list[Stage]] = {a: [] for a in ANCHORS}
     for exp in expansions:
         for anchor, stage in exp.stages():
@@ -109,8 +125,10 @@ def build_stages(expansions: list[Expansion]) -> list[Stage]:
                 raise ConfigError(f"expansion {exp.KEY!r} adds a stage at unknown anchor {anchor!r}; use one of {ANCHORS}")
             extra[anchor].append(stage)
     stages: list[Stage] = [DrawStage(), TileStage(), *extra["after_tile"], FollowerStage(), *extra["after_follower"]]
-    stages += [ScoreStage(), *extra["after_score"], *extra["end_turn"], EndTurnStage()]
-    names = [s.name for s in stages if s.name]
+    stages += [DetectCompletionsStage(), *extra["before_score"], ScoreStage(), *extra["after_score"]]
+    stages += [*extra["end_turn"], EndTurnStage()]
+    final = [*extra["before_final"], FinalScoreStage()]
+    names = [s.name for s in stages + final if s.name]
     if len(names) != len(set(names)):
         raise ConfigError(f"two stages share a phase name: {names}")
-    return stages
+    return stages, final
