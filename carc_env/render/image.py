@@ -1,0 +1,472 @@
+"""The board as a picture (the env's ``rgb_array`` mode), drawn from the tile data.
+
+Contract
+--------
+``render_image(game, tile_px=64, highlight_legal=False) -> np.ndarray`` of
+shape ``(H, W, 3)``, dtype ``uint8``.  The board shows the placed tiles
+(absolute coordinates on the top and left axes, the start tile at (0, 0)),
+one empty ring of cells around them, the followers in player colours and the
+last placed tile outlined in white; a side panel on the right shows the turn,
+phase, deciding player, the drawn tile (unrotated), the tiles left and each
+player's score and followers in supply.  ``highlight_legal`` tints the cells
+where the drawn tile fits (with the legal rotations written in them when the
+tiles are large enough).  ``view=(min_x, max_x, min_y, max_y)`` fixes the
+shown cells (used for animations, so that every frame has the same size).
+
+Drawing (all derived from the tile data, see :mod:`carc_env.render.geometry`):
+
+* fields green; cities tan polygons with brown walls, one per city segment;
+  pennants blue shields; roads light lines with darker verges from each road
+  side to the centre (a dot where single-sided roads meet); rivers (``I``
+  sides) blue; ``-`` sides a grey band;
+* buildings (cloister, and any kind an expansion declares) a small building in
+  the centre, the roof colour naming the kind (cloister red, shrine purple,
+  church blue with a cross, other kinds a colour derived from the name);
+* a feature tag (e.g. a gate) a small diamond next to its feature;
+* followers meeples in the player colours (:data:`PLAYER_COLOURS`) standing
+  on their city or road or at their building's door, lying on their field.
+
+Tile pictures and meeple sprites are rendered once per tile type, rotation
+and size (supersampled, then reduced) and pasted, so a full base-game board
+takes a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from ..core.tiles import TileType
+from .geometry import (
+    BUILDING_SIZE,
+    CENTRE,
+    CORNERS,
+    INTERIOR_W,
+    RIVER_W,
+    ROAD_EDGE_W,
+    ROAD_W,
+    WALL_W,
+    Point,
+    TileGeometry,
+    tile_geometry,
+)
+
+Colour = tuple[int, int, int]
+
+FIELD_COLOUR: Colour = (112, 168, 70)
+CITY_COLOUR: Colour = (212, 164, 104)
+WALL_COLOUR: Colour = (120, 78, 40)
+ROAD_COLOUR: Colour = (243, 237, 220)
+ROAD_EDGE_COLOUR: Colour = (150, 138, 112)
+JUNCTION_COLOUR: Colour = (96, 84, 70)
+RIVER_COLOUR: Colour = (58, 128, 220)
+INTERIOR_COLOUR: Colour = (128, 128, 128)
+PENNANT_COLOUR: Colour = (38, 70, 170)
+PENNANT_EDGE: Colour = (246, 246, 246)
+BACKGROUND: Colour = (30, 34, 42)
+EMPTY_COLOUR: Colour = (44, 50, 60)
+GRID_COLOUR: Colour = (36, 41, 50)
+TEXT_COLOUR: Colour = (228, 230, 235)
+DIM_TEXT: Colour = (150, 156, 168)
+LAST_COLOUR: Colour = (255, 255, 255)
+LEGAL_COLOUR: Colour = (255, 214, 40)
+WALLS_COLOUR: Colour = (236, 226, 204)  # building walls
+DOOR_COLOUR: Colour = (70, 50, 40)
+
+PLAYER_COLOURS: tuple[Colour, ...] = (
+    (222, 36, 36),  # red
+    (36, 98, 232),  # blue
+    (250, 206, 20),  # yellow
+    (152, 64, 206),  # purple
+    (24, 24, 24),  # black
+)
+BUILDING_ROOFS: dict[str, Colour] = {
+    "cloister": (186, 52, 40),
+    "shrine": (118, 44, 140),
+    "church": (40, 84, 178),
+}
+
+
+def player_colour(p: int) -> Colour:
+    """Colour of player ``p`` (cycled past the fifth player)."""
+    return PLAYER_COLOURS[p % len(PLAYER_COLOURS)]
+
+
+def _name_colour(name: str) -> Colour:
+    h = zlib.crc32(name.encode())
+    return (60 + h % 160, 60 + (h >> 8) % 160, 60 + (h >> 16) % 160)
+
+
+def building_roof(kind: str) -> Colour:
+    return BUILDING_ROOFS.get(kind) or _name_colour(kind)
+
+
+# --------------------------------------------------------------------- fonts
+@functools.lru_cache(maxsize=16)
+def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    """Pillow's built-in default font at ``size`` pixels (no font files needed)."""
+    try:
+        return ImageFont.load_default(size=size)
+    except Exception:  # pragma: no cover - Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def _text_w(f: ImageFont.ImageFont | ImageFont.FreeTypeFont, text: str) -> int:
+    return int(round(f.getlength(text)))
+
+
+# --------------------------------------------------------------- tile images
+def _supersample(tile_px: int) -> int:
+    return max(2, min(8, -(-256 // tile_px)))
+
+
+def _draw_building(d: ImageDraw.ImageDraw, kind: str, c: Point, size: float, s: int) -> None:
+    """A small building glyph centred on ``c`` (normalised), ``size`` wide, canvas ``s`` px."""
+    cx, cy = c[0] * s, c[1] * s
+    g = size * s
+    roof = building_roof(kind)
+    outline = (60, 44, 36)
+    ow = max(1, round(0.012 * s))
+    # walls
+    d.rectangle(
+        [cx - 0.32 * g, cy - 0.06 * g, cx + 0.32 * g, cy + 0.42 * g], fill=WALLS_COLOUR, outline=outline, width=ow
+    )
+    # roof
+    d.polygon(
+        [(cx - 0.46 * g, cy - 0.04 * g), (cx, cy - 0.42 * g), (cx + 0.46 * g, cy - 0.04 * g)],
+        fill=roof,
+        outline=outline,
+        width=ow,
+    )
+    # door
+    d.rectangle([cx - 0.08 * g, cy + 0.16 * g, cx + 0.08 * g, cy + 0.42 * g], fill=DOOR_COLOUR)
+    if kind == "church":  # a cross on the roof top
+        t = max(1, round(0.05 * g))
+        d.rectangle([cx - t / 2, cy - 0.62 * g, cx + t / 2, cy - 0.40 * g], fill=outline)
+        d.rectangle([cx - 0.08 * g, cy - 0.56 * g, cx + 0.08 * g, cy - 0.56 * g + t], fill=outline)
+
+
+def _pennant(d: ImageDraw.ImageDraw, c: Point, s: int, size: float = 0.15) -> None:
+    cx, cy = c[0] * s, c[1] * s
+    k = size * s
+    pts = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.08), (0.0, 0.58), (-0.5, 0.08)]
+    poly = [(cx + x * k, cy + y * k) for x, y in pts]
+    d.polygon(poly, fill=PENNANT_COLOUR, outline=PENNANT_EDGE, width=max(1, round(0.018 * s)))
+    d.line([(cx, cy - 0.36 * k), (cx, cy + 0.36 * k)], fill=PENNANT_EDGE, width=max(1, round(0.012 * s)))
+
+
+def _diamond(d: ImageDraw.ImageDraw, c: Point, s: int, colour: Colour, size: float = 0.07) -> None:
+    cx, cy, k = c[0] * s, c[1] * s, size * s
+    d.polygon([(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)], fill=colour, outline=(20, 20, 20))
+
+
+def draw_tile(g: TileGeometry, s: int) -> Image.Image:
+    """Draw one tile geometry on an ``s`` x ``s`` canvas (no supersampling)."""
+    im = Image.new("RGB", (s, s), FIELD_COLOUR)
+    d = ImageDraw.Draw(im)
+
+    def sc(pts: Sequence[Point]) -> list[tuple[float, float]]:
+        return [(x * s, y * s) for x, y in pts]
+
+    def w(frac: float) -> int:
+        return max(1, round(frac * s))
+
+    for side in g.interior_sides:
+        a, b = CORNERS[side], CORNERS[(side + 1) % 4]
+        d.line(sc([a, b]), fill=INTERIOR_COLOUR, width=w(2 * INTERIOR_W))
+    for _, lines, pond in g.rivers:
+        for ln in lines:
+            d.line(sc(ln), fill=RIVER_COLOUR, width=w(RIVER_W), joint="curve")
+        if pond:
+            r = 0.15 * s
+            d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=RIVER_COLOUR)
+    if g.rivers:  # round the river's bend at the centre
+        r = RIVER_W * s / 2
+        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=RIVER_COLOUR)
+    for _, lines in g.roads:
+        for ln in lines:
+            d.line(sc(ln), fill=ROAD_EDGE_COLOUR, width=w(ROAD_W + 2 * ROAD_EDGE_W), joint="curve")
+    for _, lines in g.roads:
+        for ln in lines:
+            d.line(sc(ln), fill=ROAD_COLOUR, width=w(ROAD_W), joint="curve")
+    if g.junction:
+        r = 0.085 * s
+        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=JUNCTION_COLOUR, outline=ROAD_EDGE_COLOUR)
+    for _, poly, _ in g.cities:
+        d.polygon(sc(poly), fill=CITY_COLOUR)
+    for _, _, walls in g.cities:
+        for wall in walls:
+            d.line(sc(wall), fill=WALL_COLOUR, width=w(WALL_W), joint="curve")
+    for _, count, pos in g.pennants:
+        for j in range(count):
+            _pennant(d, (pos[0] + 0.09 * j, pos[1]), s)
+    for _, kind, pos in g.buildings:
+        _draw_building(d, kind, pos, BUILDING_SIZE * (0.75 if len(g.buildings) > 2 else 1.0), s)
+    for _, tag, pos in g.tags:
+        _diamond(d, pos, s, _name_colour(tag))
+    return im
+
+
+_TILE_CACHE: dict[tuple[int, int, int], tuple[TileType, Image.Image]] = {}
+
+
+def tile_image(tile: TileType, rotation: int, tile_px: int) -> Image.Image:
+    """The picture of ``tile`` in ``rotation`` at ``tile_px`` pixels (cached; do not modify)."""
+    key = (id(tile), rotation, tile_px)
+    hit = _TILE_CACHE.get(key)
+    if hit is not None and hit[0] is tile:
+        return hit[1]
+    ss = _supersample(tile_px)
+    big = draw_tile(tile_geometry(tile, rotation), tile_px * ss)
+    im = big.reduce(ss)
+    # a darker 1-pixel rim so neighbouring tiles stay distinguishable
+    a = np.array(im)
+    if tile_px >= 12:
+        rim = np.zeros(a.shape[:2], dtype=bool)
+        rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = True
+        a[rim] = (a[rim] * 0.72).astype(np.uint8)
+    im = Image.fromarray(a)
+    _TILE_CACHE[key] = (tile, im)
+    return im
+
+
+# ------------------------------------------------------------------- meeples
+_MEEPLE: list[Point] = [
+    (0.33, 0.34), (0.10, 0.42), (0.02, 0.52), (0.06, 0.60), (0.28, 0.58), (0.14, 0.98),
+    (0.42, 0.98), (0.50, 0.82), (0.58, 0.98), (0.86, 0.98), (0.72, 0.58), (0.94, 0.60),
+    (0.98, 0.52), (0.90, 0.42), (0.67, 0.34),
+]  # fmt: skip
+
+
+@functools.lru_cache(maxsize=128)
+def meeple_sprite(colour: Colour, size: int, lying: bool = False) -> Image.Image:
+    """An RGBA meeple ``size`` pixels square in ``colour`` with a contrasting outline."""
+    ss = 4
+    s = size * ss
+    pad = 0.08
+    k = 1 - 2 * pad
+    mask = Image.new("L", (s, s), 0)
+    d = ImageDraw.Draw(mask)
+    d.polygon([((pad + x * k) * s, (pad + y * k) * s) for x, y in _MEEPLE], fill=255)
+    hr = 0.15 * k * s
+    hx, hy = 0.5 * s, (pad + 0.2 * k) * s
+    d.ellipse([hx - hr, hy - hr, hx + hr, hy + hr], fill=255)
+    ow = max(3, round(0.07 * s)) | 1
+    outer = mask.filter(ImageFilter.MaxFilter(ow))
+    dark = sum(colour) < 200
+    edge = (235, 235, 235) if dark else (16, 16, 16)
+    im = Image.new("RGBA", (s, s), edge + (0,))
+    im.paste(edge + (255,), (0, 0), outer)
+    im.paste(colour + (255,), (0, 0), mask)
+    if lying:
+        im = im.rotate(90, expand=True)
+    im = im.reduce(ss)
+    # keep the body's colour exact (reduce can leave interior alpha at 254/255 rounding)
+    a = np.array(im)
+    full = a[..., 3] >= 250
+    a[full, 3] = 255
+    return Image.fromarray(a, "RGBA")
+
+
+# --------------------------------------------------------------------- board
+def _view(game) -> tuple[int, int, int, int]:
+    xs = [p[0] for p in game.placements] or [0]
+    ys = [p[1] for p in game.placements] or [0]
+    return min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+
+
+def board_view(game) -> tuple[int, int, int, int]:
+    """``(min_x, max_x, min_y, max_y)`` of the cells render_image shows by default."""
+    return _view(game)
+
+
+def _font_px(tile_px: int) -> int:
+    return max(11, min(20, round(8 + tile_px / 8)))
+
+
+def _margins(fs: int, y0: int, y1: int) -> tuple[int, int]:
+    """Left and top margins (axis labels) of the board."""
+    f = font(fs)
+    return max(_text_w(f, str(y)) for y in (y0, y1)) + fs, fs + fs // 2 + 4
+
+
+def cell_box(
+    game, x: int, y: int, tile_px: int = 64, view: tuple[int, int, int, int] | None = None
+) -> tuple[int, int, int, int]:
+    """Pixel box ``(left, top, right, bottom)`` (right/bottom exclusive) of cell (x, y) in render_image's output."""
+    x0, _, y0, y1 = view if view is not None else _view(game)
+    lm, tm = _margins(_font_px(tile_px), y0, y1)
+    left, top = lm + (x - x0) * tile_px, tm + (y - y0) * tile_px
+    return left, top, left + tile_px, top + tile_px
+
+
+def render_image(
+    game,
+    tile_px: int = 64,
+    highlight_legal: bool = False,
+    view: tuple[int, int, int, int] | None = None,
+    panel: bool = True,
+) -> np.ndarray:
+    """Draw the game as an ``(H, W, 3)`` uint8 image; see the module docstring."""
+    if not isinstance(tile_px, (int, np.integer)) or tile_px < 8:
+        raise ValueError(f"tile_px must be an integer >= 8, got {tile_px!r}")
+    tp = int(tile_px)
+    x0, x1, y0, y1 = view if view is not None else _view(game)
+    if x1 < x0 or y1 < y0:
+        raise ValueError(f"view must be (min_x, max_x, min_y, max_y) with min <= max, got {view!r}")
+    ncols, nrows = x1 - x0 + 1, y1 - y0 + 1
+    fs = _font_px(tp)
+    f = font(fs)
+    lm, tm = _margins(fs, y0, y1)
+    bw, bh = ncols * tp, nrows * tp
+    gap = max(8, fs)
+    pw, ph, panel_draw = _panel(game, tp, fs) if panel else (0, 0, None)
+    W = lm + bw + (gap + pw if panel else fs // 2)
+    H = max(tm + bh + fs // 2, ph)
+    img = Image.new("RGB", (W, H), BACKGROUND)
+    d = ImageDraw.Draw(img)
+
+    # empty cells and grid
+    d.rectangle([lm, tm, lm + bw - 1, tm + bh - 1], fill=EMPTY_COLOUR)
+    for i in range(ncols + 1):
+        d.line([(lm + i * tp, tm), (lm + i * tp, tm + bh - 1)], fill=GRID_COLOUR)
+    for j in range(nrows + 1):
+        d.line([(lm, tm + j * tp), (lm + bw - 1, tm + j * tp)], fill=GRID_COLOUR)
+
+    tiles = game.rules.tiles
+    for x, y, t, r, _ in game.placements:
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            img.paste(tile_image(tiles[t], r, tp), (lm + (x - x0) * tp, tm + (y - y0) * tp))
+
+    if highlight_legal and game.phase == "tile":
+        fx, fy, masks = game.frontier()
+        small = font(max(9, fs - 2))
+        for x, y, m in zip(fx.tolist(), fy.tolist(), masks.tolist(), strict=True):
+            if not m or not (x0 <= x <= x1 and y0 <= y <= y1):
+                continue
+            box = (lm + (x - x0) * tp, tm + (y - y0) * tp, lm + (x - x0 + 1) * tp, tm + (y - y0 + 1) * tp)
+            cell = img.crop(box)
+            img.paste(Image.blend(cell, Image.new("RGB", cell.size, LEGAL_COLOUR), 0.35), box[:2])
+            d.rectangle([box[0] + 1, box[1] + 1, box[2] - 2, box[3] - 2], outline=LEGAL_COLOUR, width=max(1, tp // 32))
+            if tp >= 40:
+                label = "r" + ",".join(str(q) for q in range(4) if m >> q & 1)
+                tw = _text_w(small, label)
+                d.text(
+                    ((box[0] + box[2] - tw) / 2, (box[1] + box[3]) / 2 - small.size / 2),
+                    label,
+                    fill=(30, 30, 30),
+                    font=small,
+                )
+
+    if game.history and game.placements:
+        x, y = game.placements[-1][:2]
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            lw = max(2, tp // 20)
+            bx, by = lm + (x - x0) * tp, tm + (y - y0) * tp
+            d.rectangle([bx, by, bx + tp - 1, by + tp - 1], outline=LAST_COLOUR, width=lw)
+
+    _draw_followers(game, img, tp, lm, tm, x0, x1, y0, y1)
+
+    # axes
+    for i in range(ncols):
+        label = str(x0 + i)
+        tw = _text_w(f, label)
+        d.text((lm + i * tp + (tp - tw) / 2, 2), label, fill=DIM_TEXT, font=f)
+    for j in range(nrows):
+        label = str(y0 + j)
+        tw = _text_w(f, label)
+        d.text((lm - tw - fs // 2, tm + j * tp + (tp - fs) / 2 - 1), label, fill=DIM_TEXT, font=f)
+
+    if panel_draw is not None:
+        panel_draw(img, lm + bw + gap)
+    return np.array(img)
+
+
+def _draw_followers(game, img: Image.Image, tp: int, lm: int, tm: int, x0: int, x1: int, y0: int, y1: int) -> None:
+    size = max(8, round(0.36 * tp))
+    tiles = game.rules.tiles
+    placements = game.placements
+    for node, p in sorted(game.followers.items()):
+        k = game.node_tile[node]
+        x, y, t, r, base = placements[k]
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            continue
+        g = tile_geometry(tiles[t], r)
+        seg = node - base
+        ax, ay = g.anchors.get(seg, CENTRE)
+        spr = meeple_sprite(player_colour(p), size, seg in g.lying)
+        px = lm + (x - x0) * tp + ax * tp - spr.width / 2
+        py = tm + (y - y0) * tp + ay * tp - spr.height / 2
+        if seg not in g.lying:
+            py -= 0.06 * tp  # stand on the spot rather than hang around it
+        img.paste(spr, (round(px), round(py)), spr)
+
+
+# --------------------------------------------------------------------- panel
+def _panel(game, tp: int, fs: int):
+    """Size of the side panel and a function drawing it at x offset ``ox``."""
+    f = font(fs)
+    big = font(fs + 4)
+    pad = fs // 2 + 4
+    line = fs + fs // 3 + 2
+    dp = max(48, tp)
+    n = game.num_players
+    if game.over:
+        best = max(game.scores)
+        win = [p for p in range(n) if game.scores[p] == best]
+        title = "Game over"
+        status = ["Winner: " + ", ".join(f"P{p}" for p in win)]
+    else:
+        title = f"Turn {game.turn + 1}"
+        status = [f"Phase: {game.phase}", f"To move: P{game.player}"]
+    status.append(f"Tiles left: {game.bag_size}")
+    drawn = game.tile_id
+    rows = [f"P{p}: {game.scores[p]} pts, followers {game.supply[p]}/{game.config.followers}" for p in range(n)]
+    last = ""
+    if game.placements and game.history:
+        x, y, t, r, _ = game.placements[-1]
+        last = f"Last: {game.rules.tiles[t].id} ({x},{y}) r{r}"
+    sw = fs + 4  # swatch size
+    texts = [(big, title)] + [(f, s) for s in status] + [(f, f"Drawn tile: {drawn or '-'}"), (f, last)]
+    width = max(_text_w(ff, s) for ff, s in texts)
+    width = max(width, max(_text_w(f, s) for s in rows) + sw + 6, dp)
+    pw = width + 2 * pad
+    # the drawn tile's space is always reserved, so the panel's height does not depend on the phase
+    ph = pad + (fs + 10) + line * 3 + line + dp + 8 + 6 + line * n + line + pad
+
+    def draw(img: Image.Image, ox: int) -> None:
+        d = ImageDraw.Draw(img)
+        d.rectangle([ox, 0, ox + pw - 1, img.height - 1], fill=(40, 45, 55))
+        x, y = ox + pad, pad
+        d.text((x, y), title, fill=TEXT_COLOUR, font=big)
+        y += fs + 10
+        for s in status:
+            d.text((x, y), s, fill=TEXT_COLOUR, font=f)
+            if s.startswith("To move"):
+                cx = x + _text_w(f, s) + 6
+                d.rectangle([cx, y + 1, cx + fs - 2, y + fs - 1], fill=player_colour(game.player), outline=(0, 0, 0))
+            y += line
+        d.text((x, y), f"Drawn tile: {drawn or '-'}", fill=TEXT_COLOUR, font=f)
+        y += line
+        if drawn:
+            tile = game.rules.tiles[game.rules.tile_index[drawn]]
+            img.paste(tile_image(tile, 0, dp), (x, y))
+        else:
+            d.rectangle([x, y, x + dp - 1, y + dp - 1], outline=DIM_TEXT)
+        y += dp + 8
+        y += 6
+        for p, s in enumerate(rows):
+            spr = meeple_sprite(player_colour(p), sw)
+            if not game.over and p == game.player:
+                d.rectangle([x - 3, y - 2, x + pw - 2 * pad + 2, y + line - 3], outline=player_colour(p))
+            img.paste(spr, (x, y - 2), spr)
+            d.text((x + sw + 6, y), s, fill=TEXT_COLOUR, font=f)
+            y += line
+        if last:
+            d.text((x, y + 2), last, fill=DIM_TEXT, font=f)
+
+    return pw, ph, draw

@@ -1,0 +1,94 @@
+#!/usr/bin/env python
+"""Turn a JSON game record into a PNG of the final board and/or an animated GIF.
+
+Usage::
+
+    python scripts/replay.py RECORD.json --png final.png --gif game.gif [--tile-px 32] [--every 2]
+
+The record is the JSON written by ``carc_env.core.record.save_record``.  The
+whole record is replayed (and its final scores checked) before anything is
+drawn; a missing, malformed or non-replaying record exits with status 2 and a
+message saying what is wrong.  ``--text`` also prints the final board as text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+try:
+    import carc_env  # noqa: F401
+except ImportError:  # run from a checkout without installing: use the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import carc_env  # noqa: F401
+
+from carc_env.core.expansion import ConfigError
+from carc_env.core.record import RecordError, load_record, replay
+from carc_env.render import frames_from_record, render_image, render_text, save_gif, save_png
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        description="Render a carc_env JSON game record as a PNG of the final board and/or an animated GIF.",
+    )
+    p.add_argument("record", type=Path, help="game record (JSON from carc_env.core.record.save_record)")
+    p.add_argument("--png", type=Path, help="write the final board to this PNG file")
+    p.add_argument("--gif", type=Path, help="write an animation of the game (one frame per placed tile) to this GIF")
+    p.add_argument(
+        "--tile-px", type=int, default=None, help="pixels per tile (default: 64 for the PNG, 32 for the GIF)"
+    )
+    p.add_argument(
+        "--every", type=int, default=1, help="GIF: keep every K-th placement frame (default 1; the last is always kept)"
+    )
+    p.add_argument("--duration-ms", type=int, default=300, help="GIF: milliseconds per frame (default 300)")
+    p.add_argument("--text", action="store_true", help="also print the final board as text")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.png is None and args.gif is None and not args.text:
+        parser.error("nothing to do: give --png, --gif and/or --text")
+    if args.tile_px is not None and args.tile_px < 8:
+        parser.error(f"--tile-px must be at least 8, got {args.tile_px}")
+    if args.every < 1:
+        parser.error(f"--every must be at least 1, got {args.every}")
+
+    try:
+        record = load_record(args.record)
+        game = replay(record)
+    except (RecordError, ConfigError) as exc:
+        print(f"replay.py: error: {exc}", file=sys.stderr)
+        return 2
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:  # structurally broken JSON content
+        print(f"replay.py: error: {args.record}: corrupt game record ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 2
+
+    scores = ", ".join(f"P{p} {s}" for p, s in enumerate(game.scores))
+    print(
+        f"{args.record}: {len(game.placements)} tiles on the board, scores {scores}" + (" (final)" if game.over else "")
+    )
+    if args.text:
+        print(render_text(game), end="")
+    if args.png is not None:
+        save_png(render_image(game, tile_px=args.tile_px or 64), args.png)
+        print(f"wrote {args.png}")
+    if args.gif is not None:
+        t0 = time.perf_counter()
+
+        def progress(i: int, n: int) -> None:
+            if i == n or i % 10 == 0:
+                print(f"  rendered frame {i}/{n}", flush=True)
+
+        frames = frames_from_record(record, every=args.every, tile_px=args.tile_px or 32, progress=progress)
+        save_gif(frames, args.gif, duration_ms=args.duration_ms)
+        size_kb = args.gif.stat().st_size / 1024
+        print(f"wrote {args.gif}: {len(frames)} frames, {size_kb:.0f} KiB in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
