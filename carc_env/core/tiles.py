@@ -44,7 +44,8 @@ KIND_NAMES = {CITY: "city", ROAD: "road", FIELD: "field", BUILDING: "building", 
 EDGE_KIND_LETTER = {"city": "C", "road": "R", "river": "I"}
 CORE_BUILDINGS = ("cloister",)
 
-_TILE_KEYS = {"id", "count", "edges", "features", "fields", "tags", "name", "layout_status"}
+_COPIES = "count"  # the tile attribute "count" (copies in the set); named so as not to read as the Count's key
+_TILE_KEYS = {"id", _COPIES, "edges", "features", "fields", "tags", "name", "layout_status"}
 _FEATURE_KEYS = {"id", "kind", "edges", "pennants", "tags"}
 _FIELD_KEYS = {"id", "halves", "cities", "tags"}
 _FILE_KEYS = {"set", "start_tile", "tile", "buildings", "tags", "description"}
@@ -144,7 +145,7 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         raise _fail(where_file, f"a tile has no string 'id': {raw!r}")
     where = f"{where_file}: tile {tid}"
     _check_keys(where, raw, _TILE_KEYS)
-    count = raw.get("count")
+    count = raw.get(_COPIES)
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
         raise _fail(where, f"'count' must be a non-negative integer, got {count!r}")
     edges = raw.get("edges")
@@ -255,7 +256,7 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         halves_r.append(tuple(half))
     distinct, seen = 0, set()
     for r in range(4):
-        key = (codes[r], centers[r], halves_r[r])
+        key = _geometry_key(segments, codes[r], centers[r], halves_r[r])
         if key not in seen:
             seen.add(key)
             distinct |= 1 << r
@@ -272,6 +273,24 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         distinct_rotations=distinct,
         source=where_file,
     )
+
+
+def _geometry_key(segments: list[Segment], codes: tuple, center: tuple, half: tuple) -> tuple:
+    """What a rotation looks like, independent of the segments' local indices.
+
+    Segments are renumbered in order of first appearance (sides, then
+    half-edges, then edgeless ones), so that e.g. BA-U turned twice (its two
+    fields swap indices) gives the same key as BA-U unturned.
+    """
+    order: dict[int, int] = {}
+    for i in (*center, *half, *range(len(segments))):
+        if i >= 0 and i not in order:
+            order[i] = len(order)
+    props = tuple(
+        (s.kind, s.building, s.pennants, s.tags, tuple(sorted(order[c] for c in s.cities)))
+        for s in (segments[i] for i in sorted(order, key=order.__getitem__))
+    )
+    return (codes, tuple(order.get(c, -1) for c in center), tuple(order.get(h, -1) for h in half), props)
 
 
 def _parse_tags(where: str, value: Any, known: set[str]) -> frozenset[str]:

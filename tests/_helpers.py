@@ -1,0 +1,184 @@
+"""Shared test helpers: scripted games and brute-force reference geometry.
+
+The brute-force functions here recompute, from the tile data alone (printed
+edges, printed segment sides and half-edges), what the engine keeps
+incrementally: rotated edges, legal placements and the features of the board.
+They deliberately do not use the engine's precomputed rotation tables
+(``TileType.edge_codes`` / ``center`` / ``half``), its frontier or its
+union-find, so that a test comparing the two can fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import carc_env  # noqa: F401  (registers the base game)
+from carc_env.core import FeatureScored, Game, GameConfig
+from carc_env.core.events import Event
+from carc_env.core.tiles import CITY, FIELD, ROAD, TileType
+
+SIDES = "NESW"
+DX = {0: 0, 1: 1, 2: 0, 3: -1}
+DY = {0: -1, 1: 0, 2: 1, 3: 0}
+
+
+def new_game(draw_order: Sequence[str], num_players: int = 2, seed: int = 0, **config) -> Game:
+    return Game(GameConfig(num_players=num_players, **config), seed=seed, draw_order=list(draw_order))
+
+
+def play(game: Game, moves: Iterable[str]) -> list[Event]:
+    """Apply every move; return all the events they caused, in order."""
+    out: list[Event] = []
+    for m in moves:
+        out.extend(game.apply(m))
+    return out
+
+
+def scored(events: Iterable[Event]) -> list[FeatureScored]:
+    return [e for e in events if isinstance(e, FeatureScored)]
+
+
+# --------------------------------------------------------------- geometry
+def rotated_edge(tile: TileType, r: int, side: int) -> str:
+    """Edge letter facing ``side`` when the tile is turned ``r`` quarter turns clockwise."""
+    return tile.edges[(side - r) % 4]
+
+
+def rotated_edges(tile: TileType, r: int) -> str:
+    return "".join(rotated_edge(tile, r, s) for s in range(4))
+
+
+def segment_on_side(tile: TileType, r: int, side: int) -> int:
+    """Local index of the city/road segment whose printed edge faces ``side`` after rotation, or -1."""
+    printed = (side - r) % 4
+    for i, seg in enumerate(tile.segments):
+        if seg.kind in (CITY, ROAD) and printed in seg.edges:
+            return i
+    return -1
+
+
+def segment_on_half(tile: TileType, r: int, half: int) -> int:
+    """Local index of the field touching half-edge ``half`` (2*side + 0 for L, + 1 for R) after rotation."""
+    side, lr = divmod(half, 2)
+    printed = 2 * ((side - r) % 4) + lr
+    for i, seg in enumerate(tile.segments):
+        if seg.kind == FIELD and printed in seg.halves:
+            return i
+    return -1
+
+
+def board_cells(game: Game) -> dict[tuple[int, int], tuple[TileType, int, int]]:
+    """(x, y) -> (tile type, rotation, node base) for every placed tile."""
+    return {(x, y): (game.rules.tiles[t], r, base) for x, y, t, r, base in game.placements}
+
+
+def brute_legal_placements(game: Game, tile: TileType) -> set[tuple[int, int, int]]:
+    """Every (x, y, r) where ``tile`` fits, by checking all empty cells next to the board."""
+    cells = board_cells(game)
+    empty = set()
+    for x, y in cells:
+        for s in range(4):
+            c = (x + DX[s], y + DY[s])
+            if c not in cells:
+                empty.add(c)
+    legal = set()
+    for x, y in empty:
+        for r in range(4):
+            ok = True
+            for s in range(4):
+                nb = cells.get((x + DX[s], y + DY[s]))
+                if nb is None:
+                    continue
+                ntile, nr, _ = nb
+                if rotated_edge(tile, r, s) != rotated_edge(ntile, nr, (s + 2) % 4):
+                    ok = False
+                    break
+            if ok:
+                legal.add((x, y, r))
+    return legal
+
+
+class BruteFeatures:
+    """Features of the board by a flood fill over the placed tiles' segments."""
+
+    def __init__(self, game: Game) -> None:
+        cells = board_cells(game)
+        self.cells = cells
+        self.node_info: dict[int, tuple[int, int, TileType, int, int]] = {}  # node -> x, y, tile, rot, segment
+        adj: dict[int, set[int]] = {}
+        for (x, y), (tile, r, base) in cells.items():
+            for i, _seg in enumerate(tile.segments):
+                self.node_info[base + i] = (x, y, tile, r, i)
+                adj.setdefault(base + i, set())
+        for (x, y), (tile, r, base) in cells.items():
+            for s in range(4):
+                nb = cells.get((x + DX[s], y + DY[s]))
+                if nb is None:
+                    continue
+                ntile, nr, nbase = nb
+                o = (s + 2) % 4
+                a = segment_on_side(tile, r, s)
+                b = segment_on_side(ntile, nr, o)
+                assert (a < 0) == (b < 0), f"edge mismatch between ({x},{y}) and its {SIDES[s]} neighbour"
+                if a >= 0:
+                    assert tile.segments[a].kind == ntile.segments[b].kind
+                    adj[base + a].add(nbase + b)
+                    adj[nbase + b].add(base + a)
+                for lr in (0, 1):
+                    ha = segment_on_half(tile, r, 2 * s + lr)
+                    hb = segment_on_half(ntile, nr, 2 * o + (1 - lr))
+                    assert (ha < 0) == (hb < 0), f"half-edge mismatch at ({x},{y}) side {SIDES[s]}"
+                    if ha >= 0:
+                        adj[base + ha].add(nbase + hb)
+                        adj[nbase + hb].add(base + ha)
+        self.feature_of: dict[int, frozenset[int]] = {}
+        for start in adj:
+            if start in self.feature_of:
+                continue
+            comp, stack = {start}, [start]
+            while stack:
+                n = stack.pop()
+                for m in adj[n]:
+                    if m not in comp:
+                        comp.add(m)
+                        stack.append(m)
+            fs = frozenset(comp)
+            for n in comp:
+                self.feature_of[n] = fs
+
+    def features(self) -> set[frozenset[int]]:
+        return set(self.feature_of.values())
+
+    def kind(self, feature: frozenset[int]) -> int:
+        n = next(iter(feature))
+        x, y, tile, r, i = self.node_info[n]
+        return tile.segments[i].kind
+
+    def tile_count(self, feature: frozenset[int]) -> int:
+        return len({self.node_info[n][:2] for n in feature})
+
+    def open_edges(self, feature: frozenset[int]) -> int:
+        count = 0
+        for n in feature:
+            x, y, tile, r, i = self.node_info[n]
+            for printed in tile.segments[i].edges:
+                s = (printed + r) % 4
+                if (x + DX[s], y + DY[s]) not in self.cells:
+                    count += 1
+        return count
+
+    def bordered_cities(self, feature: frozenset[int]) -> set[frozenset[int]]:
+        out = set()
+        for n in feature:
+            x, y, tile, r, i = self.node_info[n]
+            base = n - i
+            for c in tile.segments[i].cities:
+                out.add(self.feature_of[base + c])
+        return out
+
+
+def engine_partition(game: Game) -> set[frozenset[int]]:
+    groups: dict[int, set[int]] = {}
+    for n in range(len(game.parent)):
+        groups.setdefault(game.find(n), set()).add(n)
+    return {frozenset(g) for g in groups.values()}
