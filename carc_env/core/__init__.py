@@ -10,6 +10,7 @@ from .events import (
     Event,
     FeatureCompleted,
     FeatureScored,
+    FigureMoved,
     FollowerPlaced,
     FollowerReturned,
     GameOver,
@@ -25,7 +26,7 @@ from .tiles import TileDataError
 
 __all__ = [
     "Action", "IllegalActionError", "Pass", "PlaceFollower", "PlaceTile", "GameConfig", "RuleSet", "ruleset",
-    "Event", "FeatureCompleted", "FeatureScored", "FollowerPlaced", "FollowerReturned", "GameOver",
+    "Event", "FeatureCompleted", "FeatureScored", "FigureMoved", "FollowerPlaced", "FollowerReturned", "GameOver",
     "PointsAwarded", "ScoreItem", "TileDiscarded", "TileDrawn", "TilePlaced", "ConfigError", "Expansion",
     "register", "GAME_OVER", "Game", "new_game", "TileDataError",
 ]

@@ -129,9 +129,14 @@ class RuleSet:
             self.expansions.append(cls(_build_options(cls, config.options.get(k, {}))))
         for exp in self.expansions:
             exp.check_config(keys)
-        starters = [e.KEY for e in self.expansions if e.REPLACES_START]
-        if len(starters) > 1:
-            raise ConfigError(f"expansions {starters} each lay their own start layout and have no combined setup")
+        starters = [e for e in self.expansions if e.REPLACES_START]
+        for i, a in enumerate(starters):
+            for b in starters[i + 1 :]:
+                if b.KEY not in a.START_COMBINES and a.KEY not in b.START_COMBINES:
+                    raise ConfigError(
+                        f"expansions {a.KEY!r} and {b.KEY!r} each lay their own start layout and have no"
+                        " combined setup; enable only one of them"
+                    )
         self.by_key = {e.KEY: e for e in self.expansions}
 
         # Tiles, in a fixed order: expansion order, then file order.
@@ -166,13 +171,14 @@ class RuleSet:
         self.h_on_scored = hooked("on_scored")
         self.h_building_target = hooked("building_target")
         self.h_field_cities = hooked("field_cities")
+        self.h_extra_completed = hooked("extra_completed")
         self.h_next_player = hooked("next_player")
         self.h_followers_held = hooked("followers_held")
         self.stages, self.final_stages = build_stages(self.expansions)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(fname: str):
     return load_tile_file(tile_file_path(fname))
 

@@ -110,6 +110,20 @@ class FollowerReturned(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class FigureMoved(Event):
+    """A neutral figure changed hands (the King, the Robber Baron).
+
+    ``player`` is the new holder and ``previous`` the one before (-1 = nobody);
+    ``reason`` says why, e.g. ``"completed a city of 5 tiles"``.
+    """
+
+    figure: str
+    player: int
+    previous: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Event):
     scores: tuple[int, ...]
     winners: tuple[int, ...]

@@ -15,7 +15,8 @@ Hook summary (where the core calls it, what it may do):
 ``check_config``       at config time, may raise ``ConfigError`` for bad combinations
 ``new_state``          per-game mutable state (stored in ``game.ext[KEY]``, deep-copied on clone)
 ``building_kinds``     class attribute: cloister-like building kinds it adds (shrine, church)
-``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START``
+``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START`` and
+                       ``START_COMBINES`` (two start layouts that fit together)
 ``build_bag``          change the bag's composition and order (river first, tiles removed)
 ``placement_veto``     clear rotation bits of frontier cells (river continuity, shrine adjacency,
                        map squares, Sagrada Familia)
@@ -28,6 +29,8 @@ Hook summary (where the core calls it, what it may do):
 ``on_scored``          after a feature scored (shrine challenges, stained-glass draws)
 ``building_target``    how many neighbours complete a building (maps: only existing squares)
 ``field_cities``       extra completed cities a field borders (the City of Carcassonne)
+``extra_completed``    completed features of a kind outside the union-find's completed roots
+                       (the City of Carcassonne is one completed city), for ``Game.count_completed``
 ``stages``             extra decision or automatic stages and where they go in the turn
                        (``before_score`` sees ``game.completing``; ``before_final`` runs once at game end)
 ``followers_held``     followers an expansion keeps off the board (Count quarters), for conservation
@@ -70,6 +73,10 @@ class Expansion:
     CONFLICTS: ClassVar[tuple[str, ...]] = ()
     REPLACES_START: ClassVar[bool] = False
     """True if ``setup`` lays its own start layout instead of the base start tile."""
+    START_COMBINES: ClassVar[tuple[str, ...]] = ()
+    """Keys of other ``REPLACES_START`` expansions whose start layout this one's ``setup`` knows how
+    to lay its own next to (the River's spring beside the Count's city).  Two start layouts may be
+    enabled together only if one of them names the other here."""
 
     def __init__(self, options: Any) -> None:
         self.options = options
@@ -121,6 +128,11 @@ class Expansion:
 
     def field_cities(self, game: Game, root: int) -> int:
         """Extra completed cities bordering field ``root`` (counted for farmers)."""
+        return 0
+
+    def extra_completed(self, game: Game, kind: int) -> int:
+        """Completed features of ``kind`` (``CITY``, ``ROAD``) that are not completed roots of the
+        union-find, added to :meth:`Game.count_completed` (the King counts completed cities)."""
         return 0
 
     # -- turn structure ----------------------------------------------------

@@ -138,6 +138,7 @@ class Game:
         self.occupants: dict[int, list[int]] = {}
         self.adjacent_cities: dict[int, set[int]] = {}
         self.followers: dict[int, int] = {}  # node -> owner
+        self.guests: dict[int, list[int]] = {}  # root -> owners of followers on no segment (see add_guest)
         self.buildings: dict[tuple[int, int], list[int]] = {}
         self.building_neighbours: dict[int, int] = {}
         self._pending_buildings: list[int] = []
@@ -302,6 +303,7 @@ class Game:
         g.occupants = {k: v[:] for k, v in self.occupants.items()}
         g.adjacent_cities = {k: set(v) for k, v in self.adjacent_cities.items()}
         g.followers = self.followers.copy()
+        g.guests = {k: v[:] for k, v in self.guests.items()}
         g.buildings = {k: v[:] for k, v in self.buildings.items()}
         g.building_neighbours = self.building_neighbours.copy()
         g._pending_buildings = self._pending_buildings[:]
@@ -380,6 +382,15 @@ class Game:
 
     def is_completed(self, root: int) -> bool:
         return root in self.completed
+
+    def count_completed(self, kind: int) -> int:
+        """Completed features of ``kind`` (``CITY``, ``ROAD``) on the board, each counted once,
+        plus those expansions add through the ``extra_completed`` hook."""
+        find, kinds = self.find, self.kind
+        n = len({find(r) for r in self.completed if kinds[r] == kind})
+        for hook in self.rules.h_extra_completed:
+            n += hook(self, kind)
+        return n
 
     def follower_positions(self) -> list[tuple[int, int, int, int]]:
         """Followers on the board as (player, x, y, segment index)."""
@@ -604,6 +615,10 @@ class Game:
                 adj[a] = cb
             else:
                 ca |= cb
+        if self.guests:
+            gb = self.guests.pop(b, None)
+            if gb is not None:
+                self.guests.setdefault(a, []).extend(gb)
         return a
 
     # -------------------------------------------------------------- followers
@@ -645,6 +660,13 @@ class Game:
         self.followers[node] = player
         self.occupants.setdefault(self.find(node), []).append(node)
 
+    def add_guest(self, root: int, player: int) -> None:
+        """Put a follower of ``player`` on feature ``root`` without a segment under it (a follower
+        sent from off the board, e.g. from a quarter of the City of Carcassonne; the caller takes
+        it from where it was).  It occupies the feature and counts for its majority like any
+        follower, and goes back to its owner's supply when the feature's followers are removed."""
+        self.guests.setdefault(self.find(root), []).append(player)
+
     def remove_followers(self, root: int) -> list[int]:
         """Return every follower on a feature to its owner; returns the count per player."""
         back = [0] * self.num_players
@@ -652,6 +674,10 @@ class Game:
         if nodes:
             for node in nodes:
                 p = self.followers.pop(node)
+                self.supply[p] += 1
+                back[p] += 1
+        if self.guests:
+            for p in self.guests.pop(root, ()):
                 self.supply[p] += 1
                 back[p] += 1
         return back
@@ -688,11 +714,11 @@ class Game:
         self.completed.add(root)
         kind = self.kind[root]
         size = len(self.tiles[root]) if kind != BUILDING else 1 + self.building_neighbours[root]
-        occupied = root in self.occupants
+        occupied = root in self.occupants or root in self.guests
         self.events.append(FeatureCompleted(self._kind_name(root), size, root, occupied))
         for hook in self.rules.h_on_completed:
             hook(self, root, kind, size)
-        if root in self.occupants:
+        if root in self.occupants or root in self.guests:
             self.score_feature(root, final=False)
 
     def _kind_name(self, root: int) -> str:
@@ -736,6 +762,8 @@ class Game:
         counts = [0] * n
         for node in self.occupants.get(root, ()):
             counts[self.followers[node]] += 1
+        for p in self.guests.get(root, ()):
+            counts[p] += 1
         items = self.feature_value(root, final)
         for hook in self.rules.h_score_items:
             hook(self, root, final, items, counts)
@@ -793,10 +821,13 @@ class Game:
     def _finish(self) -> None:
         """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
         self.current_tile = -1
-        roots = [i for i, p in enumerate(self.parent) if p == i and i in self.occupants]
+        occ = self.occupants.keys() | self.guests.keys()
+        roots = [i for i, p in enumerate(self.parent) if p == i and i in occ]
         for kind in (ROAD, CITY, BUILDING, FIELD):
             for root in roots:
-                if self.kind[root] == kind and root not in self.completed and root in self.occupants:
+                if self.kind[root] != kind or root in self.completed:
+                    continue
+                if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)
         for exp in self.rules.expansions:
             exp.final_scoring(self)
@@ -818,6 +849,9 @@ class Game:
         per = [0] * self.num_players
         for p in self.followers.values():
             per[p] += 1
+        for owners in self.guests.values():
+            for p in owners:
+                per[p] += 1
         extra = [0] * self.num_players
         for held in self.rules.h_followers_held:
             for p, c in enumerate(held(self)):

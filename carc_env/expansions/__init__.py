@@ -1,3 +1,7 @@
-"""Built-in expansions; importing this package registers them (see core.expansion)."""
+"""Built-in expansions; importing this package registers them (see core.expansion).
 
-from . import base  # noqa: F401
+The registry's order (this import order: the base game first, the others
+alphabetically) fixes the order of tile types, and so the bag a seed deals.
+"""
+
+from . import base, count, darmstadt, king_robber, river2, shrines  # noqa: F401

@@ -1,0 +1,172 @@
+"""Darmstadt promo (Darmstadt Spielt 2014; rules: ``docs/rules/darmstadt.md``).
+
+Contract
+--------
+* ``tile_files``: ``DA-darmstadtium`` (a full city tile whose city carries the
+  tag ``darmstadtium``) and two church tiles ``DA-st-louis``, ``DA-st-mary``
+  (``data/tiles/darmstadt.toml``).  The file declares the building kind
+  ``church``, which the core places, occupies and scores exactly like a cloister.
+* ``build_bag``: with ``remove_base_cloisters`` (default) two base cloisters
+  (``BA-B``) leave the shuffled stack.  A forced ``draw_order`` is taken as given.
+* Darmstadtium (``score_items``): a city holding it, completed and scored during
+  the game, is worth 3 more points, so each majority player gets +3 (item
+  ``"darmstadtium"``).  Nothing at game end.
+* Church bonus: when a church is completed during the game (occupied or not,
+  unless ``church_bonus_unoccupied=False``), the players with the most
+  followers on any feature of the church tile and its 8 neighbours get +3 each
+  (``PointsAwarded``, item ``"church_bonus"``).  The followers are counted before the
+  turn's scoring returns any of them (a ``before_score`` stage), as JCZ does;
+  whether the church is occupied is read when it completes (``on_completed``,
+  after every ``before_score`` stage); the bonus is paid after the turn's
+  scoring (an ``after_score`` stage).
+
+State (``game.ext["darmstadt"]``, a :class:`DarmstadtState`): ``pending``, the
+church bonuses counted this turn and not yet paid (empty between turns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..core.events import ScoreItem
+from ..core.expansion import Expansion, register
+from ..core.stages import Stage
+from ..core.tiles import BUILDING, CITY
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.game import Game
+
+KEY = "darmstadt"
+TAG = "darmstadtium"
+CHURCH = "church"
+BONUS = 3
+BONUS_KIND = "church_bonus"
+REMOVED_CLOISTER = "BA-B"
+REMOVED_COUNT = 2
+
+
+@dataclass(frozen=True)
+class DarmstadtOptions:
+    remove_base_cloisters: bool = True
+    """Take two base cloisters (BA-B) out of the stack: the rule's recommendation."""
+    church_bonus_unoccupied: bool = True
+    """Pay the church bonus when an unoccupied church is completed too (JCZ test ``church-bonus``)."""
+
+
+@dataclass
+class DarmstadtState:
+    pending: dict[int, tuple[tuple[int, ...], int, int]] = field(default_factory=dict)
+    """Church bonuses of this turn: church node -> (players to pay, church x, church y)."""
+
+
+class _CountChurchVicinity(Stage):
+    """before_score: count the followers round each church this turn completes."""
+
+    def __init__(self, exp: Darmstadt) -> None:
+        self.exp = exp
+
+    def enter(self, game: Game) -> bool:
+        self.exp.count_vicinities(game)
+        return False
+
+
+class _PayChurchBonus(Stage):
+    """after_score: pay the church bonuses counted before the turn's scoring."""
+
+    def __init__(self, exp: Darmstadt) -> None:
+        self.exp = exp
+
+    def enter(self, game: Game) -> bool:
+        self.exp.pay_bonuses(game)
+        return False
+
+
+@register
+class Darmstadt(Expansion):
+    KEY = KEY
+    REQUIRES = ("base",)
+    Options = DarmstadtOptions
+    tile_files = ("darmstadt.toml",)
+
+    def __init__(self, options: DarmstadtOptions) -> None:
+        super().__init__(options)
+        self._tiles: tuple[frozenset[int], list[tuple[int, ...]]] | None = None
+
+    def new_state(self) -> DarmstadtState:
+        return DarmstadtState()
+
+    def _tile_info(self, game: Game) -> tuple[frozenset[int], list[tuple[int, ...]]]:
+        """(tile types with a church, Darmstadtium city segments per tile type); built on first use."""
+        if self._tiles is None:
+            churches = frozenset(
+                t for t, tile in enumerate(game.rules.tiles) if any(s.building == CHURCH for s in tile.segments)
+            )
+            tagged = [
+                tuple(i for i, s in enumerate(tile.segments) if s.kind == CITY and TAG in s.tags)
+                for tile in game.rules.tiles
+            ]
+            self._tiles = (churches, tagged)
+        return self._tiles
+
+    # -- the stack -------------------------------------------------------------
+    def build_bag(self, game: Game, bag: list[int]) -> list[int]:
+        if not self.options.remove_base_cloisters:
+            return bag
+        t = game.rules.tile_index[REMOVED_CLOISTER]
+        keep, removed = [], 0
+        for x in bag:
+            if x == t and removed < REMOVED_COUNT:
+                removed += 1
+            else:
+                keep.append(x)
+        return keep
+
+    # -- Darmstadtium ------------------------------------------------------------
+    def score_items(self, game: Game, root: int, final: bool, items: list[ScoreItem], counts: list[int]) -> None:
+        if final or game.kind[root] != CITY:
+            return
+        tagged = self._tile_info(game)[1]
+        find = game.find
+        for k in game.tiles[root]:
+            _, _, t, _, base = game.placements[k]
+            if any(find(base + i) == root for i in tagged[t]):
+                items.append(ScoreItem(TAG, f"Darmstadtium +{BONUS} to the majority", BONUS))
+                return
+
+    # -- church bonus ------------------------------------------------------------
+    def stages(self) -> list[tuple[str, Stage]]:
+        return [("before_score", _CountChurchVicinity(self)), ("after_score", _PayChurchBonus(self))]
+
+    def count_vicinities(self, game: Game) -> None:
+        churches = self._tile_info(game)[0]
+        pending = game.ext[KEY].pending
+        for root in game.completing:
+            if game.kind[root] != BUILDING:
+                continue
+            x, y, t, _, base = game.placements[game.node_tile[root]]
+            if t not in churches or game.rules.tiles[t].segments[root - base].building != CHURCH:
+                continue
+            counts = [0] * game.num_players
+            for node, player in game.followers.items():
+                fx, fy = game.placements[game.node_tile[node]][:2]
+                if abs(fx - x) <= 1 and abs(fy - y) <= 1:
+                    counts[player] += 1
+            best = max(counts)
+            if best:
+                pending[root] = (tuple(p for p, c in enumerate(counts) if c == best), x, y)
+
+    def on_completed(self, game: Game, root: int, kind: int, size: int) -> None:
+        if self.options.church_bonus_unoccupied or kind != BUILDING:
+            return
+        if root not in game.occupants and root not in game.guests:
+            game.ext[KEY].pending.pop(root, None)
+
+    def pay_bonuses(self, game: Game) -> None:
+        st: DarmstadtState = game.ext[KEY]
+        for root, (players, x, y) in st.pending.items():
+            if root not in game.completed:  # an expansion stopped its completion after the count
+                continue
+            for p in players:
+                game.award(p, BONUS, [ScoreItem(BONUS_KIND, f"church at ({x},{y}): most followers nearby +{BONUS}", BONUS)])
+        st.pending.clear()
