@@ -14,12 +14,28 @@ from .core import ConfigError, Game, GameConfig, IllegalActionError, new_game
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "Game", "GameConfig", "IllegalActionError", "new_game", "env", "raw_env", "__version__"]
+__all__ = [
+    "ConfigError", "Game", "GameConfig", "IllegalActionError", "new_game", "env", "raw_env", "CarcassonneGymEnv",
+    "CarcassonneVectorEnv", "RandomPolicy", "GreedyPolicy", "__version__",
+]  # fmt: skip
+
+
+_LAZY = {
+    "env": "carc_env.env.aec",
+    "raw_env": "carc_env.env.aec",
+    "CarcassonneGymEnv": "carc_env.env.gym_env",
+    "CarcassonneVectorEnv": "carc_env.env.vector",
+    "RandomPolicy": "carc_env.baselines",
+    "GreedyPolicy": "carc_env.baselines",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("env", "raw_env", "parallel_env"):
-        from .env import aec
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
 
-        return getattr(aec, name)
+        return getattr(importlib.import_module(module), name)
+    if name == "parallel_env":
+        raise AttributeError("carcassonne_v0 is turn-based (is_parallelizable=False); use carc_env.env() instead")
     raise AttributeError(f"module 'carc_env' has no attribute {name!r}")

@@ -1,0 +1,408 @@
+"""Carcassonne as a PettingZoo AEC environment (``carcassonne_v0``).
+
+Usage::
+
+    import carc_env
+    env = carc_env.env(num_players=2, reward="win_loss", render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+``env(**options)`` wraps :class:`raw_env` in PettingZoo's classic wrappers
+(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``; subclasses of PettingZoo's that read the per-step
+attributes straight from the raw env, a third faster, same behaviour).
+Options are listed in
+:mod:`carc_env.env.options`; unknown options or bad values raise
+``carc_env.ConfigError`` (a ``ValueError``) naming the option.
+
+Agents and turns
+----------------
+Agents are ``player_0 .. player_{n-1}`` (seat ``i`` = ``player_i``, seat 0
+moves first).  ``agent_selection`` is always the player who must decide now
+(``game.player`` of the core), which need not be the player whose turn it is:
+expansions may ask other players to decide.  A turn is a sequence of
+decisions: place the drawn tile, then (if a follower can go anywhere) place a
+follower or pass, then any expansion phase.
+
+``reset(seed=None, options=None)``: ``seed`` seeds the game (the same seed
+gives the same draw order and game); a reset without a seed continues the
+seed stream of the last seeded reset.  ``options={"draw_order": [tile ids]}``
+forces the draw order (tile ids as in the tile data, e.g. ``"BA-D"``); other
+keys are ignored with a warning.
+
+Actions
+-------
+One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
+
+* ``[0, 4*rows*cols)``: place the drawn tile at window cell ``(row, col)``
+  turned ``rot`` quarter turns clockwise, index
+  ``rot*rows*cols + row*cols + col`` (a ``(4, rows, cols)`` convolutional head
+  flattens onto it); the window is re-centred on the played area every step;
+* next ``max_segments + 1`` entries: put a follower on segment ``i`` of the
+  tile just placed; the last entry is ``pass``;
+* then one range per expansion phase.
+
+With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
+sized from 10,000 measured games) the base game has ``N = 2925``.
+
+``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
+deciding agent (all zero for the others); it is mirrored in
+``info["action_mask"]`` and never all zero for the acting agent.
+``env.unwrapped.action_to_text(a)`` / ``action_from_text("tile 1,-2 r3")``
+convert with absolute coordinates (start tile at (0, 0), x east, y south).
+If a legal placement ever falls outside the window, the acting agent's info
+carries ``info["placements_outside_window"] = n`` (those placements cannot be
+chosen this step) and the global feature ``window_clipped`` is 1.  A phase
+without a registered codec uses the generic
+:class:`~carc_env.encoding.EnumeratedPhaseCodec` (with a warning at
+construction); legal actions it cannot express are reported as
+``info["actions_out_of_range"] = n``.
+
+Observations
+------------
+A dict; every seat-indexed quantity is relative to the observing agent:
+``p0`` is the observer, ``p1`` the next player in turn order, and so on.
+
+``"board"``: ``uint8 (channels, rows, cols)``, one cell per board square of
+the window.  Channels (``raw_env.channel_names`` lists them in order; the
+base game, 2 players: 45 channels):
+
+=========================  ====================================================================
+channel                    value in a cell
+=========================  ====================================================================
+``tile``                   1 if a tile lies there
+``edge_{S}_{kind}``        1 if side S (N, E, S, W) of the tile is an edge of that kind (city,
+                           road, field; river / interior when an expansion's tiles use them)
+``cities``                 number of separate city segments on the tile
+``roads``                  number of separate road segments on the tile
+``fields``                 number of separate field segments on the tile
+``pennants``               pennants on the tile
+``building_{kind}``        1 if the tile holds a building of that kind (``cloister``; shrine,
+                           church ... with expansions)
+``complete_{S}``           1 if the city or road leaving side S belongs to a completed feature
+``complete_building``      1 if the tile's building is completed
+``mine_{S}``               1 if the city or road leaving side S is occupied by a follower of mine
+``others_{S}``             1 if the city or road leaving side S is occupied by an opponent's
+``field_mine``             1 if a field of the tile has a farmer of mine
+``field_others``           1 if a field of the tile has an opponent's farmer
+``followers_p{i}``         followers of relative seat i on the tile
+``follower_on_{kind}``     followers (any seat) on a city / road / field / building of the tile
+``legal_r{r}``             1 if the drawn tile may be placed here in rotation r (tile phase;
+                           identical to the tile range of the action mask)
+``frontier``               1 on every empty square next to a tile
+``last_placed``            1 on the most recently placed tile
+(expansion channels)       static per-tile channels follow ``building_*``; dynamic ones follow
+                           ``last_placed``; each expansion documents its own
+=========================  ====================================================================
+
+``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
+
+===============================  ==============================================================
+feature                          value
+===============================  ==============================================================
+``drawn_tile_{id}``              one-hot of the drawn tile type (tile phase; else all 0)
+``placed_tile_{id}``             one-hot of the most recently placed tile's type
+``placed_rotation_{r}``          one-hot of its rotation (follower indices refer to its segments)
+``remaining_{id}``               tiles of that type still in the bag / copies in the game
+``bag_fraction``                 tiles left in the bag / tiles in the game
+``turn_progress``                tiles on the board / tiles in the game
+``score_p{i}``                   score of relative seat i x 0.01
+``score_lead``                   (my score - best opponent's score) x 0.01
+``followers_in_hand_p{i}``       followers in relative seat i's supply / followers per player
+``phase_{name}``                 one-hot of the phase (``tile``, ``follower``, expansion phases,
+                                 ``game_over``)
+``deciding_p{i}``                one-hot of the relative seat that decides now
+``turn_p{i}``                    one-hot of the relative seat whose turn it is
+``legal_placements``             legal placements of the drawn tile in the window x 0.01
+``window_clipped``               1 if a legal placement lies outside the window
+(expansion features)             appended in expansion order (King & Robber, Count:
+                                 :mod:`carc_env.encoding.extensions`)
+===============================  ==============================================================
+
+``"windows"``: ``uint8 (num_players, 12)``: stained-glass tokens held per
+relative seat and token kind (all zero unless the Stained Glass expansion is
+enabled).
+
+``"action_mask"``: see Actions.
+
+Rewards and the end of the game
+-------------------------------
+``reward=`` (defined in :mod:`carc_env.env.match`; ``reward_scale`` default 0.01):
+
+* ``"win_loss"`` (default): at the end, +1 to the sole winner and -1 to the
+  others; players tied for the best score get 0 each (the rest -1);
+* ``"score_diff"``: at the end, ``scale * (own score - best opponent's score)``;
+* ``"score_delta"``: every step, ``scale * (own points gained - mean points
+  gained by the opponents)`` (sums to ``scale * (own - mean opponent)``).
+
+Rewards are given in ``env.rewards``
+at the step that earns them (terminal rewards at the step that ends the
+game); ``last()`` returns the agent's cumulative reward since it last acted.
+When the game ends every agent gets ``terminations[agent] = True`` at once
+(no truncation: a game always ends); each agent then steps ``None`` once to
+leave, as in every PettingZoo classic env.  Their infos carry
+``final_scores`` (absolute seat order) and ``winners`` (agent names).
+
+Rendering: ``render_mode="ansi"`` returns the text board,
+``"rgb_array"`` an ``(H, W, 3) uint8`` image (``carc_env.render``),
+``"human"`` prints the text board after every step.
+
+The environment pickles with its full state (``pickle.dumps(env)`` mid-game,
+restore and continue identically).
+
+See also :mod:`carc_env.env.gym_env` (single-agent Gymnasium env),
+:mod:`carc_env.env.vector` (batched self-play env), :mod:`carc_env.env.wrappers`
+(flat ``Box`` observations) and :mod:`carc_env.baselines` (policies).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core import Game, IllegalActionError
+from ..encoding import ActionCodec, ObservationEncoder
+from .match import Match
+from .options import RENDER_MODES, EnvOptions
+
+RESET_OPTIONS = ("draw_order",)
+
+
+def env(**options: Any) -> AECEnv:
+    """The Carcassonne AEC env in PettingZoo's classic wrappers (see the module docstring)."""
+    e: AECEnv = raw_env(**options)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
+    return e
+
+
+# PettingZoo's wrappers forward every attribute read through ``__getattr__``, one
+# Python call per wrapper level, and the AEC loop reads these attributes a few dozen
+# times per step (a third of a step's time).  The subclasses below read them straight
+# from the raw env; behaviour is unchanged (the raw env owns them; the wrappers only
+# ever assign them on ``env.unwrapped``), and the order-enforcing check is kept.
+_PER_STEP_ATTRS = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "_cumulative_rewards",
+)
+_GUARDED = {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos"}
+
+
+def _raw_property(name: str, guarded: bool) -> property:
+    if guarded:
+
+        def get(self: Any) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+    else:
+
+        def get(self: Any) -> Any:
+            return getattr(self._raw, name)
+
+    return property(get)
+
+
+def _fast(cls: type, guard: bool) -> type:
+    attrs: dict[str, Any] = {n: _raw_property(n, guard and n in _GUARDED) for n in _PER_STEP_ATTRS}
+
+    def __init__(self: Any, inner: AECEnv, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+        cls.__init__(self, inner, *args, **kwargs)
+        self._raw = inner.unwrapped
+
+    def __str__(self: Any) -> str:  # noqa: N807
+        return str(self.env)
+
+    attrs.update(__init__=__init__, __str__=__str__, __doc__=cls.__doc__, __module__=__name__)
+    return type(cls.__name__, (cls,), attrs)
+
+
+TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
+AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guard=False)
+OrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guard=True)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """The unwrapped AEC environment.  See the module docstring for the full contract."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "carcassonne_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        self.options = EnvOptions.from_kwargs(**options)
+        self.render_mode = self.options.render_mode
+        self.match = Match(self.options)
+        n = self.options.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        codec = self.match.codec
+        obs_space = self.match.observation_space()
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        act_space = spaces.Discrete(codec.n)
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(codec.n, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+
+    # ------------------------------------------------------------------ public helpers
+    @property
+    def game(self) -> Game:
+        """The core game (read it freely; change it only through ``step``)."""
+        return self.match.game
+
+    @property
+    def codec(self) -> ActionCodec:
+        return self.match.codec
+
+    @property
+    def encoder(self) -> ObservationEncoder:
+        return self.match.encoder
+
+    @property
+    def channel_names(self) -> list[str]:
+        """Names of the board channels, in order."""
+        return self.match.encoder.channel_names
+
+    @property
+    def global_names(self) -> list[str]:
+        """Names of the global features, in order."""
+        return self.match.encoder.global_names
+
+    def seat_of(self, agent: str) -> int:
+        return self._seat[agent]
+
+    def action_to_text(self, action: int) -> str:
+        """Text notation (absolute coordinates) of a flat action in the current state."""
+        return self.match.codec.action_to_text(self.match.game, action)
+
+    def action_from_text(self, text: str) -> int:
+        """Flat action of a text-notation action (``"tile 1,-2 r3"``, ``"follower c1"``, ``"pass"``)."""
+        return self.match.codec.action_from_text(self.match.game, text)
+
+    # ------------------------------------------------------------------ AEC API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.match.observe(self._seat[agent])
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        draw_order = None
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                warnings.warn(
+                    f"carcassonne_v0.reset ignores unknown option(s) {unknown}; known: {list(RESET_OPTIONS)}",
+                    stacklevel=2,
+                )
+            draw_order = options.get("draw_order")
+        self.match.reset(seed, draw_order)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self._skip_agent_selection = None
+        game = self.match.game
+        self.agent_selection = self.agents[game.player]
+        if game.over:  # only with an empty (or unplaceable) forced draw order
+            self._finish()
+            return
+        self._update_infos()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act (it is not terminated); got None")
+        seat = self._seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.match.step(int(action))
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = rewards[i]
+        game = self.match.game
+        if game.over:
+            self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
+            self._finish()
+        else:
+            self.agent_selection = self.agents[game.player]
+            self._update_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_infos(self) -> None:
+        zero = self._zero_mask
+        for a in self.agents:
+            self.infos[a] = {"action_mask": zero}
+        view = self.match.view()
+        mask = view.mask
+        assert mask.any(), "the deciding agent's action mask is all zero (engine/codec bug)"
+        info: dict[str, Any] = {"action_mask": mask}
+        if view.outside:
+            info["placements_outside_window"] = view.outside
+        if view.dropped:
+            info["actions_out_of_range"] = view.dropped
+        self.infos[self.agent_selection] = info
+
+    def _finish(self) -> None:
+        game = self.match.game
+        scores = tuple(game.scores)
+        best = max(scores)
+        winners = tuple(self.possible_agents[i] for i, s in enumerate(scores) if s == best)
+        self.terminations = dict.fromkeys(self.agents, True)
+        for a in self.agents:
+            self.infos[a] = {"action_mask": self._zero_mask, "final_scores": scores, "winners": winners}
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
+            return None
+        if self.match.game is None:
+            raise RuntimeError("call reset() before render()")
+        from ..render import render_image, render_text
+
+        if self.render_mode == "rgb_array":
+            return render_image(self.match.game, tile_px=self.options.tile_px)
+        text = render_text(self.match.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+
+__all__ = ["env", "raw_env"]

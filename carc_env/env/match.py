@@ -1,0 +1,155 @@
+"""One game with its action codec, observation encoder and rewards.
+
+:class:`Match` is the engine room shared by every environment of this
+package (the PettingZoo AEC env, the Gymnasium single-agent env and the
+vector env), so all of them step, observe and reward identically.  It knows
+nothing of agents or wrappers.
+
+Rewards (``EnvOptions.reward``), per seat, for one applied action:
+
+* ``"win_loss"`` (default): 0 until the game ends; then +1 to the single
+  winner and -1 to everyone else.  If several players tie for the best
+  score, each of them gets 0 (a shared draw) and the others -1.
+* ``"score_diff"``: 0 until the game ends; then ``reward_scale * (own final
+  score - best opponent's final score)``.
+* ``"score_delta"``: every step, ``reward_scale * (own points gained - mean of
+  the opponents' points gained)`` during that step (final scoring included in
+  the last step); a seat's rewards sum to ``reward_scale * (own final score -
+  mean opponent final score)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from ..core import Game, IllegalActionError
+from ..core.config import ruleset
+from ..encoding import ActionCodec, ObservationEncoder, StateView
+from .options import EnvOptions
+
+
+class Match:
+    """A game plus codec, encoder and reward bookkeeping.  See the module docstring."""
+
+    def __init__(self, options: EnvOptions) -> None:
+        self.options = options
+        self.config = options.game_config()
+        self.rules = ruleset(self.config)
+        self.num_players = options.num_players
+        self.codec = ActionCodec(self.rules, options.window)
+        self.encoder = ObservationEncoder(self.rules, self.num_players, self.codec, options.followers)
+        self.game: Game | None = None
+        self._seed_rng: np.random.Generator | None = None
+        self._obs: dict[int, dict[str, np.ndarray]] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    def next_seed(self, seed: int | None) -> int:
+        """The game seed of a reset: ``seed`` itself, else the next one from the last seeded stream."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+            self._seed_rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
+            return int(seed)
+        if self._seed_rng is None:
+            self._seed_rng = np.random.default_rng()
+        return int(self._seed_rng.integers(2**62))
+
+    def reset(self, seed: int | None = None, draw_order: Sequence[str] | None = None) -> None:
+        self.game = Game(self.config, seed=self.next_seed(seed), draw_order=draw_order)
+        self._obs = {}
+
+    # ------------------------------------------------------------------ stepping
+    def mask(self) -> np.ndarray:
+        """The deciding seat's legal-action mask (int8; shared, do not modify)."""
+        return self.codec.view(self.game).mask
+
+    def outside(self) -> int:
+        """Legal placements outside the observation window in the current state."""
+        return self.codec.view(self.game).outside
+
+    def view(self) -> StateView:
+        """The codec's view of the current state (window, mask, legal placements)."""
+        return self.codec.view(self.game)
+
+    def step(self, index: int) -> list[float]:
+        """Apply flat action ``index`` for the deciding seat; return the reward of every seat."""
+        game = self.game
+        if game is None:
+            raise IllegalActionError("the match has not been reset")
+        codec = self.codec
+        view = codec.view(game)
+        if not 0 <= index < len(view.mask) or not view.mask[index]:
+            what = self._describe(index)
+            raise IllegalActionError(
+                f"action {index} ({what}) is not legal for seat {game.player} in phase {game.phase!r}; "
+                f"legal: {int(view.mask.sum())} action(s), see the action mask"
+            )
+        pc = codec.codecs[game.phase]
+        before = game.scores[:]
+        game.apply(pc.decode(game, view, index - pc.start))
+        self._obs = {}
+        return self.rewards(before)
+
+    def _describe(self, index: int) -> str:
+        try:
+            return self.codec.action_to_text(self.game, index)
+        except (IllegalActionError, ValueError):
+            return "out of range"
+
+    def rewards(self, before: Sequence[int]) -> list[float]:
+        game = self.game
+        n = self.num_players
+        mode = self.options.reward
+        scale = float(self.options.reward_scale)
+        scores = game.scores
+        r = [0.0] * n
+        if mode == "score_delta":
+            gains = [scores[i] - before[i] for i in range(n)]
+            total = sum(gains)
+            if total:
+                r = [(gains[i] - (total - gains[i]) / (n - 1)) * scale for i in range(n)]
+        if game.over:
+            if mode == "win_loss":
+                best = max(scores)
+                winners = [i for i in range(n) if scores[i] == best]
+                win = 1.0 if len(winners) == 1 else 0.0
+                r = [win if scores[i] == best else -1.0 for i in range(n)]
+            elif mode == "score_diff":
+                r = [(scores[i] - max(scores[j] for j in range(n) if j != i)) * scale for i in range(n)]
+        return r
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """Observation of the current state for absolute ``seat`` (cached until the next step)."""
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self.encoder.encode(self.game, seat, self.codec.view(self.game))
+            self._obs[seat] = obs
+        return obs
+
+    def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:
+        """Write the observation for ``seat`` into the given arrays (e.g. rows of a batch)."""
+        self.encoder.encode(self.game, seat, self.codec.view(self.game), out=out)
+
+    def observation_space(self) -> spaces.Dict:
+        """The observation space of one seat (identical for every seat)."""
+        enc, codec = self.encoder, self.codec
+        return spaces.Dict(
+            {
+                "board": spaces.Box(
+                    low=0,
+                    high=np.broadcast_to(enc.channel_high[:, None, None], enc.board_shape).copy(),
+                    shape=enc.board_shape,
+                    dtype=np.uint8,
+                ),
+                "globals": spaces.Box(low=-100.0, high=100.0, shape=(enc.n_globals,), dtype=np.float32),
+                "windows": spaces.Box(low=0, high=255, shape=enc.windows_shape, dtype=np.uint8),
+                "action_mask": spaces.Box(low=0, high=1, shape=(codec.n,), dtype=np.int8),
+            }
+        )
+
+
+__all__ = ["Match"]

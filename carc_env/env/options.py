@@ -1,0 +1,119 @@
+"""Environment options: parsing and validation.
+
+Every environment of :mod:`carc_env.env` takes the same keyword options,
+validated here; an unknown key or a bad value raises
+:class:`~carc_env.core.ConfigError` (a ``ValueError``) naming the option and
+what is allowed.
+
+=================  ==========================  =============================================================
+option             default                     meaning
+=================  ==========================  =============================================================
+``num_players``    ``2``                       2 to 5 players (agents ``player_0`` ..)
+``expansions``     ``("base",)``               expansion keys (tuple/list of str; ``"base"`` is added if missing)
+``rules``          ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
+``followers``      ``7``                       followers per player
+``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
+``reward_scale``   ``0.01``                    points -> reward factor of the score rewards
+``window``         ``carc_env.encoding``'s     observation window ``(rows, cols)``, each 3..255
+                   ``DEFAULT_WINDOW``
+``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
+``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+=================  ==========================  =============================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import ConfigError, GameConfig
+from ..core.config import MAX_PLAYERS, MIN_PLAYERS, ruleset
+from ..encoding import DEFAULT_WINDOW
+
+REWARD_MODES = ("win_loss", "score_diff", "score_delta")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """Validated environment options (see the module docstring)."""
+
+    num_players: int = 2
+    expansions: tuple[str, ...] = ("base",)
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    followers: int = 7
+    reward: str = "win_loss"
+    reward_scale: float = 0.01
+    window: tuple[int, int] = DEFAULT_WINDOW
+    render_mode: str | None = None
+    tile_px: int = 64
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> EnvOptions:
+        """Validate keyword options; raise ConfigError naming any bad one."""
+        allowed = cls.names()
+        unknown = sorted(set(kwargs) - set(allowed))
+        if unknown:
+            raise ConfigError(f"unknown environment option(s) {unknown}; allowed options: {allowed}")
+        opts = cls(**kwargs)
+        opts.validate()
+        return opts
+
+    def validate(self) -> None:
+        n = self.num_players
+        if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ConfigError(f"option num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
+        exps = self.expansions
+        if isinstance(exps, str) or not all(isinstance(e, str) for e in exps):
+            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), got {exps!r}")
+        exps = tuple(exps)
+        if "base" not in exps:
+            exps = ("base", *exps)
+        object.__setattr__(self, "expansions", exps)
+        if not isinstance(self.rules, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, Mapping) for k, v in self.rules.items()
+        ):
+            raise ConfigError(
+                f"option rules must map expansion keys to option dicts, e.g. {{'base': {{}}}}, got {self.rules!r}"
+            )
+        object.__setattr__(self, "rules", {k: dict(v) for k, v in self.rules.items()})
+        f = self.followers
+        if not isinstance(f, int) or isinstance(f, bool) or f < 1:
+            raise ConfigError(f"option followers must be a positive integer, got {f!r}")
+        if self.reward not in REWARD_MODES:
+            raise ConfigError(f"option reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
+        rs = self.reward_scale
+        if isinstance(rs, bool) or not isinstance(rs, (int, float)) or not rs > 0:
+            raise ConfigError(f"option reward_scale must be a positive number, got {rs!r}")
+        w = self.window
+        if (
+            not isinstance(w, (tuple, list))
+            or len(w) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 3 <= v <= 255 for v in w)
+        ):
+            raise ConfigError(f"option window must be (rows, cols) with integers from 3 to 255, got {w!r}")
+        object.__setattr__(self, "window", (int(w[0]), int(w[1])))
+        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
+            raise ConfigError(
+                f"option render_mode must be None or one of {list(RENDER_MODES)}, got {self.render_mode!r}"
+            )
+        px = self.tile_px
+        if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
+            raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        # The core validates the game itself (expansion keys, combinations, rule options).
+        ruleset(self.game_config())
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
+
+    def to_kwargs(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.names()}
+
+
+__all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]

@@ -1,0 +1,207 @@
+"""A batched environment stepping N games at once, for PPO self-play rollouts.
+
+PettingZoo has no vector API for turn-based games and SuperSuit breaks on
+dict observations with masks, so this is a small purpose-built one.
+
+Contract
+--------
+``CarcassonneVectorEnv(num_envs, seed=None, opponents=None, learner_seat=None, **options)``
+(options as in :mod:`carc_env.env.options`).
+
+Every game has, at every moment, one *acting seat*: the seat that must decide
+now.  Observations are returned from that seat's point of view (the encoding
+is player-relative, so one policy network serves every seat).
+
+* ``reset(seed=None) -> (obs, infos)``: game ``i`` is reset with seed
+  ``seed + i`` (unseeded: a fresh stream).  ``obs`` is a dict of stacked
+  arrays: ``board (N, C, H, W) uint8``, ``globals (N, G) float32``,
+  ``windows (N, P, 12) uint8``, ``action_mask (N, A) int8``.
+* ``step(actions) -> (obs, rewards, dones, infos)``: ``actions[i]`` is the
+  acting seat's action in game ``i`` (it must be enabled in the mask).
+  ``rewards`` is ``float32 (N, num_players)``: what each *absolute* seat
+  earned during this step (terminal rewards included), so a self-play
+  learner credits ``rewards[i, s]`` to seat ``s``'s latest transition in game
+  ``i``.  ``dones[i]`` is True when game ``i`` ended in this step; it is then
+  reset automatically (the next game's seed continues game ``i``'s seed
+  stream) and ``obs[i]`` is the first observation of the new game.
+  ``infos[i]`` has ``seat`` (the acting seat of ``obs[i]``) and, when done,
+  ``final_scores``, ``winners`` and ``episode_length``.
+* ``seats``: ``int64 (N,)``, the acting seat of each returned observation
+  (also in ``infos``).  ``action_masks()`` returns the masks as bool.
+* With ``opponents`` (a policy or a list, as in the Gymnasium env) the env
+  plays every seat except a learner seat itself and returns only the
+  learner's decisions: the learner seat is ``learner_seat`` if given, else it
+  rotates with the episode number of each game.  ``rewards`` still has one
+  column per seat; the learner's column is what a single-agent learner wants
+  (``rewards[np.arange(N), env.learner_seats]``).
+
+Game ``i`` steps exactly like a :class:`carc_env.env.aec.raw_env` reset with
+``seed + i`` and then reset without a seed after each game (tested).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ..core import ConfigError
+from .gym_env import _policies
+from .match import Match
+from .options import EnvOptions
+
+
+class CarcassonneVectorEnv:
+    """N games in lockstep with stacked observations.  See the module docstring."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        **options: Any,
+    ) -> None:
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.options = EnvOptions.from_kwargs(**options)
+        self.num_envs = num_envs
+        self.num_players = n = self.options.num_players
+        self.matches = [Match(self.options) for _ in range(num_envs)]
+        self.self_play = opponents is None
+        self.opponents = [] if opponents is None else _policies(opponents)
+        if learner_seat is not None and (not isinstance(learner_seat, int) or not 0 <= learner_seat < n):
+            raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        m0 = self.matches[0]
+        enc, codec = m0.encoder, m0.codec
+        self.codec = codec
+        self.encoder = enc
+        self.channel_names = enc.channel_names
+        self.global_names = enc.global_names
+        self.single_observation_space = m0.observation_space()
+        self.single_action_space = spaces.Discrete(codec.n)
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.learner_seats = np.zeros(num_envs, dtype=np.int64)
+        self._episodes = np.zeros(num_envs, dtype=np.int64)
+        self._lengths = np.zeros(num_envs, dtype=np.int64)
+        self._seat_policies: list[dict[int, Any]] = [{} for _ in range(num_envs)]
+        self._seed = seed
+        self._pending = np.zeros((num_envs, n), dtype=np.float32)
+        self._obs: dict[str, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ internals
+    def _empty_batch(self) -> dict[str, np.ndarray]:
+        enc, N = self.encoder, self.num_envs
+        return {
+            "board": np.empty((N, *enc.board_shape), dtype=np.uint8),
+            "globals": np.empty((N, enc.n_globals), dtype=np.float32),
+            "windows": np.empty((N, *enc.windows_shape), dtype=np.uint8),
+            "action_mask": np.empty((N, self.codec.n), dtype=np.int8),
+        }
+
+    def _start(self, i: int, seed: int | None) -> None:
+        m = self.matches[i]
+        m.reset(seed)
+        n = self.num_players
+        if not self.self_play:
+            seat = self.learner_seat if self.learner_seat is not None else int(self._episodes[i] % n)
+            self.learner_seats[i] = seat
+            others = [s for s in range(n) if s != seat]
+            if len(self.opponents) == n - 1:
+                self._seat_policies[i] = dict(zip(others, self.opponents, strict=True))
+            else:
+                rng = np.random.default_rng(np.random.SeedSequence([m.game.seed or 0, 0x0770]))
+                picks = rng.integers(len(self.opponents), size=len(others))
+                self._seat_policies[i] = {s: self.opponents[int(k)] for s, k in zip(others, picks, strict=True)}
+        self._episodes[i] += 1
+        self._lengths[i] = 0
+
+    def _advance(self, i: int, rewards: np.ndarray) -> None:
+        """Play opponents' decisions of game i until the learner decides or the game ends."""
+        if self.self_play:
+            return
+        m = self.matches[i]
+        game = m.game
+        learner = self.learner_seats[i]
+        while not game.over and game.player != learner:
+            policy = self._seat_policies[i][game.player]
+            if getattr(policy, "uses_observation", True):
+                obs = m.observe(game.player)
+            else:
+                obs = {"action_mask": m.mask()}
+            rewards += m.step(int(policy.act(obs, m)))
+            self._lengths[i] += 1
+
+    def _write_obs(self, i: int, batch: dict[str, np.ndarray]) -> None:
+        m = self.matches[i]
+        seat = m.game.player
+        self.seats[i] = seat
+        m.observe_into(seat, {k: v[i] for k, v in batch.items()})
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+        if seed is not None:
+            self._seed = seed
+        batch = self._empty_batch()
+        infos: list[dict[str, Any]] = []
+        self._pending[:] = 0
+        for i in range(self.num_envs):
+            self._start(i, None if self._seed is None else self._seed + i)
+            self._advance(i, self._pending[i])
+            self._write_obs(i, batch)
+            infos.append({"seat": int(self.seats[i])})
+        self._obs = batch
+        return batch, infos
+
+    def step(
+        self, actions: np.ndarray | list[int]
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._obs is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        rewards = self._pending
+        self._pending = np.zeros_like(rewards)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        batch = self._empty_batch()
+        infos: list[dict[str, Any]] = []
+        for i in range(self.num_envs):
+            m = self.matches[i]
+            rewards[i] += m.step(int(actions[i]))
+            self._lengths[i] += 1
+            self._advance(i, rewards[i])
+            info: dict[str, Any] = {}
+            game = m.game
+            if game.over:
+                dones[i] = True
+                best = max(game.scores)
+                info["final_scores"] = tuple(game.scores)
+                info["winners"] = tuple(p for p, s in enumerate(game.scores) if s == best)
+                info["episode_length"] = int(self._lengths[i])
+                self._start(i, None)
+                self._advance(i, self._pending[i])  # opponents' moves before the learner's first decision
+            self._write_obs(i, batch)
+            info["seat"] = int(self.seats[i])
+            view = m.view()
+            if view.outside:
+                info["placements_outside_window"] = view.outside
+            if view.dropped:
+                info["actions_out_of_range"] = view.dropped
+            infos.append(info)
+        self._obs = batch
+        return batch, rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Masks of the current observations as bool ``(N, A)``."""
+        if self._obs is None:
+            raise RuntimeError("call reset() first")
+        return self._obs["action_mask"].astype(bool)
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["CarcassonneVectorEnv"]

@@ -1,0 +1,97 @@
+"""Observation flattening for libraries that need a flat ``Box`` observation.
+
+* :class:`FlattenObservation` (Gymnasium): wraps the single-agent env (or any
+  env with the carc_env dict observation); observations become one
+  ``float32`` vector ``board.ravel() ++ globals ++ windows.ravel()``.  The
+  mask leaves the observation and stays in ``info["action_mask"]`` and in
+  ``action_masks()`` (for sb3-contrib's ``MaskablePPO``).
+* :class:`FlattenObservationAEC` (PettingZoo): the same for an AEC env
+  (wrap the output of ``carc_env.env()`` or ``raw_env``); the mask stays in
+  ``infos[agent]["action_mask"]``.
+
+``flatten_observation(obs)`` is the function both use; ``flat_layout(space)``
+gives each part's slice of the vector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
+
+FLAT_KEYS = ("board", "globals", "windows")
+
+
+def flat_layout(space: spaces.Dict) -> dict[str, slice]:
+    """Slice of each observation part in the flat vector."""
+    out, start = {}, 0
+    for key in FLAT_KEYS:
+        size = int(np.prod(space[key].shape))
+        out[key] = slice(start, start + size)
+        start += size
+    return out
+
+
+def flat_space(space: spaces.Dict) -> spaces.Box:
+    lows = [np.asarray(space[k].low, dtype=np.float32).ravel() for k in FLAT_KEYS]
+    highs = [np.asarray(space[k].high, dtype=np.float32).ravel() for k in FLAT_KEYS]
+    return spaces.Box(low=np.concatenate(lows), high=np.concatenate(highs), dtype=np.float32)
+
+
+def flatten_observation(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """``float32`` concatenation of board, globals and windows (the mask is left out)."""
+    return np.concatenate([np.asarray(obs[k], dtype=np.float32).ravel() for k in FLAT_KEYS])
+
+
+class FlattenObservation(gymnasium.ObservationWrapper):
+    """Dict -> flat Box for the Gymnasium env; the mask stays in info and ``action_masks()``."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        self.observation_space = flat_space(env.observation_space)
+        self.layout = flat_layout(env.observation_space)
+        self._mask: np.ndarray | None = None
+
+    def observation(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        self._mask = observation["action_mask"]
+        return flatten_observation(observation)
+
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        info = dict(info)
+        info["action_mask"] = obs["action_mask"]
+        return self.observation(obs), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info = dict(info)
+        info["action_mask"] = obs["action_mask"]
+        return self.observation(obs), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        if self._mask is None:
+            raise RuntimeError("call reset() first")
+        return self._mask.astype(bool)
+
+
+class FlattenObservationAEC(BaseWrapper):
+    """Dict -> flat Box for an AEC env; the mask stays in ``infos[agent]["action_mask"]``."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        inner = env.observation_space(env.possible_agents[0])
+        self._space = flat_space(inner)
+        self.layout = flat_layout(inner)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._space
+
+    def observe(self, agent: str) -> np.ndarray | None:
+        obs = self.env.observe(agent)
+        return None if obs is None else flatten_observation(obs)
+
+
+__all__ = ["FlattenObservation", "FlattenObservationAEC", "flat_layout", "flat_space", "flatten_observation"]
