@@ -1,0 +1,135 @@
+"""The policy/value network for masked PPO.
+
+Shape of the game, shape of the net:
+
+* a convolutional trunk over the board tensor (channels x rows x cols), with
+  the global features added to every cell (a learned per-channel bias);
+* a fully convolutional placement head: one logit per cell x rotation, laid
+  out ``rot * rows * cols + row * cols + col`` exactly like the tile range of
+  the flat action space, so a placement's logit comes from the features at
+  that cell;
+* a follower head that scores each spot of the tile just placed with one
+  shared MLP over the spot's features (``obs["spots"]``: kind, size, open
+  edges, value, ...) and a context vector (trunk features at the placed cell,
+  found from the "last placed" board plane, and the pooled board), plus a
+  pass logit from the context;
+* one linear head for every remaining (expansion) action range;
+* a value head on the pooled board + globals.
+
+The net is sized from the observation space, so a bigger window or new
+board channels need no code change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    channels: int = 48  # width of the conv trunk
+    blocks: int = 3  # residual blocks after the stem
+    hidden: int = 256  # width of the pooled MLP
+
+
+@dataclass(frozen=True)
+class NetShapes:
+    """What the network needs to know about the env (taken from its spaces)."""
+
+    board_channels: int
+    rows: int
+    cols: int
+    globals_dim: int
+    n_actions: int
+    tile_actions: int  # 4 * rows * cols, at the start of the action space
+    follower_actions: int  # follower spots + pass, right after the tile range
+    last_placed_channel: int  # board channel marking the tile just placed
+    spot_features: int = 0  # columns of obs["spots"] (per follower spot); 0 = no spot features
+
+
+class _Block(nn.Module):
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(c, c, 3, padding=1)
+        self.c2 = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(x + self.c2(F.relu(self.c1(x))))
+
+
+class PolicyNet(nn.Module):
+    def __init__(self, shapes: NetShapes, cfg: NetConfig = NetConfig()) -> None:
+        super().__init__()
+        if shapes.tile_actions != 4 * shapes.rows * shapes.cols:
+            raise ValueError(f"tile range {shapes.tile_actions} != 4 x {shapes.rows} x {shapes.cols}")
+        self.shapes = shapes
+        self.cfg = cfg
+        c = cfg.channels
+        self.stem = nn.Conv2d(shapes.board_channels, c, 3, padding=1)
+        self.glob_bias = nn.Linear(shapes.globals_dim, c)
+        self.blocks = nn.Sequential(*[_Block(c) for _ in range(cfg.blocks)])
+        self.place_head = nn.Conv2d(c, 4, 1)
+        self.pool_mlp = nn.Sequential(nn.Linear(2 * c + shapes.globals_dim, cfg.hidden), nn.ReLU())
+        ctx = cfg.hidden + c
+        if shapes.spot_features:
+            # One shared scorer per spot (its features + context), and a pass logit from the context.
+            self.spot_mlp = nn.Sequential(nn.Linear(shapes.spot_features + ctx, cfg.hidden), nn.ReLU(),
+                                          nn.Linear(cfg.hidden, 1))
+            self.pass_head = nn.Linear(ctx, 1)
+        else:
+            self.follower_head = nn.Sequential(
+                nn.Linear(ctx, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, shapes.follower_actions)
+            )
+        self.n_rest = shapes.n_actions - shapes.tile_actions - shapes.follower_actions
+        self.rest_head = nn.Linear(cfg.hidden, self.n_rest) if self.n_rest > 0 else None
+        self.value_head = nn.Sequential(nn.Linear(cfg.hidden, cfg.hidden // 2), nn.ReLU(), nn.Linear(cfg.hidden // 2, 1))
+
+    def forward(
+        self, board: torch.Tensor, globs: torch.Tensor, spots: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (logits over the whole flat action space, value)."""
+        b = board.shape[0]
+        x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
+        x = self.blocks(F.relu(x))
+        place = self.place_head(x).reshape(b, -1)
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), globs], dim=1)
+        h = self.pool_mlp(pooled)
+        # Trunk features at the last placed tile (zero vector before any placement).
+        last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
+        weight = last / last.sum(dim=1, keepdim=True).clamp(min=1.0)
+        local = torch.einsum("bn,bcn->bc", weight, x.reshape(b, x.shape[1], -1))
+        ctx = torch.cat([h, local], dim=1)
+        if self.shapes.spot_features:
+            if spots is None:
+                raise ValueError("this network scores follower spots: pass obs['spots']")
+            n_spots = spots.shape[1]
+            spot_in = torch.cat([spots, ctx[:, None, :].expand(b, n_spots, ctx.shape[1])], dim=2)
+            foll = torch.cat([self.spot_mlp(spot_in).squeeze(2), self.pass_head(ctx)], dim=1)
+        else:
+            foll = self.follower_head(ctx)
+        parts = [place, foll]
+        if self.rest_head is not None:
+            parts.append(self.rest_head(h))
+        logits = torch.cat(parts, dim=1)
+        value = self.value_head(h).squeeze(1)
+        return logits, value
+
+    def describe(self) -> dict:
+        return {"shapes": asdict(self.shapes), "net": asdict(self.cfg)}
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal actions get the most negative float, so they have probability 0."""
+    return torch.where(mask.bool(), logits, torch.full_like(logits, torch.finfo(logits.dtype).min))
+
+
+def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only."""
+    ml = masked_logits(logits, mask)
+    logp = torch.log_softmax(ml, dim=1)
+    p = logp.exp()
+    return -(torch.where(mask.bool(), p * logp, torch.zeros_like(p))).sum(dim=1)
