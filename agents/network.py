@@ -49,6 +49,7 @@ class NetShapes:
     follower_actions: int  # follower spots + pass, right after the tile range
     last_placed_channel: int  # board channel marking the tile just placed
     spot_features: int = 0  # columns of obs["spots"] (per follower spot); 0 = no spot features
+    board_high: tuple[int, ...] = ()  # largest value of each board channel (inputs are scaled to 0..1)
 
 
 class _Block(nn.Module):
@@ -69,6 +70,8 @@ class PolicyNet(nn.Module):
         self.shapes = shapes
         self.cfg = cfg
         c = cfg.channels
+        high = torch.tensor(shapes.board_high or (1,) * shapes.board_channels, dtype=torch.float32)
+        self.register_buffer("board_scale", (1.0 / high.clamp(min=1.0))[None, :, None, None], persistent=False)
         self.stem = nn.Conv2d(shapes.board_channels, c, 3, padding=1)
         self.glob_bias = nn.Linear(shapes.globals_dim, c)
         self.blocks = nn.Sequential(*[_Block(c) for _ in range(cfg.blocks)])
@@ -93,13 +96,14 @@ class PolicyNet(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits over the whole flat action space, value)."""
         b = board.shape[0]
+        last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
+        board = board * self.board_scale
         x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
         x = self.blocks(F.relu(x))
         place = self.place_head(x).reshape(b, -1)
         pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), globs], dim=1)
         h = self.pool_mlp(pooled)
         # Trunk features at the last placed tile (zero vector before any placement).
-        last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
         weight = last / last.sum(dim=1, keepdim=True).clamp(min=1.0)
         local = torch.einsum("bn,bcn->bc", weight, x.reshape(b, x.shape[1], -1))
         ctx = torch.cat([h, local], dim=1)

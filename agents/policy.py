@@ -42,6 +42,7 @@ def shapes_from_env(env: Any) -> NetShapes:
         follower_actions=hi - lo,
         last_placed_channel=last[0],
         spot_features=N_SPOT_FEATURES,
+        board_high=tuple(int(h) for h in env.encoder.channel_high),
     )
 
 

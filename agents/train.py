@@ -9,7 +9,9 @@ Output directory layout::
     OUT/tb/               TensorBoard scalars
     OUT/config.yaml       the config of the run
 
-Resuming with the same config continues the same run: the network,
+Resuming with the same config continues the same run (the run section's
+length, evaluation and checkpoint settings may change, e.g. to extend a run):
+the network,
 optimiser, snapshots, random generators and the games in progress are all in
 the checkpoint, so an interrupted run ends where an uninterrupted one would.
 """
@@ -78,11 +80,13 @@ def train(
     seconds = 0.0
     if resume and ckpt.exists():
         data = load_checkpoint(ckpt)
-        if data["config"] != cfg.to_dict():
+        old, new = data["config"], cfg.to_dict()
+        if old["game"] != new["game"] or old["ppo"] != new["ppo"] or old["run"]["seed"] != new["run"]["seed"]:
             raise CheckpointError(
-                f"{ckpt} belongs to a run with another config; use another --out, or --no-resume to start over"
+                f"{ckpt} belongs to a run with another config (game, ppo or seed differ); use another --out, "
+                "or --no-resume to start over (only the run's length and logging may change on resume)"
             )
-        if NetShapes(**data["shapes"]) != trainer.shapes:
+        if NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"]["board_high"])}) != trainer.shapes:
             raise CheckpointError(f"{ckpt}: network shapes do not match the env")
         trainer.load_state_dict(data["trainer"])
         seconds = float(data.get("train_seconds", 0.0))

@@ -83,6 +83,16 @@ def test_resume_refuses_a_checkpoint_of_another_config(tmp_path):
     other = dict(TINY, run=dict(TINY["run"], seed=4))
     with pytest.raises(CheckpointError, match="another config"):
         train(config_from_dict(other), tmp_path, progress=False)
+    other = dict(TINY, ppo=dict(TINY["ppo"], lr=0.5))
+    with pytest.raises(CheckpointError, match="another config"):
+        train(config_from_dict(other), tmp_path, progress=False)
+
+
+def test_a_run_can_be_extended(tmp_path):
+    train(config_from_dict(TINY), tmp_path, progress=False)
+    longer = dict(TINY, run=dict(TINY["run"], total_updates=3))
+    assert train(config_from_dict(longer), tmp_path, progress=False).updates == 3
+    assert [r["update"] for r in _rows(tmp_path / "progress.csv")] == ["1", "2", "3"]
 
 
 def test_evaluation_is_deterministic_for_a_seed(tmp_path):

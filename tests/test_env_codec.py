@@ -189,6 +189,9 @@ def _brute_board(game, codec, enc, seat):
                     board[ch[f"mine_{side}"], row, col] = 1
                 if owners - {seat}:
                     board[ch[f"others_{side}"], row, col] = 1
+                if tile.segments[i].kind in (0, 1):
+                    board[ch[f"open_{side}"], row, col] = min(game.open[root], 3)
+                    board[ch[f"size_{side}"], row, col] = min(len(game.feature_tiles(root)), 15)
         for i, segm in enumerate(tile.segments):
             root = game.find(base + i)
             owners = occupied.get(root, set())
@@ -201,6 +204,10 @@ def _brute_board(game, codec, enc, seat):
                 board[ch[f"building_{segm.building}"], row, col] = 1
                 if root in game.completed:
                     board[ch["complete_building"], row, col] = 1
+                else:
+                    board[ch["building_neighbours"], row, col] = sum(
+                        (x + dx, y + dy) in game.board for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
+                    )
         board[ch["cities"], row, col] = sum(1 for s in tile.segments if s.kind == 0)
         board[ch["roads"], row, col] = sum(1 for s in tile.segments if s.kind == 1)
         board[ch["fields"], row, col] = sum(1 for s in tile.segments if s.kind == 2)

@@ -9,11 +9,16 @@
 Expansions extend both through registries keyed by phase name
 (:func:`register_phase_codec`) and expansion key
 (:func:`register_observation_extension`; the built-in ones are in
-:mod:`carc_env.encoding.extensions`).  This package imports numpy and the
-core only (no gymnasium, pettingzoo or torch).
+:mod:`carc_env.encoding.extensions`; the Count of Carcassonne's phase codecs
+are in :mod:`carc_env.encoding.count_phases`).  This package imports numpy,
+the core and the built-in expansions' action classes only (no gymnasium,
+pettingzoo or torch).
 """
 
-from . import extensions  # noqa: F401  (registers the built-in expansions' observation extensions)
+from . import (
+    count_phases,  # noqa: F401  (registers the Count's phase codecs)
+    extensions,  # noqa: F401  (registers the built-in expansions' observation extensions)
+)
 from .actions import (
     DEFAULT_WINDOW,
     ActionCodec,

@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
 
 WINDOW_TOKEN_KINDS = 12
+OPEN_CAP = 3  # open-edge planes saturate here ("3 or more")
+SIZE_CAP = 15  # size planes saturate here
 SCORE_SCALE = 0.01
 _EDGE_KIND = {
     EDGE_CODES["C"]: "city",
@@ -181,6 +183,10 @@ class _BoardCache:
         self.e_chan = _Grow(np.intp, 3)
         self.e_bits = _Grow(np.uint8, 3)
         self.e_xy = _Grow(np.intp, 2)
+        # per side of a placed tile with a city/road: the node and the side's open/size channels
+        self.o_node = _Grow(np.intp)
+        self.o_side = _Grow(np.intp)
+        self.o_xy = _Grow(np.intp, 2)
 
     def ensure(self, xmin: int, xmax: int, ymin: int, ymax: int) -> None:
         """Grow the canvas to cover x in [xmin, xmax], y in [ymin, ymax]."""
@@ -287,6 +293,10 @@ class ObservationEncoder:
             add(f"legal_r{r}")
         self.ch_frontier = add("frontier")
         self.ch_last = add("last_placed")
+        # what a convolution cannot see locally: how far each city/road is from completion
+        self.ch_open = [add(f"open_{s}", OPEN_CAP) for s in SIDES]
+        self.ch_size = [add(f"size_{s}", SIZE_CAP) for s in SIDES]
+        self.ch_building_nb = add("building_neighbours", 8)
         self.ext_dynamic: list[tuple[ObservationExtension, int, int]] = []
         for ext in self.extensions:
             start = len(names)
@@ -302,10 +312,20 @@ class ObservationEncoder:
         # Per (tile type, rotation): the entries of each segment (which channels it drives).
         self._rc = self.rows * self.cols
         self._entries: list[list[tuple[np.ndarray, ...]]] = []
+        self._sides: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per (tile, rotation): city/road segment per side
         self._seg_kind: list[list[int]] = []
         for t in tiles:
             per_r = []
+            sides_r = []
             for r in range(4):
+                sides_r.append(
+                    (
+                        np.array([t.center[r][d] for d in range(4) if t.center[r][d] >= 0
+                                  and t.segments[t.center[r][d]].kind in (CITY, ROAD)], dtype=np.intp),
+                        np.array([d for d in range(4) if t.center[r][d] >= 0
+                                  and t.segments[t.center[r][d]].kind in (CITY, ROAD)], dtype=np.intp),
+                    )
+                )
                 seg, done, mine, oth = [], [], [], []
                 for i, s in enumerate(t.segments):
                     if s.kind in (CITY, ROAD):
@@ -331,6 +351,7 @@ class ObservationEncoder:
                 bits = np.where(valid, np.array([1, 2, 4]), 0).astype(np.uint8)
                 per_r.append((np.array(seg, dtype=np.intp), chan, chan * self._rc, bits))
             self._entries.append(per_r)
+            self._sides.append(sides_r)
             self._seg_kind.append([s.kind for s in t.segments])
 
         # ----------------------------------------------------------------- globals
@@ -430,6 +451,11 @@ class ObservationEncoder:
             c.e_chan.append(chan)
             c.e_bits.append(bits)
             c.e_xy.append_fill(len(seg), (x, y))
+            oseg, oside = self._sides[t][r]
+            if len(oseg):
+                c.o_node.append(oseg + base)
+                c.o_side.append(oside)
+                c.o_xy.append_fill(len(oseg), (x, y))
         c.n_done = k1
         return c
 
@@ -470,6 +496,7 @@ class ObservationEncoder:
         # feature planes: per feature root a code (1 complete, 2 mine, 4 others), vectorised over segments
         ne = c.e_node.n
         followers = game.followers
+        root = None
         if ne:
             parent = np.fromiter(game.parent, dtype=np.intp, count=len(game.parent))
             root = parent
@@ -507,6 +534,31 @@ class ObservationEncoder:
                 xs = np.broadcast_to(xy[:, :1], (ne, 3))[sel] - x0
                 ys = np.broadcast_to(xy[:, 1:], (ne, 3))[sel] - y0
                 self._scatter(flat, ch, xs, ys, False)
+
+        # open edges and size (in tiles) of the city or road on each side; neighbours of buildings
+        no = c.o_node.n
+        if no and root is not None:
+            r_o = root[c.o_node.a[:no]]
+            opens = np.fromiter(game.open, dtype=np.intp, count=len(game.open))
+            sizes = np.zeros(len(game.parent), dtype=np.intp)
+            for rt, ts in game.tiles.items():
+                sizes[rt] = len(ts)
+            xs = c.o_xy.a[:no, 0] - x0
+            ys = c.o_xy.a[:no, 1] - y0
+            ok = (xs >= 0) & (xs < cols) & (ys >= 0) & (ys < rows)
+            side = c.o_side.a[:no][ok]
+            cell = ys[ok] * cols + xs[ok]
+            r_ok = r_o[ok]
+            flat[(self.ch_open[0] + side) * rc + cell] = np.minimum(opens[r_ok], OPEN_CAP)
+            flat[(self.ch_size[0] + side) * rc + cell] = np.minimum(sizes[r_ok], SIZE_CAP)
+        if game.buildings:
+            nb = game.building_neighbours
+            done = game.completed
+            for (bx, by), nodes in game.buildings.items():
+                if 0 <= bx - x0 < cols and 0 <= by - y0 < rows:
+                    for node in nodes:
+                        if node not in done:
+                            board[self.ch_building_nb, by - y0, bx - x0] = min(nb[node], 8)
 
         # followers: count per relative seat and per segment kind
         if followers:

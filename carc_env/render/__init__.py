@@ -7,7 +7,9 @@
 * :func:`save_png`, :func:`save_gif`, :func:`frames_from_record` - export and
   replay of JSON game records (see :mod:`carc_env.render.export`).
 
-Only the core is imported (plus numpy and Pillow).
+Only the core and the built-in expansions' constants are imported (plus
+numpy and Pillow); what is shown of the expansions' state comes from
+:mod:`carc_env.render.expansions`.
 """
 
 from .export import frames_from_record, save_gif, save_png

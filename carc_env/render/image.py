@@ -8,7 +8,10 @@ shape ``(H, W, 3)``, dtype ``uint8``.  The board shows the placed tiles
 one empty ring of cells around them, the followers in player colours and the
 last placed tile outlined in white; a side panel on the right shows the turn,
 phase, deciding player, the drawn tile (unrotated), the tiles left and each
-player's score and followers in supply.  ``highlight_legal`` tints the cells
+player's score and followers in supply, then the expansions' status (the
+same lines as the text header: King and Robber Baron holders with a swatch of
+their colour, the Count's quarter and the followers in each quarter,
+followers sent from the quarters, the river's progress).  ``highlight_legal`` tints the cells
 where the drawn tile fits (with the legal rotations written in them when the
 tiles are large enough).  ``view=(min_x, max_x, min_y, max_y)`` fixes the
 shown cells (used for animations, so that every frame has the same size).
@@ -22,7 +25,14 @@ Drawing (all derived from the tile data, see :mod:`carc_env.render.geometry`):
 * buildings (cloister, and any kind an expansion declares) a small building in
   the centre, the roof colour naming the kind (cloister red, shrine purple,
   church blue with a cross, other kinds a colour derived from the name);
-* a feature tag (e.g. a gate) a small diamond next to its feature;
+* a feature tag (e.g. a gate) a small diamond next to its feature; the
+  Darmstadtium a white element square marked ``Ds`` in its city;
+* the City of Carcassonne (the Count's block): a walled city over the block's
+  inside with its four quarters (castle, market / blacksmith, cathedral),
+  a meeple per player in each quarter (with the number when more than one),
+  the Count as a gold crown in his quarter, which is framed in gold;
+  followers sent from a quarter onto a feature stand in a gold ring on its
+  top-left tile outside the City;
 * followers meeples in the player colours (:data:`PLAYER_COLOURS`) standing
   on their city or road or at their building's door, lying on their field.
 
@@ -41,6 +51,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from ..core.tiles import TileType
+from .expansions import BLOCK_H, BLOCK_W, CountBlock, count_block, guests, status_lines
 from .geometry import (
     BUILDING_SIZE,
     CENTRE,
@@ -76,6 +87,10 @@ LAST_COLOUR: Colour = (255, 255, 255)
 LEGAL_COLOUR: Colour = (255, 214, 40)
 WALLS_COLOUR: Colour = (236, 226, 204)  # building walls
 DOOR_COLOUR: Colour = (70, 50, 40)
+ELEMENT_COLOUR: Colour = (236, 240, 248)  # the Darmstadtium's element square
+CITADEL_COLOUR: Colour = (204, 178, 136)  # the City of Carcassonne's quarters
+CITADEL_WALL: Colour = (104, 74, 46)
+COUNT_COLOUR: Colour = (255, 200, 36)  # the Count's crown and his quarter's frame
 
 PLAYER_COLOURS: tuple[Colour, ...] = (
     (222, 36, 36),  # red
@@ -207,8 +222,22 @@ def draw_tile(g: TileGeometry, s: int) -> Image.Image:
     for _, kind, pos in g.buildings:
         _draw_building(d, kind, pos, BUILDING_SIZE * (0.75 if len(g.buildings) > 2 else 1.0), s)
     for _, tag, pos in g.tags:
-        _diamond(d, pos, s, _name_colour(tag))
+        if tag == "darmstadtium":
+            _element(d, pos, s, "Ds")
+        else:
+            _diamond(d, pos, s, _name_colour(tag))
     return im
+
+
+def _element(d: ImageDraw.ImageDraw, c: Point, s: int, symbol: str, size: float = 0.26) -> None:
+    """A periodic-table square with ``symbol`` (the Darmstadtium, element Ds), centred on ``c``."""
+    k = size * s
+    cx, cy = min(1 - size / 2 - 0.04, max(size / 2 + 0.04, c[0])) * s, min(1 - size / 2 - 0.04, c[1]) * s
+    box = [cx - k / 2, cy - k / 2, cx + k / 2, cy + k / 2]
+    d.rectangle(box, fill=ELEMENT_COLOUR, outline=(30, 30, 40), width=max(1, round(0.015 * s)))
+    f = font(max(6, round(0.55 * k)))
+    tw = _text_w(f, symbol)
+    d.text((cx - tw / 2, cy - 0.62 * f.size), symbol, fill=(30, 30, 40), font=f)
 
 
 _TILE_CACHE: dict[tuple[int, int, int], tuple[TileType, Image.Image]] = {}
@@ -369,6 +398,9 @@ def render_image(
             bx, by = lm + (x - x0) * tp, tm + (y - y0) * tp
             d.rectangle([bx, by, bx + tp - 1, by + tp - 1], outline=LAST_COLOUR, width=lw)
 
+    block = count_block(game)
+    if block is not None:
+        _draw_city_of_carcassonne(block, img, tp, lm, tm, x0, x1, y0, y1)
     _draw_followers(game, img, tp, lm, tm, x0, x1, y0, y1)
 
     # axes
@@ -404,6 +436,95 @@ def _draw_followers(game, img: Image.Image, tp: int, lm: int, tm: int, x0: int, 
         if seg not in g.lying:
             py -= 0.06 * tp  # stand on the spot rather than hang around it
         img.paste(spr, (round(px), round(py)), spr)
+    for j, gst in enumerate(guests(game)):  # followers sent from a quarter: no segment of their own
+        x, y = gst.x, gst.y
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            continue
+        _, _, t, r, _ = placements[game.board[(x, y)]]
+        g = tile_geometry(tiles[t], r)
+        ax, ay = g.anchors.get(gst.segment, CENTRE)
+        spr = meeple_sprite(player_colour(gst.player), size)
+        px = lm + (x - x0) * tp + (ax + 0.14 * (j % 3) - 0.14) * tp - spr.width / 2
+        py = tm + (y - y0) * tp + ay * tp - spr.height / 2 - 0.06 * tp
+        # a gold ring (the Count's colour): this follower came from a quarter of Carcassonne
+        rr = 0.62 * spr.width
+        cx, cy = px + spr.width / 2, py + spr.height / 2
+        ImageDraw.Draw(img).ellipse([cx - rr, cy - rr, cx + rr, cy + rr], outline=COUNT_COLOUR, width=max(2, tp // 24))
+        img.paste(spr, (round(px), round(py)), spr)
+
+
+def _crown(d: ImageDraw.ImageDraw, cx: float, cy: float, w: float) -> None:
+    """The Count: a gold crown ``w`` pixels wide centred on (cx, cy)."""
+    h = 0.7 * w
+    pts = [(-0.5, 0.5), (-0.5, -0.2), (-0.25, 0.1), (0.0, -0.5), (0.25, 0.1), (0.5, -0.2), (0.5, 0.5)]
+    d.polygon(
+        [(cx + x * w, cy + y * h) for x, y in pts], fill=COUNT_COLOUR, outline=(60, 40, 10), width=max(1, round(w / 14))
+    )
+
+
+def _draw_city_of_carcassonne(
+    block: CountBlock, img: Image.Image, tp: int, lm: int, tm: int, x0: int, x1: int, y0: int, y1: int
+) -> None:
+    """The walled city over the inside of the Count's block: four quarters (castle, market, blacksmith,
+    cathedral; 2 x 2), their followers (a meeple per player, with the count when more than one) and the
+    Count (a gold crown, his quarter framed in gold)."""
+    bx, by = block.x0, block.y0
+    if not (x0 <= bx and bx + BLOCK_W - 1 <= x1 and y0 <= by and by + BLOCK_H - 1 <= y1):
+        return
+    d = ImageDraw.Draw(img)
+    inset = 0.42 * tp
+    ox, oy = lm + (bx - x0) * tp, tm + (by - y0) * tp
+    left, top = ox + inset, oy + inset
+    right, bottom = left + BLOCK_W * tp - 2 * inset, top + BLOCK_H * tp - 2 * inset
+    # the tiles' '-' bands between the block's tiles would stick out of the wall into the farms
+    band = INTERIOR_W * tp + 1
+    rim = tuple(int(c * 0.72) for c in FIELD_COLOUR)
+    for i in range(1, BLOCK_W):
+        x = ox + i * tp
+        for ya, yb in ((oy, top), (bottom, oy + BLOCK_H * tp - 1)):
+            d.rectangle([x - band, ya, x + band - 1, yb], fill=FIELD_COLOUR)
+            d.line([(x - 1, ya), (x - 1, yb)], fill=rim)
+            d.line([(x, ya), (x, yb)], fill=rim)
+    for j in range(1, BLOCK_H):
+        y = oy + j * tp
+        for xa, xb in ((ox, left), (right, ox + BLOCK_W * tp - 1)):
+            d.rectangle([xa, y - band, xb, y + band - 1], fill=FIELD_COLOUR)
+            d.line([(xa, y - 1), (xb, y - 1)], fill=rim)
+            d.line([(xa, y), (xb, y)], fill=rim)
+    wall = max(2, round(0.07 * tp))
+    d.rounded_rectangle([left, top, right, bottom], radius=0.12 * tp, fill=CITADEL_WALL)
+    gap = max(1, round(0.04 * tp))
+    qw, qh = (right - left - 2 * wall - gap) / 2, (bottom - top - 2 * wall - gap) / 2
+    fsz = max(8, min(18, round(0.19 * tp)))
+    f = font(fsz)
+    msz = max(8, round(0.3 * tp))
+    for q, name in enumerate(block.names):
+        qx = left + wall + (q % 2) * (qw + gap)
+        qy = top + wall + (q // 2) * (qh + gap)
+        here = q == block.count
+        d.rectangle([qx, qy, qx + qw, qy + qh], fill=CITADEL_COLOUR,
+                    outline=COUNT_COLOUR if here else None, width=max(1, round(0.04 * tp)) if here else 0)  # fmt: skip
+        pad = max(2, round(0.06 * tp))
+        y = qy + pad
+        if tp >= 24:
+            d.text((qx + pad, y - 1), name, fill=(50, 36, 24), font=f)
+            y += fsz + 1
+        if here:  # bottom right, clear of the quarter's name
+            cw = 0.32 * tp
+            _crown(d, qx + qw - pad - cw / 2, qy + qh - pad - 0.35 * cw, cw)
+        x = qx + pad
+        for p, k in enumerate(block.quarters[q]):
+            if not k:
+                continue
+            label = str(k) if k > 1 else ""
+            w = msz + (_text_w(f, label) + 2 if label else 0)
+            if x + w > qx + qw - pad and x > qx + pad:
+                x, y = qx + pad, y + msz
+            spr = meeple_sprite(player_colour(p), msz)
+            img.paste(spr, (round(x), round(y)), spr)
+            if label:
+                d.text((x + msz + 1, y + msz - fsz - 1), label, fill=(30, 22, 14), font=f)
+            x += w + 2
 
 
 # --------------------------------------------------------------------- panel
@@ -431,12 +552,19 @@ def _panel(game, tp: int, fs: int):
         x, y, t, r, _ = game.placements[-1]
         last = f"Last: {game.rules.tiles[t].id} ({x},{y}) r{r}"
     sw = fs + 4  # swatch size
+    extra = status_lines(game)
     texts = [(big, title)] + [(f, s) for s in status] + [(f, f"Drawn tile: {drawn or '-'}"), (f, last)]
+    texts += [(f, e.text) for e in extra]
     width = max(_text_w(ff, s) for ff, s in texts)
     width = max(width, max(_text_w(f, s) for s in rows) + sw + 6, dp)
+    if any(e.player is not None for e in extra):
+        width = max(width, max(_text_w(f, e.text) for e in extra) + sw)
     pw = width + 2 * pad
     # the drawn tile's space is always reserved, so the panel's height does not depend on the phase
+    # (nor do the expansion lines: their number depends on the configuration only)
     ph = pad + (fs + 10) + line * 3 + line + dp + 8 + 6 + line * n + line + pad
+    if extra:
+        ph += 8 + line * len(extra)
 
     def draw(img: Image.Image, ox: int) -> None:
         d = ImageDraw.Draw(img)
@@ -468,5 +596,13 @@ def _panel(game, tp: int, fs: int):
             y += line
         if last:
             d.text((x, y + 2), last, fill=DIM_TEXT, font=f)
+        y += line + 8
+        for e in extra:
+            tx = x
+            if e.player is not None:
+                d.rectangle([x, y + 1, x + fs - 2, y + fs - 1], fill=player_colour(e.player), outline=(0, 0, 0))
+                tx = x + sw
+            d.text((tx, y), e.text, fill=TEXT_COLOUR, font=f)
+            y += line
 
     return pw, ph, draw

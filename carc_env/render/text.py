@@ -13,6 +13,28 @@ Header::
     P0: 12 points, 5 followers in supply | P1: 7 points, 6 followers in supply
     last tile BA-K at (1,-2) r3
 
+With expansions the header has a few more lines, after the scores (always the
+same lines for a configuration; :func:`carc_env.render.expansions.status_lines`)::
+
+    King: P1 (city of 5 tiles)
+    Robber Baron: nobody yet
+    Count on the market
+      castle: P0 x1, P2 x2
+      market (Count): -
+      blacksmith: -
+      cathedral: P1 x3
+    Sent from the quarters: P2 on the city at (2,1)
+    River: 7 tiles to place, open ends (3,-1)
+
+The City of Carcassonne (the Count's 4 x 3 block) shows its quarters inside
+the block, one line each: the quarter's name, ``C`` where the Count stands,
+then one digit per follower in it (the player's number)::
+
+    + castle       022         +
+    . market     C             .
+    + blacksmith               +
+    + cathedral    111         +
+
 Each tile is a 7 x 3 block, drawn from the tile data in its rotation.  Some
 base tiles (unrotated; ``BA-D`` with a follower of player 1 on its road)::
 
@@ -39,6 +61,7 @@ Legend:
 ``.``  field along a side
 ``[c]`` building in the centre, first letter of its kind (``c`` cloister,
        ``s`` shrine, ``h`` church, other kinds their first letter)
+``D``  a tag on a city, its first letter in capitals (``D`` the Darmstadtium)
 ``0-4`` a follower of that player, drawn on its feature: on a city side or
        the city's middle, on a road arm, inside a building's brackets, or on a
        field's ``.`` / corner position (a digit where a ``.`` or a corner
@@ -50,10 +73,13 @@ Legend:
 from __future__ import annotations
 
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
+from .expansions import CountBlock, count_block, status_lines
 from .geometry import rotate_half, rotate_side
 
 CELL_W, CELL_H = 7, 3
 LABEL_W = 4
+QUARTER_W = 24  # characters of a quarter's line inside the City of Carcassonne
+QUARTER_DIGITS = QUARTER_W - 13
 
 # half-edge -> (row, col) of its field spot when the side's middle is free / when it is a road
 _HALF_SPOT = {0: (0, 1), 1: (0, 5), 4: (2, 5), 5: (2, 1)}
@@ -175,6 +201,20 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
                 g[row][col] = "*"
                 break
 
+    # feature tags on cities (the Darmstadtium: ``D``): the tag's first letter on a free city character
+    for i, s in enumerate(segs):
+        if s.kind != CITY or not s.tags:
+            continue
+        taken = city_spots[i] if i in followers else None
+        cands = [(1, 3), (1, 2), (1, 4)] if centre_city == i and not buildings else []
+        cands += [_SIDE_MID[rotate_side(e, r)] for e in s.edges]
+        cands += [(row, col) for row in range(CELL_H) for col in range(CELL_W)]
+        for tag in sorted(s.tags):
+            for row, col in cands:
+                if g[row][col] == "#" and (row, col) != taken:
+                    g[row][col] = tag[:1].upper()
+                    break
+
     # followers
     for i, p in followers.items():
         s = segs[i]
@@ -232,6 +272,7 @@ def render_text(game, show_legal: bool = True) -> str:
         )
     lines = [head]
     lines.append(" | ".join(f"P{p}: {game.scores[p]} points, {game.supply[p]} followers in supply" for p in range(n)))
+    lines.extend(s.text for s in status_lines(game))
     if game.history and game.placements:
         x, y, t, r, _ = game.placements[-1]
         lines.append(f"last tile {tiles[t].id} at ({x},{y}) r{r}")
@@ -257,6 +298,9 @@ def render_text(game, show_legal: bool = True) -> str:
     blocks: dict[tuple[int, int], list[list[str]]] = {}
     for k, (x, y, t, r, _) in enumerate(game.placements):
         blocks[(x, y)] = tile_block(tiles[t], r, per_tile.get(k))
+    block = count_block(game)
+    if block is not None:
+        _draw_quarters(blocks, block)
     empty = [[" "] * CELL_W for _ in range(CELL_H)]
     qmark = [[" "] * CELL_W, list("   ?   "), [" "] * CELL_W]
     for y in range(y0, y1 + 1):
@@ -269,3 +313,22 @@ def render_text(game, show_legal: bool = True) -> str:
             label = str(y).rjust(LABEL_W - 1) + " " if i == 1 else " " * LABEL_W
             lines.append((label + "".join(rows[i])).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _draw_quarters(blocks: dict[tuple[int, int], list[list[str]]], block: CountBlock) -> None:
+    """Write the quarters of the City of Carcassonne inside its block (rows 3..6, columns 2..25).
+
+    Those characters only ever hold the block's inside (its fields, roads and
+    followers lie on the outer rows and columns).
+    """
+    for q, name in enumerate(block.names):
+        digits = "".join(str(p) * k for p, k in enumerate(block.quarters[q]))
+        if len(digits) > QUARTER_DIGITS:
+            digits = digits[: QUARTER_DIGITS - 1] + "+"
+        text = f"{name:<10} {'C' if q == block.count else ' '} {digits}".ljust(QUARTER_W)
+        row = 3 + q
+        for j, ch in enumerate(text):
+            col = 2 + j
+            cell = blocks.get((block.x0 + col // CELL_W, block.y0 + row // CELL_H))
+            if cell is not None:
+                cell[row % CELL_H][col % CELL_W] = ch
