@@ -34,6 +34,7 @@ class NetConfig:
     channels: int = 48  # width of the conv trunk
     blocks: int = 3  # residual blocks after the stem
     hidden: int = 256  # width of the pooled MLP
+    scale_board: bool = True  # divide each board channel by its largest value
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ class PolicyNet(nn.Module):
         """Return (logits over the whole flat action space, value)."""
         b = board.shape[0]
         last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
-        board = board * self.board_scale
+        if self.cfg.scale_board:
+            board = board * self.board_scale
         x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
         x = self.blocks(F.relu(x))
         place = self.place_head(x).reshape(b, -1)

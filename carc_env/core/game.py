@@ -439,7 +439,7 @@ class Game:
         t = self.current_tile
         slot = self._fslot.get((x, y))
         tile = self.rules.tiles[t]
-        if not (type(r) is int or isinstance(r, (int, np.integer))) or not 0 <= r <= 3:
+        if not isinstance(r, (int, np.integer)) or isinstance(r, bool) or not 0 <= r <= 3:
             raise IllegalActionError(f"rotation must be 0..3, got {r!r}")
         if slot is None:
             where = "is already taken" if (x, y) in self.board else "touches no placed tile"

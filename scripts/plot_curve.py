@@ -1,0 +1,103 @@
+#!/usr/bin/env python
+"""Draw the learning curve of one or more training runs as a PNG (Pillow only).
+
+    python scripts/plot_curve.py runs/default runs/long --out docs/img/learning_curve.png
+
+For each run: the periodic evaluation win rates against the random and greedy
+baselines (OUT/eval.csv, points joined by lines) and the training win rate
+over all opponents (OUT/progress.csv, a moving average), against environment
+steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 1000, 520, 70, 270, 40, 60
+COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189)]
+
+
+def _read(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="+", help="run directories (with eval.csv / progress.csv)")
+    ap.add_argument("--out", default="learning_curve.png")
+    ap.add_argument("--smooth", type=int, default=10, help="moving-average window of the training win rate")
+    args = ap.parse_args(argv)
+    series = []  # (label, colour, dashed, points)
+    max_x = 1.0
+    for i, run in enumerate(args.runs):
+        run_dir = Path(run)
+        ev, pr = _read(run_dir / "eval.csv"), _read(run_dir / "progress.csv")
+        if not ev and not pr:
+            print(f"error: {run_dir} has no eval.csv or progress.csv", file=sys.stderr)
+            return 2
+        colour = COLOURS[i % len(COLOURS)]
+        for opp, dashed in (("random", False), ("greedy", True)):
+            pts = [(float(r["env_steps"]), float(r["win_rate"])) for r in ev if r["opponent"] == opp]
+            if pts:
+                series.append((f"{run_dir.name}: eval vs {opp}", colour, dashed, pts))
+        wins = [(float(r["env_steps"]), float(r["train_win_rate"])) for r in pr if r.get("train_win_rate")]
+        if wins:
+            k = max(1, args.smooth)
+            avg = [(wins[j][0], sum(w for _, w in wins[max(0, j - k + 1) : j + 1]) / len(wins[max(0, j - k + 1) : j + 1]))
+                   for j in range(len(wins))]
+            series.append((f"{run_dir.name}: training (all opponents)", tuple(c // 2 + 100 for c in colour), False, avg))
+        for _, _, _, pts in series:
+            max_x = max(max_x, max(x for x, _ in pts))
+    img = Image.new("RGB", (W, H), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    x0, x1, y0, y1 = PAD_L, W - PAD_R, H - PAD_B, PAD_T
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return (x0 + (x1 - x0) * x / max_x, y0 + (y1 - y0) * y)
+
+    for k in range(11):
+        y = k / 10
+        d.line([px(0, y), px(max_x, y)], fill=(230, 230, 230))
+        d.text((x0 - 40, px(0, y)[1] - 6), f"{y:.1f}", fill=(0, 0, 0))
+    for k in range(6):
+        x = max_x * k / 5
+        d.text((px(x, 0)[0] - 20, y0 + 8), f"{x / 1000:.0f}k", fill=(0, 0, 0))
+    d.line([px(0, 0), px(max_x, 0)], fill=(0, 0, 0))
+    d.line([px(0, 0), px(0, 1)], fill=(0, 0, 0))
+    d.text((x0 + (x1 - x0) // 2 - 60, H - 25), "environment steps", fill=(0, 0, 0))
+    d.text((10, 12), "win rate", fill=(0, 0, 0))
+    y90 = px(0, 0.9)[1]
+    for xs in range(x0, x1, 12):
+        d.line([(xs, y90), (xs + 6, y90)], fill=(120, 120, 120))
+    d.text((x1 + 4, y90 - 6), "0.9", fill=(120, 120, 120))
+    for li, (label, colour, dashed, pts) in enumerate(series):
+        xy = [px(x, y) for x, y in pts]
+        if dashed:
+            for a, b in zip(xy, xy[1:], strict=False):
+                d.line([a, b], fill=colour, width=2)
+            for p in xy:
+                d.rectangle([p[0] - 3, p[1] - 3, p[0] + 3, p[1] + 3], outline=colour)
+        else:
+            d.line(xy, fill=colour, width=2 if "eval" in label else 1)
+            if "eval" in label:
+                for p in xy:
+                    d.ellipse([p[0] - 3, p[1] - 3, p[0] + 3, p[1] + 3], fill=colour)
+        ly = PAD_T + 18 * li
+        d.line([(x1 + 20, ly + 6), (x1 + 40, ly + 6)], fill=colour, width=2)
+        d.text((x1 + 44, ly), label[:40], fill=(0, 0, 0))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    img.save(args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
