@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import pytest
 from _expansion_games import SETTINGS, configs, play_random, seeds
+from _helpers import play
 from hypothesis import given
 
 from carc_env.core import (
@@ -39,13 +40,6 @@ DARMSTADTIUM = ScoreItem("darmstadtium", "Darmstadtium +3 to the majority", 3)
 
 def game(order: list[str], options: dict | None = None) -> Game:
     return Game(GameConfig(2, DA, {"darmstadt": options} if options else {}), seed=0, draw_order=order)
-
-
-def play(g: Game, moves: list[str]) -> list:
-    out = []
-    for m in moves:
-        out.extend(g.apply(m))
-    return out
 
 
 def of(events: list, cls: type) -> list:

@@ -12,6 +12,7 @@ from itertools import pairwise
 
 import pytest
 from _expansion_games import SETTINGS, configs, play_random, seeds
+from _helpers import play
 from hypothesis import given
 
 from carc_env.core import (
@@ -31,13 +32,6 @@ KR = ("base", "king_robber")
 
 def game(order: list[str], expansions: tuple[str, ...] = KR) -> Game:
     return Game(GameConfig(2, expansions), seed=0, draw_order=order)
-
-
-def play(g: Game, moves: list[str]) -> list:
-    out = []
-    for m in moves:
-        out.extend(g.apply(m))
-    return out
 
 
 def of(events: list, cls: type) -> list:
