@@ -405,3 +405,26 @@ def test_running_out_of_followers_skips_the_follower_phase():
     assert g.legal_follower_spots() == []
     g.apply("tile 8,1 r2")  # player 1 still has followers: decision offered
     assert g.phase == "follower" and g.player == 1
+
+
+# O12: a road leaving a junction tile and coming back into it passes through that tile twice.
+_LOOP = ["BA-W", "BA-V", "BA-V", "BA-V"]
+_LOOP_MOVES = ["tile 0,1 r0", "follower r1", "tile 1,1 r0", "pass", "tile 1,2 r1", "pass", "tile 0,2 r2", "pass"]
+
+
+def _loop_score(options):
+    g = new_game(_LOOP, options=options)
+    return g, scored(play(g, _LOOP_MOVES))
+
+
+def test_o12_road_through_one_tile_twice_counts_the_tile_once_by_default():
+    g, ev = _loop_score({})
+    assert len(ev) == 1 and ev[0].kind == "road" and not ev[0].final
+    assert ev[0].items == (ScoreItem("tiles", "4 road tiles x 1", 4),)
+    assert ev[0].points == (4, 0)
+
+
+def test_o12_option_counts_every_pass_through_a_tile():
+    g, ev = _loop_score({"base": {"count_tile_once": False}})
+    assert ev[0].items == (ScoreItem("tiles", "5 road tiles x 1", 5),)
+    assert ev[0].points == (5, 0)

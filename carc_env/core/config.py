@@ -171,6 +171,7 @@ class RuleSet:
         self.h_on_scored = hooked("on_scored")
         self.h_building_target = hooked("building_target")
         self.h_field_cities = hooked("field_cities")
+        self.h_feature_size = hooked("feature_size")
         self.h_extra_completed = hooked("extra_completed")
         self.h_next_player = hooked("next_player")
         self.h_followers_held = hooked("followers_held")

@@ -29,6 +29,7 @@ Hook summary (where the core calls it, what it may do):
 ``on_scored``          after a feature scored (shrine challenges, stained-glass draws)
 ``building_target``    how many neighbours complete a building (maps: only existing squares)
 ``field_cities``       extra completed cities a field borders (the City of Carcassonne)
+``feature_size``       how many tiles a city or road counts when scored (a rule variant)
 ``extra_completed``    completed features of a kind outside the union-find's completed roots
                        (the City of Carcassonne is one completed city), for ``Game.count_completed``
 ``stages``             extra decision or automatic stages and where they go in the turn
@@ -129,6 +130,10 @@ class Expansion:
     def field_cities(self, game: Game, root: int) -> int:
         """Extra completed cities bordering field ``root`` (counted for farmers)."""
         return 0
+
+    def feature_size(self, game: Game, root: int) -> int | None:
+        """Tiles a city or road counts when scored; None = no opinion (distinct tiles)."""
+        return None
 
     def extra_completed(self, game: Game, kind: int) -> int:
         """Completed features of ``kind`` (``CITY``, ``ROAD``) that are not completed roots of the

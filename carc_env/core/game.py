@@ -729,11 +729,20 @@ class Game:
             return self.rules.tiles[t].segments[root - self.placements[k][4]].building
         return KIND_NAMES[kind]
 
+    def feature_size(self, root: int) -> int:
+        """Tiles a city or road counts for scoring: distinct tiles unless an expansion's
+        ``feature_size`` hook says otherwise."""
+        for hook in self.rules.h_feature_size:
+            v = hook(self, root)
+            if v is not None:
+                return v
+        return len(self.tiles[root])
+
     def feature_value(self, root: int, final: bool) -> list[ScoreItem]:
         """The itemised value of a feature scored now (completed or at game end)."""
         kind = self.kind[root]
         if kind == CITY:
-            n = len(self.tiles[root])
+            n = self.feature_size(root)
             pen = self.pennants[root]
             per = 1 if final else 2
             items = [ScoreItem("tiles", f"{n} city tile{'s' * (n != 1)} x {per}", n * per)]
@@ -741,7 +750,7 @@ class Game:
                 items.append(ScoreItem("pennants", f"{pen} pennant{'s' * (pen != 1)} x {per}", pen * per))
             return items
         if kind == ROAD:
-            n = len(self.tiles[root])
+            n = self.feature_size(root)
             return [ScoreItem("tiles", f"{n} road tile{'s' * (n != 1)} x 1", n)]
         if kind == BUILDING:
             nb = self.building_neighbours[root]

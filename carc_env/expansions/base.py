@@ -8,11 +8,14 @@ What the base set adds is data and setup:
   west-east), unless another enabled expansion lays its own start layout
   (``REPLACES_START``: the River, the Count, a map).
 
-Everything else is the default of each hook.
+One rule variant is an option (``BaseOptions``): ``count_tile_once`` (open
+question O12), through the ``feature_size`` hook.  Everything else is the
+default of each hook.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.expansion import Expansion, register
@@ -21,10 +24,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
 
 
+@dataclass(frozen=True)
+class BaseOptions:
+    count_tile_once: bool = True
+    """O12: a city or road passing through one tile twice (two segments of that
+    tile) counts the tile once (JCZ counts distinct positions).  False counts
+    every segment, i.e. the tile twice."""
+
+
 @register
 class BaseGame(Expansion):
     KEY = "base"
+    Options = BaseOptions
     tile_files = ("base.toml",)
+
+    def feature_size(self, game: Game, root: int) -> int | None:
+        if self.options.count_tile_once:
+            return None
+        return len(game.feature_nodes(root))
 
     def setup(self, game: Game) -> None:
         if any(e.REPLACES_START for e in game.rules.expansions):
