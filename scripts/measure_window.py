@@ -46,8 +46,7 @@ def _play(job: tuple[list[int], str]) -> list[tuple[int, int, int, int]]:
         while not g.over:
             if g.phase == "tile":
                 legal = g.legal_tile_placements()
-                span_x = max(span_x, int(legal[:, 0].max() - legal[:, 0].min()) + 1)
-                span_y = max(span_y, int(legal[:, 1].max() - legal[:, 1].min()) + 1)
+                span_x, span_y = _spans(legal, span_x, span_y)
                 x, y, r = legal[rng.integers(len(legal))]
                 g.apply(PlaceTile(int(x), int(y), int(r)))
             else:
@@ -57,6 +56,13 @@ def _play(job: tuple[list[int], str]) -> list[tuple[int, int, int, int]]:
         b = g.bounds
         out.append((b[1] - b[0] + 1, b[3] - b[2] + 1, span_x, span_y))
     return out
+
+
+def _spans(legal: np.ndarray, span_x: int, span_y: int) -> tuple[int, int]:
+    """The largest column and row spans of legal placements seen so far, updated with ``legal``."""
+    span_x = max(span_x, int(legal[:, 0].max() - legal[:, 0].min()) + 1)
+    span_y = max(span_y, int(legal[:, 1].max() - legal[:, 1].min()) + 1)
+    return span_x, span_y
 
 
 def _play_greedy(seed: int) -> tuple[int, int, int, int]:
@@ -71,9 +77,7 @@ def _play_greedy(seed: int) -> tuple[int, int, int, int]:
     span_x = span_y = 0
     while not g.over:
         if g.phase == "tile":
-            legal = g.legal_tile_placements()
-            span_x = max(span_x, int(legal[:, 0].max() - legal[:, 0].min()) + 1)
-            span_y = max(span_y, int(legal[:, 1].max() - legal[:, 1].min()) + 1)
+            span_x, span_y = _spans(g.legal_tile_placements(), span_x, span_y)
         env.step(players[g.player].act({"action_mask": env.match.mask()}, env))
     b = g.bounds
     return (b[1] - b[0] + 1, b[3] - b[2] + 1, span_x, span_y)

@@ -162,29 +162,28 @@ def test_a_cloister_may_not_adjoin_two_shrines():
     assert (2, 1, 0) in legal
 
 
+def _rotations_at_0_1_after_pairing(order: list[str], strict: bool) -> set[int]:
+    """Place the first three tiles at (1,0), (1,1), (2,1); the legal rotations of the fourth at (0,1)."""
+    g = Game(GameConfig(2, SH, {"shrines": {"strict_pairing": strict}}), seed=0, draw_order=order)
+    for m in ["tile 1,0 r0", "tile 1,1 r0", "tile 2,1 r0"]:
+        g.apply(m)
+        g.apply("pass")
+    return {r for x, y, r in g.legal_tile_placements().tolist() if (x, y) == (0, 1)}
+
+
 def test_strict_pairing_forbids_a_second_shrine_next_to_a_paired_cloister():
     # Cloister (1,1) already paired with the shrine (2,1); a second shrine at
     # (0,1) would adjoin only that cloister.  Default (strict, official FAQ):
     # forbidden; strict_pairing=False (rule text only): allowed.
     order = ["BA-U", "BA-B", "CU-shrine", "CU-shrine-road"]
     for strict, allowed in ((True, set()), (False, {0, 1})):
-        g = Game(GameConfig(2, SH, {"shrines": {"strict_pairing": strict}}), seed=0, draw_order=order)
-        for m in ["tile 1,0 r0", "tile 1,1 r0", "tile 2,1 r0"]:
-            g.apply(m)
-            g.apply("pass")
-        legal = {r for x, y, r in g.legal_tile_placements().tolist() if (x, y) == (0, 1)}
-        assert legal == allowed
+        assert _rotations_at_0_1_after_pairing(order, strict) == allowed
 
 
 def test_strict_pairing_forbids_a_second_cloister_next_to_a_paired_shrine():
     order = ["BA-U", "CU-shrine", "BA-B", "BA-A"]
     for strict, allowed in ((True, set()), (False, {0, 1})):
-        g = Game(GameConfig(2, SH, {"shrines": {"strict_pairing": strict}}), seed=0, draw_order=order)
-        for m in ["tile 1,0 r0", "tile 1,1 r0", "tile 2,1 r0"]:
-            g.apply(m)
-            g.apply("pass")
-        legal = {r for x, y, r in g.legal_tile_placements().tolist() if (x, y) == (0, 1)}
-        assert legal == allowed
+        assert _rotations_at_0_1_after_pairing(order, strict) == allowed
 
 
 # --------------------------------------------------------------- challenges
