@@ -13,6 +13,11 @@ Shape of the game, shape of the net:
   edges, value, ...) and a context vector (trunk features at the placed cell,
   found from the "last placed" board plane, and the pooled board), plus a
   pass logit from the context;
+* a placement-feature scorer: one shared MLP over each legal placement's
+  features (``placement_features``: what it completes, which features it
+  joins and whose they are, ...), its output added to that placement's
+  convolutional logit, so whole-feature facts the convolution cannot see
+  reach the policy directly;
 * one linear head for every remaining (expansion) action range;
 * a value head on the pooled board + globals.
 
@@ -51,6 +56,7 @@ class NetShapes:
     last_placed_channel: int  # board channel marking the tile just placed
     spot_features: int = 0  # columns of obs["spots"] (per follower spot); 0 = no spot features
     board_high: tuple[int, ...] = ()  # largest value of each board channel (inputs are scaled to 0..1)
+    placement_features: int = 0  # columns of the per-placement features; 0 = the conv logits only
 
 
 class _Block(nn.Module):
@@ -88,14 +94,27 @@ class PolicyNet(nn.Module):
             self.follower_head = nn.Sequential(
                 nn.Linear(ctx, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, shapes.follower_actions)
             )
+        if shapes.placement_features:
+            self.place_mlp = nn.Sequential(nn.Linear(shapes.placement_features, cfg.hidden // 2), nn.ReLU(),
+                                           nn.Linear(cfg.hidden // 2, 1))
         self.n_rest = shapes.n_actions - shapes.tile_actions - shapes.follower_actions
         self.rest_head = nn.Linear(cfg.hidden, self.n_rest) if self.n_rest > 0 else None
         self.value_head = nn.Sequential(nn.Linear(cfg.hidden, cfg.hidden // 2), nn.ReLU(), nn.Linear(cfg.hidden // 2, 1))
 
     def forward(
-        self, board: torch.Tensor, globs: torch.Tensor, spots: torch.Tensor | None = None
+        self,
+        board: torch.Tensor,
+        globs: torch.Tensor,
+        spots: torch.Tensor | None = None,
+        place_index: torch.Tensor | None = None,
+        place_features: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return (logits over the whole flat action space, value)."""
+        """Return (logits over the whole flat action space, value).
+
+        ``place_index`` ``(b, k)`` (long) and ``place_features`` ``(b, k, F)``:
+        the legal placements' flat action indices and features, padded with
+        rows whose ``present`` column (0) is 0.
+        """
         b = board.shape[0]
         last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
         if self.cfg.scale_board:
@@ -103,6 +122,12 @@ class PolicyNet(nn.Module):
         x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
         x = self.blocks(F.relu(x))
         place = self.place_head(x).reshape(b, -1)
+        if self.shapes.placement_features:
+            if place_index is None or place_features is None:
+                raise ValueError("this network scores placements by their features: pass place_index/place_features")
+            if place_index.shape[1]:
+                extra = self.place_mlp(place_features).squeeze(2) * place_features[:, :, 0]
+                place = place.scatter_add(1, place_index, extra)
         pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), globs], dim=1)
         h = self.pool_mlp(pooled)
         # Trunk features at the last placed tile (zero vector before any placement).

@@ -8,11 +8,12 @@ evaluated against the baselines, or play in a rendered game.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
+from carc_env.encoding.placements import N_PLACEMENT_FEATURES, placement_features
 from carc_env.encoding.spots import N_SPOT_FEATURES, spot_features
 
 from .network import NetShapes, PolicyNet, masked_logits
@@ -43,26 +44,64 @@ def shapes_from_env(env: Any) -> NetShapes:
         last_placed_channel=last[0],
         spot_features=N_SPOT_FEATURES,
         board_high=tuple(int(h) for h in env.encoder.channel_high),
+        placement_features=N_PLACEMENT_FEATURES,
     )
 
 
-def with_spots(obs: dict, env: Any) -> dict:
-    """The observation with ``"spots"`` (per follower spot features) added if the env lacks them."""
-    if "spots" in obs:
+def with_action_features(obs: dict, env: Any) -> dict:
+    """The observation with the action features the network scores added (if the env lacks them).
+
+    ``"spots"``: per follower spot (:mod:`carc_env.encoding.spots`);
+    ``"place_index"`` / ``"place_features"``: per legal placement
+    (:mod:`carc_env.encoding.placements`), empty outside the tile phase.
+    """
+    if "spots" in obs and "place_index" in obs:
         return obs
     game = env.game
     seat = env.possible_agents.index(env.agent_selection)
     max_spots = env.codec.follower_range.size - 1
-    return {**obs, "spots": spot_features(game, seat, max_spots)}
+    idx, feats = placement_features(game, seat, env.codec)
+    return {**obs, "spots": spot_features(game, seat, max_spots), "place_index": idx, "place_features": feats}
 
 
-def obs_to_tensors(obs: Sequence[dict]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Stack observation dicts into (board, globals, spots) float tensors and the bool mask."""
+class Batch(NamedTuple):
+    """Network inputs for a batch of observations (see :meth:`PolicyNet.forward`)."""
+
+    board: torch.Tensor
+    globs: torch.Tensor
+    spots: torch.Tensor
+    place_index: torch.Tensor
+    place_features: torch.Tensor
+    mask: torch.Tensor
+
+    def inputs(self) -> tuple[torch.Tensor, ...]:
+        return self.board, self.globs, self.spots, self.place_index, self.place_features
+
+
+def pad_placements(
+    index: Sequence[torch.Tensor], features: Sequence[torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack per-observation placement rows, padding with zero rows (index 0, ``present`` 0)."""
+    k = max((len(i) for i in index), default=0)
+    n_feat = features[0].shape[1] if len(features) else N_PLACEMENT_FEATURES
+    idx = torch.zeros((len(index), k), dtype=torch.int64)
+    feats = torch.zeros((len(index), k, n_feat), dtype=torch.float32)
+    for j, (i, f) in enumerate(zip(index, features, strict=True)):
+        idx[j, : len(i)] = i
+        feats[j, : len(i)] = f
+    return idx, feats
+
+
+def obs_to_tensors(obs: Sequence[dict]) -> Batch:
+    """Stack observation dicts (with action features) into the network's input tensors and the bool mask."""
     board = torch.from_numpy(np.stack([o["board"] for o in obs]).astype(np.float32))
     globs = torch.from_numpy(np.stack([o["globals"] for o in obs]).astype(np.float32))
     spots = torch.from_numpy(np.stack([o["spots"] for o in obs]).astype(np.float32))
     mask = torch.from_numpy(np.stack([o["action_mask"] for o in obs]).astype(bool))
-    return board, globs, spots, mask
+    idx, feats = pad_placements(
+        [torch.from_numpy(o["place_index"]) for o in obs], [torch.from_numpy(o["place_features"]) for o in obs]
+    )
+    return Batch(board, globs, spots, idx, feats, mask)
 
 
 class PPOPolicy:
@@ -76,13 +115,13 @@ class PPOPolicy:
 
     @torch.no_grad()
     def act(self, obs: dict, env: Any = None) -> int:
-        return self.act_batch([with_spots(obs, env)])[0]
+        return self.act_batch([with_action_features(obs, env)])[0]
 
     @torch.no_grad()
     def act_batch(self, obs: Sequence[dict]) -> list[int]:
-        b, g, s, m = obs_to_tensors(obs)
-        logits, _ = self.net(b, g, s)
-        ml = masked_logits(logits, m)
+        batch = obs_to_tensors(obs)
+        logits, _ = self.net(*batch.inputs())
+        ml = masked_logits(logits, batch.mask)
         if self.sample:
             probs = torch.softmax(ml, dim=1)
             return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).tolist()

@@ -26,7 +26,7 @@ from torch import nn
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .network import NetConfig, NetShapes, PolicyNet, masked_entropy, masked_logits
-from .policy import obs_to_tensors, shapes_from_env, with_spots
+from .policy import obs_to_tensors, pad_placements, shapes_from_env, with_action_features
 
 
 @dataclass
@@ -212,9 +212,8 @@ class SelfPlayTrainer:
             pend = st["pending"]
             self._settle(i, buf, terminal=terminal)
             if not terminal:
-                obs = with_spots(env.observe(env.agent_selection), env)
-                b, g, sp, _ = obs_to_tensors([obs])
-                _, v = self.net(b, g, sp)
+                obs = with_action_features(env.observe(env.agent_selection), env)
+                _, v = self.net(*obs_to_tensors([obs]).inputs())
                 boot[pend] = float(v[0])
             else:
                 self.episodes += 1
@@ -233,9 +232,9 @@ class SelfPlayTrainer:
             actor = self._opponent(st["opponent"])
             obs = env.observe(env.agent_selection)
             if isinstance(actor, NetOpponent):
-                b, g, sp, m = obs_to_tensors([with_spots(obs, env)])
-                logits, _ = actor.net(b, g, sp)
-                a = int(torch.distributions.Categorical(logits=masked_logits(logits, m)).sample()[0])
+                batch = obs_to_tensors([with_action_features(obs, env)])
+                logits, _ = actor.net(*batch.inputs())
+                a = int(torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample()[0])
             else:
                 a = int(actor.act(obs, env))
             self._step(i, a)
@@ -245,28 +244,30 @@ class SelfPlayTrainer:
         self.env_steps += 1
 
     def _net_step(self, actor: NetOpponent, idx: list[int]) -> None:
-        obs = [with_spots(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        b, g, sp, m = obs_to_tensors(obs)
-        logits, _ = actor.net(b, g, sp)
-        acts = torch.distributions.Categorical(logits=masked_logits(logits, m)).sample().tolist()
+        obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
+        batch = obs_to_tensors(obs)
+        logits, _ = actor.net(*batch.inputs())
+        acts = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample().tolist()
         for i, a in zip(idx, acts, strict=True):
             self._step(i, int(a))
 
     def _learner_step(self, idx: list[int], buf: dict[str, list]) -> None:
-        obs = [with_spots(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        b, g, sp, m = obs_to_tensors(obs)
-        logits, v = self.net(b, g, sp)
-        dist = torch.distributions.Categorical(logits=masked_logits(logits, m))
+        obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
+        batch = obs_to_tensors(obs)
+        logits, v = self.net(*batch.inputs())
+        dist = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask))
         acts = dist.sample()
         logp = dist.log_prob(acts)
         for j, i in enumerate(idx):
             self._settle(i, buf, terminal=False)
             st = self._game_state[i]
             st["pending"] = len(buf["action"])
-            buf["board"].append(b[j])
-            buf["globals"].append(g[j])
-            buf["spots"].append(sp[j])
-            buf["mask"].append(m[j])
+            buf["board"].append(batch.board[j])
+            buf["globals"].append(batch.globs[j])
+            buf["spots"].append(batch.spots[j])
+            buf["place_index"].append(torch.from_numpy(obs[j]["place_index"]))
+            buf["place_features"].append(torch.from_numpy(obs[j]["place_features"]))
+            buf["mask"].append(batch.mask[j])
             buf["action"].append(int(acts[j]))
             buf["logp"].append(float(logp[j]))
             buf["value"].append(float(v[j]))
@@ -320,7 +321,9 @@ class SelfPlayTrainer:
             perm = torch.as_tensor(self.rng.permutation(n))
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
-                logits, v = self.net(boards[mb], globs[mb], spots[mb])
+                p_idx, p_feat = pad_placements([buf["place_index"][k] for k in mb.tolist()],
+                                               [buf["place_features"][k] for k in mb.tolist()])
+                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat)
                 ml = masked_logits(logits, masks[mb])
                 logp_all = torch.log_softmax(ml, dim=1)
                 logp = logp_all.gather(1, actions[mb, None]).squeeze(1)

@@ -51,10 +51,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .core import Pass, PlaceTile
-from .core.tiles import BUILDING, CITY, DX, DY, FIELD, ROAD
-
-_NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+from .core.tiles import BUILDING, CITY, FIELD, ROAD
+from .encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
 
 
 @runtime_checkable
@@ -159,113 +157,15 @@ class GreedyPolicy:
             key = (act.x, act.y, canon[act.rotation])
             v = memo.get(key)
             if v is None:
-                completes, h = self._scan(game, t, act.x, act.y, act.rotation, me)
-                v = self._simulate(game, act, me) if completes else 0.0
-                v += h
+                scan = scan_placement(game, t, act.x, act.y, act.rotation)
+                v = one_ply_gain(game, act, me) if scan.completes else 0.0
+                # a small positional term: extend features where I lead, avoid the opponents'
+                v += sum(0.2 if leads(j.counts, me) else -0.2 for j in scan.joined if j.counts)
                 memo[key] = v
             v += noise[j]
             if v > best_v:
                 best_v, best = v, a
         return best
-
-    def _scan(self, game: Any, t: int, x: int, y: int, r: int, me: int) -> tuple[bool, float]:
-        """Whether placing tile t at (x, y, r) may complete a feature (exact for cities and roads,
-        conservative for buildings), and a small heuristic for who profits from the features it extends."""
-        rules = game.rules
-        tile = rules.tiles[t]
-        segs = tile.segments
-        center = tile.center[r]
-        board, placements, find, open_ = game.board, game.placements, game.find, game.open
-        seg_roots: dict[int, set[int]] = {}
-        matched: dict[int, int] = {}
-        for s in range(4):
-            i = center[s]
-            if i < 0 or segs[i].kind not in (CITY, ROAD):
-                continue
-            nk = board.get((x + DX[s], y + DY[s]))
-            if nk is None:
-                continue
-            _, _, nt, nr, nbase = placements[nk]
-            nc = rules.tiles[nt].center[nr][(s + 2) & 3]
-            if nc < 0:
-                continue
-            seg_roots.setdefault(i, set()).add(find(nbase + nc))
-            matched[i] = matched.get(i, 0) + 1
-        completes = False
-        h = 0.0
-        # group the tile's segments that join a common feature
-        groups: list[tuple[set[int], set[int]]] = []  # (segments, roots)
-        for i, roots in seg_roots.items():
-            merged_s, merged_r = {i}, set(roots)
-            rest = []
-            for gs, gr in groups:
-                if gr & merged_r:
-                    merged_s |= gs
-                    merged_r |= gr
-                else:
-                    rest.append((gs, gr))
-            groups = [*rest, (merged_s, merged_r)]
-        occ, followers = game.occupants, game.followers
-        for gs, gr in groups:
-            open_total = (
-                sum(len(segs[i].edges) for i in gs) + sum(open_[q] for q in gr) - 2 * sum(matched[i] for i in gs)
-            )
-            if open_total <= 0:
-                completes = True
-            counts: dict[int, int] = {}
-            for q in gr:
-                for node in occ.get(q, ()):
-                    p = followers[node]
-                    counts[p] = counts.get(p, 0) + 1
-            if counts:
-                top = max(counts.values())
-                mine = counts.get(me, 0)
-                h += 0.2 if mine == top else -0.2
-        for i, s in enumerate(segs):
-            if s.kind in (CITY, ROAD) and i not in seg_roots and not s.edges:
-                completes = True  # an edgeless city (expansions) is complete at once
-        if not completes:
-            has_building = any(s.kind == BUILDING for s in segs)
-            around = 0
-            for dx, dy in _NEIGHBOURS8:
-                c = (x + dx, y + dy)
-                if c in board:
-                    around += 1
-                    if c in game.buildings:
-                        completes = True
-            if has_building and around >= 7:
-                completes = True
-        return completes, h
-
-    def _simulate(self, game: Any, act: PlaceTile, me: int) -> float:
-        """Own immediate points minus the best opponent's, with the best follower that scores at once."""
-        g = game.clone()
-        before = g.scores[:]
-        g.apply(act)
-        bonus = 0.0
-        if g.phase == "follower" and g.player == me:
-            for spot in g.legal_follower_spots():
-                pts = self._immediate_points(g, g.placements[-1][4] + spot)
-                if pts > bonus:
-                    bonus = float(pts)
-            g.apply(Pass())
-        n = g.num_players
-        gains = [g.scores[p] - before[p] for p in range(n)]
-        best_other = max(gains[p] for p in range(n) if p != me)
-        return gains[me] + bonus - best_other
-
-    @staticmethod
-    def _immediate_points(g: Any, node: int) -> int:
-        """Points a follower on ``node`` would score at once (0 if its feature is not complete)."""
-        root = g.find(node)
-        kind = g.kind[root]
-        if kind in (CITY, ROAD):
-            if g.open[root] == 0 and root not in g.completed:
-                return sum(item.points for item in g.feature_value(root, final=False))
-            return 0
-        if kind == BUILDING and root not in g.completed and g.building_neighbours.get(root, 0) >= 8:
-            return 1 + g.building_neighbours[root]
-        return 0
 
     # ------------------------------------------------------------------ follower phase
     def _follower(self, game: Any, codec: Any, legal: np.ndarray) -> int:
@@ -281,7 +181,7 @@ class GreedyPolicy:
         best_v, best = -1e18, pass_index
         for spot in spots:
             node = base + spot
-            now = self._immediate_points(game, node)
+            now = immediate_points(game, node)
             if now:
                 v = 100.0 + now
             else:
