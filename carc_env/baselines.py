@@ -28,7 +28,8 @@ Policies never change ``env.game``; search happens on clones.
   follower that could be put on a feature the placement completes.  A cheap
   exact test (open edges of the features a placement joins, cloisters around
   it) finds the placements that complete something; only those are played
-  out on a clone of the game.  Ties (most placements earn nothing) are
+  out on a clone of the game (with the last tile, every placement is: its
+  play-out includes the final scoring).  Ties (most placements earn nothing) are
   broken by a small positional heuristic (extend features where I lead,
   avoid extending the opponents'), then at random;
 * follower phase: take a spot whose feature is already complete (it scores at
@@ -158,7 +159,8 @@ class GreedyPolicy:
             v = memo.get(key)
             if v is None:
                 scan = scan_placement(game, t, act.x, act.y, act.rotation)
-                v = one_ply_gain(game, act, me) if scan.completes else 0.0
+                # the last tile's play-out includes the final scoring: play every placement out
+                v = one_ply_gain(game, act, me) if scan.completes or not game.bag_size else 0.0
                 # a small positional term: extend features where I lead, avoid the opponents'
                 v += sum(0.2 if leads(j.counts, me) else -0.2 for j in scan.joined if j.counts)
                 memo[key] = v

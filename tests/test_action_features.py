@@ -145,3 +145,29 @@ def test_the_network_adds_placement_scores_to_their_own_logits_only():
     assert torch.allclose(both[1, first], with_feats[0, first])
     others = [int(a) for a in obs["place_index"][1:]]
     assert torch.allclose(both[1, others], without[0, others])
+
+
+@pytest.mark.parametrize("expansions", [("base",), ("base", "king_robber", "shrines", "darmstadt"), ("base", "count")])
+def test_the_scan_never_misses_a_scoring_placement(expansions):
+    """Placements the scan calls non-completing score nothing at once (so skipping their play-out is exact)."""
+    from carc_env.baselines import GreedyPolicy
+    from carc_env.core import PlaceTile
+    from carc_env.encoding.lookahead import one_ply_gain, scan_placement
+
+    e = raw_env(num_players=3, expansions=expansions)
+    e.reset(seed=11)
+    pol = GreedyPolicy(seed=11)
+    played_out = skipped = 0
+    while not e.game.over:
+        g = e.game
+        if g.phase == "tile" and g.bag_size:
+            for x, y, r in e.codec.view(g).legal_placements(e.codec.codecs["tile"].rows, e.codec.codecs["tile"].cols).tolist():
+                scan = scan_placement(g, g.current_tile, x, y, r)
+                gain = one_ply_gain(g, PlaceTile(x, y, r), g.player)
+                if scan.completes:
+                    played_out += 1
+                else:
+                    skipped += 1
+                    assert gain == 0, (g.tile_id, x, y, r)
+        e.step(pol.act({"action_mask": e.match.mask()}, e))
+    assert played_out > 20 and skipped > 10 * played_out

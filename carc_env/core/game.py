@@ -530,7 +530,7 @@ class Game:
                 if nodes:
                     for node in nodes:
                         bn[node] += 1
-                        if bn[node] == self._building_target(x + dx, y + dy):
+                        if bn[node] == self.building_target(x + dx, y + dy):
                             pending.append(node)
         if info.buildings:
             cnt = sum(1 for dx, dy in _NEIGHBOURS8 if (x + dx, y + dy) in board)
@@ -538,10 +538,11 @@ class Game:
             buildings[(x, y)] = nodes
             for node in nodes:
                 bn[node] = cnt
-                if cnt >= self._building_target(x, y):
+                if cnt >= self.building_target(x, y):
                     pending.append(node)
 
-    def _building_target(self, x: int, y: int) -> int:
+    def building_target(self, x: int, y: int) -> int:
+        """Tiles around the building at ``(x, y)`` that complete it (8 unless an expansion says otherwise)."""
         for hook in self.rules.h_building_target:
             v = hook(self, x, y)
             if v is not None:

@@ -4,10 +4,11 @@
 rotation ``r`` would join, without changing the game: for each city or road
 the tile's segments would form (joined with the neighbours' features or new),
 its open edges, tiles, pennants and followers afterwards; whether it may
-complete something (exact for cities and roads, conservative for buildings);
+complete something (never wrongly False, so a caller may skip playing out the rest);
 and the buildings around the cell.  ``one_ply_gain`` plays a placement out
 on a clone and returns own minus best-opponent points, counting the best
-follower that would score at once.  Neither changes ``game``.
+follower that would score at once (with the last tile, the play-out runs
+through the final scoring).  Neither changes ``game``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Joined:
 @dataclass
 class Scan:
     joined: list[Joined]
-    completes: bool  # the placement may complete a feature (exact for cities and roads)
+    completes: bool  # the placement may complete a feature (never False when it does)
     has_building: bool  # the tile has a building (cloister, shrine, ...)
     around: int  # placed tiles in the 8 cells around
     buildings_around: list[int]  # roots of the buildings on those cells
@@ -110,13 +111,17 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     has_building = any(s.kind == BUILDING for s in segs)
     around = 0
     buildings_around: list[int] = []
+    bn, done = game.building_neighbours, game.completed
     for dx, dy in NEIGHBOURS8:
         c = (x + dx, y + dy)
         if c in board:
             around += 1
             for node in game.buildings.get(c, ()):
-                buildings_around.append(find(node))
-    if buildings_around or (has_building and around >= 7):
+                root = find(node)
+                buildings_around.append(root)
+                if root not in done and bn.get(node, 0) + 1 >= game.building_target(*c):
+                    completes = True  # this placement is the building's last missing neighbour
+    if has_building and around >= game.building_target(x, y):
         completes = True
     return Scan(joined, completes, has_building, around, buildings_around)
 

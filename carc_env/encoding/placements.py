@@ -19,7 +19,8 @@ col    name                meaning
 0      present             1 for a real placement (0 pads a batch)
 1      gain                own minus best-opponent points scored at once, with
                            the best follower that would score at once / 20
-                           (played out on a clone; 0 when nothing completes)
+                           (played out on a clone; 0 when nothing completes;
+                           with the last tile, the final scoring included)
 2      completes           the placement may complete a feature
 3      neighbours          orthogonally adjacent tiles / 4
 4      join_mine           incomplete features joined that are mine / 2
@@ -99,7 +100,7 @@ def placement_features(
             continue
         row = out[k, 1:16]  # a view: fill it in place
         scan = scan_placement(game, t, x, y, r)
-        if scan.completes:
+        if scan.completes or not game.bag_size:  # the last tile's play-out includes the final scoring
             row[0] = one_ply_gain(game, PlaceTile(x, y, r), seat) / 20.0
             row[1] = 1.0
         row[2] = sum((x + dx, y + dy) in board for dx, dy in _ORTHO) / 4.0
