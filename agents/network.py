@@ -100,6 +100,8 @@ class PolicyNet(nn.Module):
         self.n_rest = shapes.n_actions - shapes.tile_actions - shapes.follower_actions
         self.rest_head = nn.Linear(cfg.hidden, self.n_rest) if self.n_rest > 0 else None
         self.value_head = nn.Sequential(nn.Linear(cfg.hidden, cfg.hidden // 2), nn.ReLU(), nn.Linear(cfg.hidden // 2, 1))
+        # channels-last convolutions are about 1.3x faster on CPU (oneDNN); the maths is the same
+        self.to(memory_format=torch.channels_last)
 
     def forward(
         self,
@@ -119,6 +121,7 @@ class PolicyNet(nn.Module):
         last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
         if self.cfg.scale_board:
             board = board * self.board_scale
+        board = board.contiguous(memory_format=torch.channels_last)
         x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
         x = self.blocks(F.relu(x))
         place = self.place_head(x).reshape(b, -1)
