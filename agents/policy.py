@@ -57,6 +57,8 @@ def with_action_features(obs: dict, env: Any) -> dict:
     """
     if "spots" in obs and "place_index" in obs:
         return obs
+    if env is None or not hasattr(env, "game"):
+        raise ValueError("the network's action features are computed from the game: call act(obs, env) with the env")
     game = env.game
     seat = env.possible_agents.index(env.agent_selection)
     max_spots = env.codec.follower_range.size - 1

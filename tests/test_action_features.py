@@ -171,3 +171,14 @@ def test_the_scan_never_misses_a_scoring_placement(expansions):
                     assert gain == 0, (g.tile_id, x, y, r)
         e.step(pol.act({"action_mask": e.match.mask()}, e))
     assert played_out > 20 and skipped > 10 * played_out
+
+
+def test_the_ppo_player_asks_for_the_env_when_it_needs_the_game():
+    from agents.network import NetConfig, PolicyNet
+    from agents.policy import PPOPolicy, shapes_from_env
+
+    e = _env(["BA-E", "BA-B"])
+    player = PPOPolicy(PolicyNet(shapes_from_env(e), NetConfig(channels=4, blocks=1, hidden=8)))
+    with pytest.raises(ValueError, match="with the env"):
+        player.act(e.observe("player_0"))
+    assert e.observe("player_0")["action_mask"][player.act(e.observe("player_0"), e)] == 1
