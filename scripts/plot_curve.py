@@ -2,6 +2,7 @@
 """Draw the learning curve of one or more training runs as a PNG (Pillow only).
 
     python scripts/plot_curve.py runs/default runs/long --out docs/img/learning_curve.png
+    python scripts/plot_curve.py runs/long --mark 245886:"end of the default run" --out docs/img/learning_curve.png
 
 For each run: the periodic evaluation win rates against the random and greedy
 baselines (OUT/eval.csv, points joined by lines) and the training win rate
@@ -34,7 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("runs", nargs="+", help="run directories (with eval.csv / progress.csv)")
     ap.add_argument("--out", default="learning_curve.png")
     ap.add_argument("--smooth", type=int, default=10, help="moving-average window of the training win rate")
+    ap.add_argument("--mark", action="append", default=[], metavar="STEPS:LABEL",
+                    help="a vertical line at STEPS environment steps, labelled (repeatable)")
     args = ap.parse_args(argv)
+    marks = []
+    for m in args.mark:
+        steps, _, label = m.partition(":")
+        try:
+            marks.append((float(steps), label))
+        except ValueError:
+            ap.error(f"--mark wants STEPS:LABEL, got {m!r}")
     series = []  # (label, colour, dashed, points)
     max_x = 1.0
     for i, run in enumerate(args.runs):
@@ -78,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     for xs in range(x0, x1, 12):
         d.line([(xs, y90), (xs + 6, y90)], fill=(120, 120, 120))
     d.text((x1 + 4, y90 - 6), "0.9", fill=(120, 120, 120))
+    for steps, label in marks:
+        xm = px(steps, 0)[0]
+        for ys in range(int(y1), int(y0), 10):
+            d.line([(xm, ys), (xm, ys + 5)], fill=(90, 90, 90))
+        d.text((xm + 4, y1 + 2), label, fill=(90, 90, 90))
     for li, (label, colour, dashed, pts) in enumerate(series):
         xy = [px(x, y) for x, y in pts]
         if dashed:
