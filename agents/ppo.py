@@ -230,14 +230,10 @@ class SelfPlayTrainer:
             if seat == st["seat"]:
                 return
             actor = self._opponent(st["opponent"])
-            obs = env.observe(env.agent_selection)
             if isinstance(actor, NetOpponent):
-                batch = obs_to_tensors([with_action_features(obs, env)])
-                logits, _ = actor.net(*batch.inputs())
-                a = int(torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample()[0])
+                self._net_step(actor, [i])
             else:
-                a = int(actor.act(obs, env))
-            self._step(i, a)
+                self._step(i, int(actor.act(env.observe(env.agent_selection), env)))
 
     def _step(self, i: int, action: int) -> None:
         self.envs[i].step(action)
