@@ -14,7 +14,9 @@ update, EVAL lines, a FINAL line) and OUT/NAME.pt (the network's weights).
 
 Extra keys besides PPOConfig fields: ``seed`` (default 0), ``threads``
 (default 1), ``no_placement_features`` (true: the network without the
-placement-feature scorer, as before it existed), ``net`` (NetConfig fields).
+placement-feature scorer, as before it existed), ``net`` (NetConfig fields),
+``lr_final`` (the learning rate decays linearly from ``lr`` to this over the
+time budget).
 
 The figures in docs/results/ablations.md come from this script.
 """
@@ -48,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("overrides", nargs="?", default="{}", help="JSON object of PPOConfig fields and extra keys")
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--out", default="runs/ab")
+    ap.add_argument("--greedy-games", type=int, default=20, help="games against greedy at the end")
     args = ap.parse_args(argv)
     over = json.loads(args.overrides)
     if not isinstance(over, dict):
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = int(over.pop("seed", 0))
     torch.set_num_threads(int(over.pop("threads", 1)))
     no_feats = bool(over.pop("no_placement_features", False))
+    lr_final = over.pop("lr_final", None)
     base = load_config("configs/default.yaml").ppo
     try:
         cfg = dataclasses.replace(base, net=dataclasses.replace(base.net, **over.pop("net", {})), **over)
@@ -77,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     marks = [0.25, 0.5, 0.75, 1.0]
     while time.time() - t0 < budget:
+        if lr_final is not None:
+            frac = min(1.0, (time.time() - t0) / budget)
+            for group in trainer.opt.param_groups:
+                group["lr"] = cfg.lr + (float(lr_final) - cfg.lr) * frac
         stats = trainer.update(trainer.collect())
         ep = trainer.pop_episode_stats()
         el = time.time() - t0
@@ -93,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 += time.time() - t_eval  # evaluation time does not count
             print("EVAL", trainer.updates, f"{el:.0f}s", result, file=log, flush=True)
     final = vs_random(100)
-    g = evaluate(PPOPolicy(trainer.net), GreedyPolicy(seed=1), 20, 2024, GAME)
+    g = evaluate(PPOPolicy(trainer.net), GreedyPolicy(seed=1), args.greedy_games, 2024, GAME)
     print("FINAL", args.name, trainer.updates, trainer.env_steps, final, g["win_rate"], g["mean_margin"],
           file=log, flush=True)
     torch.save(trainer.net.state_dict(), os.path.join(args.out, f"{args.name}.pt"))
