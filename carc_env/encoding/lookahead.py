@@ -30,7 +30,6 @@ class Joined:
     """A city or road as it would be after the placement."""
 
     kind: int
-    segments: set[int]  # the placed tile's segments in it
     roots: set[int]  # the existing features it joins (empty: a new feature)
     open_after: int  # open edges afterwards (0: completed by the placement)
     tiles_after: int  # distinct tiles afterwards (an upper bound when the joined features share tiles)
@@ -100,7 +99,6 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
         joined.append(
             Joined(
                 kind=segs[next(iter(gs))].kind,
-                segments=gs,
                 roots=gr,
                 open_after=max(open_after, 0),
                 tiles_after=n_tiles,
