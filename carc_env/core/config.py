@@ -175,6 +175,7 @@ class RuleSet:
         self.h_extra_completed = hooked("extra_completed")
         self.h_next_player = hooked("next_player")
         self.h_followers_held = hooked("followers_held")
+        self.h_order_unseen = hooked("order_unseen")
         self.stages, self.final_stages = build_stages(self.expansions)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
 

@@ -18,6 +18,8 @@ Hook summary (where the core calls it, what it may do):
 ``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START`` and
                        ``START_COMBINES`` (two start layouts that fit together)
 ``build_bag``          change the bag's composition and order (river first, tiles removed)
+``order_unseen``       impose that order again on a reshuffle of the tiles left to draw
+                       (``Game.redeal``: the hidden order sampled by search)
 ``placement_veto``     clear rotation bits of frontier cells (river continuity, shrine adjacency,
                        map squares, Sagrada Familia)
 ``after_placement``    react to a placed tile (river state, extra-turn flags, gate links)
@@ -96,6 +98,12 @@ class Expansion:
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
         """Return the bag (draw order: index 0 is drawn first)."""
         return bag
+
+    def order_unseen(self, game: Game, order: list[int]) -> list[int]:
+        """Reorder a uniform shuffle of the tiles left to draw (index 0 drawn next) so that it
+        keeps what every player knows of the real order (the river's tiles before the others).
+        Called by :meth:`Game.redeal`; must use only public state, never the real order."""
+        return order
 
     # -- placement -------------------------------------------------------
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
