@@ -7,7 +7,8 @@ Contract
 ``ppo-mcts:...``, ``rllib:...``, ``MODULE:NAME``) or policy objects, and
 returns one JSON-ready dict.
 
-*Who meets whom (line-ups).*  With ``opponents``, every player of
+*Who meets whom (line-ups).*  A spec given twice (``greedy`` against
+``greedy``) is two players, the second named ``greedy#2``.  With ``opponents``, every player of
 ``players`` (a candidate) meets every opponent: the candidate in one seat,
 the opponent in all the others (a gauntlet; with 2 seats, one against one).
 Without, every pair of players meets in 2-seat games, and with 3-5 seats
@@ -418,6 +419,18 @@ def summarize(
 
 
 # --------------------------------------------------------------------------------- the run
+def unique_names(names: Sequence[str]) -> list[str]:
+    """The names, a repeated one suffixed ``#2``, ``#3``, ... (a player may meet its own copy)."""
+    out: list[str] = []
+    for n in names:
+        name, k = n, 1
+        while name in out:
+            k += 1
+            name = f"{n}#{k}"
+        out.append(name)
+    return out
+
+
 def run_tournament(
     players: Sequence[Any],
     env_kwargs: dict[str, Any] | None = None,
@@ -434,7 +447,9 @@ def run_tournament(
 
     ``players`` / ``opponents``: player specs or policy objects (objects are
     pickled to the workers; give them a ``name``).  ``workers``: processes
-    (default: every core; 1 plays in this process).
+    (default: every core; 1 plays in this process).  The workers are spawned:
+    a script calling this with ``workers > 1`` must do so under
+    ``if __name__ == "__main__":``.
     """
     env_kwargs = dict(env_kwargs or {"num_players": 2})
     seats = int(env_kwargs.get("num_players", 2))
@@ -443,10 +458,7 @@ def run_tournament(
     if seating not in SEATINGS:
         raise ValueError(f"seating must be one of {SEATINGS}, got {seating!r}")
     pool = list(players) + list(opponents or [])
-    names = [p if isinstance(p, str) else str(getattr(p, "name", repr(p))) for p in pool]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"each player may be named once; repeated: {dup}")
+    names = unique_names([p if isinstance(p, str) else str(getattr(p, "name", repr(p))) for p in pool])
     if len(pool) < 2:
         raise ValueError("a tournament needs at least two players (or one player and --opponents)")
     cand = list(range(len(players)))
