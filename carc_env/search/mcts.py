@@ -130,6 +130,7 @@ class SearchResult:
     values: list[float]  # mean value for the deciding player (nan: unvisited)
     simulations: int
     seconds: float
+    root: Node | None = None  # the searched tree (for inspection)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def best(self) -> int:
@@ -216,7 +217,7 @@ class MCTS:
             sims += 1
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
-        return SearchResult(actions, list(root.n), means, sims, seconds)
+        return SearchResult(actions, list(root.n), means, sims, seconds, root)
 
     @staticmethod
     def _select_uct(node: Node, c: float, rng: np.random.Generator) -> int:

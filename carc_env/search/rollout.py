@@ -48,6 +48,7 @@ import numpy as np
 
 from ..baselines import GreedyPolicy
 from ..core import Pass, PlaceFollower, PlaceTile
+from ..core.tiles import _geometry_key  # the same geometry test as TileType.distinct_rotations
 from ..encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,13 +80,19 @@ def utilities(scores: Sequence[int], kind: str = "mixed", margin_scale: float = 
 
 
 def canonical_rotations(game: Game, t: int, cache: dict[tuple[int, int], tuple[int, ...]]) -> tuple[int, ...]:
-    """Per rotation of tile type ``t``, the lowest rotation with identical geometry (cached per rule set)."""
+    """Per rotation of tile type ``t``, the lowest rotation with identical geometry (cached per rule set).
+
+    Identical geometry up to the segments' local numbering (a crossroads looks the same in every
+    rotation), as in ``TileType.distinct_rotations``: the same placement, searched once."""
     key = (id(game.rules), t)
     canon = cache.get(key)
     if canon is None:
         tile = game.rules.tiles[t]
+        segs = list(tile.segments)
         seen: dict[tuple, int] = {}
-        canon = tuple(seen.setdefault((tile.edge_codes[r], tile.center[r], tile.half[r]), r) for r in range(4))
+        canon = tuple(
+            seen.setdefault(_geometry_key(segs, tile.edge_codes[r], tile.center[r], tile.half[r]), r) for r in range(4)
+        )
         cache[key] = canon
     return canon
 
