@@ -274,3 +274,22 @@ def test_root_choices_cover_the_mask():
         assert len(acts) == g.count_legal_placements(distinct=True)
     else:
         assert len(acts) == int(mask.sum())
+
+
+def test_mcts_is_an_opponent_in_the_gymnasium_env():
+    from carc_env.env.gym_env import CarcassonneGymEnv
+
+    def run():
+        env = CarcassonneGymEnv(opponents=[MCTSPolicy(5)], learner_seat=1)
+        obs, info = env.reset(seed=21)
+        actions, rewards = [], []
+        for _ in range(8):
+            a = int(np.flatnonzero(obs["action_mask"])[0])
+            obs, r, term, trunc, info = env.step(a)
+            actions.append(list(env.game.history))
+            rewards.append(r)
+            if term:
+                break
+        return actions, rewards
+
+    assert run() == run()  # the env re-seeds the search on a seeded reset
