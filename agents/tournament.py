@@ -67,6 +67,7 @@ import csv
 import itertools
 import math
 import multiprocessing
+import operator
 import os
 import sys
 import time
@@ -81,6 +82,10 @@ from .evaluate import wilson
 from .players import make_player
 
 SEATINGS = ("auto", "permutations", "rotations")
+
+
+class PlayerFailed(ValueError):
+    """A player raised or returned an illegal action; the message names it, the seat and the deal."""
 BOOTSTRAP = 200
 
 
@@ -183,15 +188,22 @@ def play_task(task: GameTask, players: Sequence[Any] | None = None, env_kwargs: 
     while not game.over:
         seat = game.player
         policy = players[task.seats[seat]]
-        if getattr(policy, "uses_observation", True):
-            obs = env.observe(env.agent_selection)
-        else:
-            obs = {"action_mask": env.match.mask()}
-        t0 = time.perf_counter()
-        action = policy.act(obs, env)
-        seconds[seat] += time.perf_counter() - t0
-        decisions[seat] += 1
-        env.step(int(action))
+        try:
+            if getattr(policy, "uses_observation", True):
+                obs = env.observe(env.agent_selection)
+            else:
+                obs = {"action_mask": env.match.mask()}
+            t0 = time.perf_counter()
+            action = policy.act(obs, env)
+            seconds[seat] += time.perf_counter() - t0
+            decisions[seat] += 1
+            env.step(operator.index(action))
+        except Exception as exc:
+            name = getattr(policy, "name", repr(policy))
+            raise PlayerFailed(
+                f"player {name} failed in seat {seat}, deal seed {task.deal_seed}, phase {game.phase!r}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
     return {"index": task.index, "scores": list(game.scores), "seconds": seconds, "decisions": decisions}
 
 
@@ -594,5 +606,5 @@ def write_png(report: dict[str, Any], path: str | Path, title: str | None = None
     img.save(path)
 
 
-__all__ = ["GameTask", "bradley_terry", "make_lineups", "plan", "play_task", "ratings", "run_tournament",
+__all__ = ["GameTask", "PlayerFailed", "bradley_terry", "make_lineups", "plan", "play_task", "ratings", "run_tournament",
            "seatings", "summarize", "write_csv", "write_png"]

@@ -342,3 +342,14 @@ def test_cli_old_interface_and_outputs(ckpt, tmp_path, capsys):
     for f in ("report.json", "players.csv", "lineups.csv", "ratings.png"):
         assert (tmp_path / "new" / "dir" / f).stat().st_size > 0
     assert (tmp_path / "t.csv").exists() and (tmp_path / "t.png").exists()
+
+
+def test_a_failing_player_is_named(tmp_path, monkeypatch):
+    (tmp_path / "bad_policies_t18.py").write_text("def policy(obs, env):\n    return -5\n")
+    monkeypatch.chdir(tmp_path)
+    from agents.tournament import PlayerFailed
+
+    with pytest.raises(PlayerFailed, match=r"player bad_policies_t18:policy failed in seat \d, deal seed 3"):
+        run_tournament(["bad_policies_t18:policy"], games=2, seed=3, opponents=["random"], workers=1, progress=False)
+    with pytest.raises(PlayerFailed, match="bad_policies_t18:policy"):
+        run_tournament(["bad_policies_t18:policy"], games=2, seed=3, opponents=["random"], workers=2, progress=False)
