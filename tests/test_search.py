@@ -293,3 +293,16 @@ def test_mcts_is_an_opponent_in_the_gymnasium_env():
         return actions, rewards
 
     assert run() == run()  # the env re-seeds the search on a seeded reset
+
+
+def test_a_faster_engine_plugs_in_as_the_playout():
+    calls = []
+
+    def playout(game, rng):  # a stand-in engine: seat 0 always wins by 30
+        calls.append(game.bag_size)
+        return [30, 0]
+
+    g = new_game(2, seed=4)
+    res = MCTS(RolloutGuide(playout=playout, utility="win"), rng=np.random.default_rng(0)).search(g, simulations=30)
+    assert len(calls) == 30  # one play-out per simulation (every leaf is new, none is the end)
+    assert all(v == 1.0 for v, n in zip(res.values, res.visits, strict=True) if n)  # seat 0 decides at the root

@@ -15,8 +15,9 @@ Guide protocol
 
 :class:`RolloutGuide` is the guide of plain MCTS: no priors; the value of a
 leaf is the utility of the final scores after playing the game out with a
-rollout policy.  A faster engine can be dropped in by a guide whose
-``expand`` converts the game to its own state and plays out there.
+rollout policy.  A faster engine drops in as ``RolloutGuide(playout=f)``:
+``f(game, rng) -> final scores`` plays the (private, redealt) copy out its own
+way, e.g. after converting it to the engine's state; or as a guide of its own.
 
 Utilities (``utility``), per player ``p``, from the final scores:
 
@@ -41,7 +42,7 @@ Rollout policies (``rollout``):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -179,6 +180,7 @@ class RolloutGuide:
         epsilon: float = 0.0,
         utility: str = "mixed",
         margin_scale: float = 20.0,
+        playout: Callable[[Game, np.random.Generator], Sequence[int]] | None = None,
     ) -> None:
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
@@ -193,6 +195,7 @@ class RolloutGuide:
         self.utility = utility
         self.margin_scale = float(margin_scale)
         self._greedy = GreedyMover() if rollout == "greedy" else None
+        self._playout = playout
 
     def __repr__(self) -> str:
         eps = f", epsilon={self.epsilon}" if self.epsilon else ""
@@ -212,6 +215,8 @@ class RolloutGuide:
                 game.apply(greedy(game, rng))
 
     def expand(self, game: Game, actions: Sequence[Any], rng: np.random.Generator) -> tuple[None, list[float]]:
+        if self._playout is not None:
+            return None, utilities(self._playout(game, rng), self.utility, self.margin_scale)
         self.playout(game, rng)
         return None, self.terminal(game)
 
