@@ -80,12 +80,12 @@ def utilities(scores: Sequence[int], kind: str = "mixed", margin_scale: float = 
     return out
 
 
-def canonical_rotations(game: Game, t: int, cache: dict[tuple[int, int], tuple[int, ...]]) -> tuple[int, ...]:
+def canonical_rotations(game: Game, t: int, cache: dict[tuple[Any, int], tuple[int, ...]]) -> tuple[int, ...]:
     """Per rotation of tile type ``t``, the lowest rotation with identical geometry (cached per rule set).
 
     Identical geometry up to the segments' local numbering (a crossroads looks the same in every
     rotation), as in ``TileType.distinct_rotations``: the same placement, searched once."""
-    key = (id(game.rules), t)
+    key = (game.rules, t)  # the object itself (not its id, which a new rule set could reuse)
     canon = cache.get(key)
     if canon is None:
         tile = game.rules.tiles[t]
@@ -123,7 +123,7 @@ class GreedyMover:
 
     def __init__(self, reserve: int = 2) -> None:
         self.reserve = int(reserve)
-        self._canon: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._canon: dict[tuple[Any, int], tuple[int, ...]] = {}
 
     def __call__(self, game: Game, rng: np.random.Generator) -> Action:
         phase = game.phase
