@@ -306,3 +306,17 @@ def test_a_faster_engine_plugs_in_as_the_playout():
     res = MCTS(RolloutGuide(playout=playout, utility="win"), rng=np.random.default_rng(0)).search(g, simulations=30)
     assert len(calls) == 30  # one play-out per simulation (every leaf is new, none is the end)
     assert all(v == 1.0 for v, n in zip(res.values, res.visits, strict=True) if n)  # seat 0 decides at the root
+
+
+def test_a_used_policy_pickles_without_its_caches():
+    import pickle
+
+    env = _state(seed=3, k=6)
+    m = MCTSPolicy(5, rollout="greedy", epsilon=0.5, seed=0)
+    m.act({"action_mask": env.match.mask()}, env)
+    copy = pickle.loads(pickle.dumps(m))
+    assert copy.last_search is None and copy.mcts._canon == {} and copy.simulations == 5
+    m.seed(9)
+    copy.seed(9)
+    mask = env.match.mask()
+    assert copy.act({"action_mask": mask}, env) == m.act({"action_mask": mask}, env)

@@ -150,6 +150,9 @@ class MCTS:
         self.rng = rng if rng is not None else np.random.default_rng()
         self._canon: dict = {}
 
+    def __getstate__(self) -> dict:  # pickled to tournament workers: the per-rule-set cache stays behind
+        return {**self.__dict__, "_canon": {}}
+
     def search(
         self,
         game: Game,
@@ -341,6 +344,9 @@ class MCTSPolicy:
         """Restart the random stream (environments call it on every seeded reset)."""
         self.rng = np.random.default_rng(seed)
         self.mcts.rng = self.rng
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "last_search": None}
 
     def act(self, obs: Mapping[str, np.ndarray], env: Any) -> int:
         mask = obs["action_mask"]

@@ -125,6 +125,9 @@ class GreedyMover:
         self.reserve = int(reserve)
         self._canon: dict[tuple[Any, int], tuple[int, ...]] = {}
 
+    def __getstate__(self) -> dict:  # the per-rule-set cache is not pickled
+        return {**self.__dict__, "_canon": {}}
+
     def __call__(self, game: Game, rng: np.random.Generator) -> Action:
         phase = game.phase
         if phase == "tile":
