@@ -1,0 +1,1 @@
+"""The compiled engine (Numba): see :mod:`carc_env.fast.engine`."""

@@ -1,0 +1,338 @@
+"""The compiled engine's Python face: a batch of games stepped by the Numba kernels.
+
+Contract
+--------
+``FastBatch(options, num_games, threads=1)`` holds ``num_games`` games of one
+configuration (validated :class:`~carc_env.env.options.EnvOptions` that
+:func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
+axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
+
+* seeds: :meth:`reset` ``(g, seed)`` seeds game ``g``'s stream as
+  ``Match.next_seed`` does (``seed`` itself, then ``SeedSequence([seed,
+  0x5EED])``; unseeded: a fresh stream), and a game's draw order is the
+  shuffle ``Game.__init__`` makes of its seed (:meth:`bag_of`; the same numpy
+  ``Generator.permutation``, checked against ``Game.draw_order`` by the tests);
+  a forced ``draw_order`` goes through the reference ``Game`` (which validates it);
+* :meth:`step` applies one flat action per game (the codec's layout), runs the
+  automatic stages, writes rewards, and with ``auto_reset`` starts the next
+  game of a finished one at once from its prepared draw order (the next seed of
+  that game's stream, as the vector env's reset without a seed), then writes
+  the acting seat's observation (board, globals, windows, action mask) into
+  fresh arrays, byte-identical to :class:`~carc_env.encoding.ObservationEncoder`;
+* :meth:`step_game` / :meth:`observe` / :meth:`mask` do the same for one game
+  (the AEC env and the vector env's opponents);
+* :meth:`game` is the reference :class:`~carc_env.core.Game` of game ``g``,
+  rebuilt on demand by replaying its actions through the Python engine (for
+  ``env.game``, rendering, baselines that search, records); a replay that
+  disagrees with the compiled engine raises, so it is a check too.
+
+The kernels release the GIL; with ``threads > 1`` a batched step runs on that
+many threads over disjoint ranges of games.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from ..core import Game, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from . import kernels as K
+from .tables import Layout, build_layout
+
+
+def alloc_state(lay: Layout, G: int) -> K.State:
+    """Zeroed state arrays for G games."""
+    nt = lay.total_tiles
+    n = lay.num_players
+    S = lay.rules.max_segments
+    grid = np.full((G, lay.grid_w, lay.grid_w), K.EMPTY, dtype=np.int16)
+    return K.State(
+        gi=np.zeros((G, K.G_LEN), dtype=np.int64),
+        grid=grid,
+        pl=np.zeros((G, nt + 1, 5), dtype=np.int64),
+        fr=np.zeros((G, lay.frontier_cap, 3), dtype=np.int64),
+        fmask=np.zeros((G, lay.frontier_cap), dtype=np.uint8),
+        nd=np.zeros((G, lay.node_cap, K.N_LEN), dtype=np.int64),
+        fl=np.zeros((G, nt + 1), dtype=np.int64),
+        spots=np.zeros((G, S + 1), dtype=np.int64),
+        pend=np.zeros((G, 32), dtype=np.int64),
+        comp=np.zeros((G, 2 * S + 40), dtype=np.int64),
+        scores=np.zeros((G, n), dtype=np.int64),
+        supply=np.zeros((G, n), dtype=np.int64),
+        before=np.zeros((G, n), dtype=np.int64),
+        bag=np.zeros((G, nt), dtype=np.int64),
+        nextbag=np.zeros((G, nt), dtype=np.int64),
+        rem=np.zeros((G, lay.n_types), dtype=np.int64),
+        hist=np.zeros((G, lay.hist_cap, 4), dtype=np.int64),
+        log=np.zeros((G, lay.log_cap, K.LOG_W), dtype=np.int64),
+        mark=np.zeros((G, nt + 1), dtype=np.int64),
+        cnt=np.zeros((G, 8), dtype=np.int64),
+    )
+
+
+class FastBatch:
+    """``num_games`` games stepped by the compiled kernels.  See the module docstring."""
+
+    def __init__(self, options: Any, num_games: int, threads: int = 1, layout: Layout | None = None) -> None:
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        self.options = options
+        self.layout = layout or build_layout(options)
+        self.tables = self.layout.tables
+        self.num_games = num_games
+        self.num_players = self.layout.num_players
+        self.threads = min(threads, num_games)
+        self.state = alloc_state(self.layout, num_games)
+        self.seeds: list[int | None] = [None] * num_games
+        self.draw_orders: list[list[str] | None] = [None] * num_games
+        self._seed_rngs: list[np.random.Generator | None] = [None] * num_games
+        self._next_seeds: list[int | None] = [None] * num_games
+        self._shadow: list[Game | None] = [None] * num_games
+        self._pool: ThreadPoolExecutor | None = None
+        lay = self.layout
+        self.codec = lay.codec
+        self.encoder = lay.encoder
+        self._scratch_rewards = np.zeros(8, dtype=np.float64)
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d["_pool"] = None
+        d["_shadow"] = [None] * self.num_games
+        for k in ("layout", "tables", "codec", "encoder"):
+            d.pop(k)
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+        self.layout = build_layout(self.options)
+        self.tables = self.layout.tables
+        self.codec = self.layout.codec
+        self.encoder = self.layout.encoder
+
+    # ------------------------------------------------------------------ seeds and bags
+    def next_seed(self, g: int, seed: int | None) -> int:
+        """Match.next_seed for game g's stream."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+            self._seed_rngs[g] = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
+            return int(seed)
+        rng = self._seed_rngs[g]
+        if rng is None:
+            rng = self._seed_rngs[g] = np.random.default_rng()
+        return int(rng.integers(2**62))
+
+    def bag_of(self, seed: int) -> np.ndarray:
+        """The draw order (after the start tile) ``Game(config, seed=seed)`` shuffles: same generator, same call."""
+        base = self.layout.base_bag
+        return base[np.random.default_rng(seed).permutation(len(base))]
+
+    def _bag_of_order(self, seed: int, draw_order: Any) -> np.ndarray:
+        game = Game(self.layout.rules.config, seed=seed, draw_order=draw_order)  # validates the order
+        index = self.layout.rules.tile_index
+        return np.array([index[t] for t in game.draw_order], dtype=np.int64)
+
+    def _load_next(self, g: int, bag: np.ndarray) -> None:
+        self.state.nextbag[g, : len(bag)] = bag
+        self.state.gi[g, K.G_NEXTBAG_N] = len(bag)
+
+    def reset(self, g: int, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
+        """Start game g (seed semantics of Match.reset); ``prepare_next`` readies its auto-reset successor."""
+        s = self.next_seed(g, seed)
+        bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
+        self._load_next(g, bag)
+        K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
+        self.seeds[g] = s
+        self.draw_orders[g] = None if draw_order is None else list(draw_order)
+        self._shadow[g] = None
+        self._next_seeds[g] = None
+        if prepare_next:
+            self.prepare_next(g)
+
+    def prepare_next(self, g: int) -> None:
+        """Draw the next seed of game g's stream and load its draw order for an in-kernel reset."""
+        s = self.next_seed(g, None)
+        self._load_next(g, self.bag_of(s))
+        self._next_seeds[g] = s
+
+    # ------------------------------------------------------------------ batched step
+    def empty_obs(self, rows: int) -> dict[str, np.ndarray]:
+        enc = self.encoder
+        return {
+            "board": np.empty((rows, *enc.board_shape), dtype=np.uint8),
+            "globals": np.empty((rows, enc.n_globals), dtype=np.float32),
+            "windows": np.empty((rows, *enc.windows_shape), dtype=np.uint8),
+            "action_mask": np.empty((rows, self.codec.n), dtype=np.int8),
+        }
+
+    def _ranges(self) -> list[tuple[int, int]]:
+        G, k = self.num_games, self.threads
+        cuts = [G * i // k for i in range(k + 1)]
+        return [(cuts[i], cuts[i + 1]) for i in range(k)]
+
+    def step(
+        self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One action per game.  Returns ``(obs, rewards float64 (G, P), dones, final_scores, episode_lengths,
+        seats)``; ``obs`` (acting seat of each game) is None without ``observe``.  The caller checks the
+        actions against the masks first; an illegal one raises here and its game is left unchanged."""
+        G, n = self.num_games, self.num_players
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        rewards = np.zeros((G, n), dtype=np.float64)
+        dones = np.zeros(G, dtype=np.bool_)
+        final = np.zeros((G, n), dtype=np.int64)
+        eplen = np.zeros(G, dtype=np.int64)
+        seats = np.zeros(G, dtype=np.int64)
+        obs = self.empty_obs(G) if observe else self.empty_obs(1)
+        args = (actions, auto_reset, rewards, dones, final, eplen, observe, obs["board"], obs["globals"],
+                obs["windows"], obs["action_mask"], seats)
+        T, S = self.tables, self.state
+        if self.threads == 1:
+            bad = K.step_range(T, S, 0, G, *args)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
+            ranges = self._ranges()
+            futs = [self._pool.submit(K.step_range, T, S, lo, hi, *args) for lo, hi in ranges[1:]]
+            bad = K.step_range(T, S, ranges[0][0], ranges[0][1], *args)
+            bad += sum(f.result() for f in futs)
+        if bad:
+            errs = S.gi[:, K.G_ERR]
+            g = int(np.flatnonzero(errs)[0])
+            raise IllegalActionError(f"game {g}: action {int(actions[g])} is not legal (see the action mask)")
+        for g in np.flatnonzero(dones).tolist():
+            self._shadow[g] = None
+            if auto_reset:
+                self.seeds[g] = self._next_seeds[g]
+                self.draw_orders[g] = None
+                self.prepare_next(g)
+        return (obs if observe else None), rewards, dones, final, eplen, seats
+
+    # ------------------------------------------------------------------ one game
+    def step_game(self, g: int, action: int) -> list[float]:
+        """Apply flat ``action`` in game g (no auto-reset); the rewards of every seat."""
+        r = self._scratch_rewards
+        if not K.step_one(self.tables, self.state, g, int(action), r):
+            raise IllegalActionError(f"action {int(action)} is not legal in phase {self.phase(g)!r} (see the mask)")
+        return [float(v) for v in r[: self.num_players]]
+
+    def observe(self, g: int, seat: int) -> dict[str, np.ndarray]:
+        """Observation of game g for absolute ``seat`` (fresh arrays)."""
+        obs = self.empty_obs(1)
+        K.observe_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64),
+                        obs["board"], obs["globals"], obs["windows"], obs["action_mask"])
+        return {k: v[0] for k, v in obs.items()}
+
+    def mask(self, g: int) -> np.ndarray:
+        """The deciding seat's int8 action mask of game g (fresh array; all zero once the game is over)."""
+        m = np.empty((1, self.codec.n), dtype=np.int8)
+        K.masks_range(self.tables, self.state, np.array([g], dtype=np.int64), m)
+        return m[0]
+
+    # ------------------------------------------------------------------ inspection
+    def phase(self, g: int) -> str:
+        ph = int(self.state.gi[g, K.G_PHASE])
+        return ("tile", "follower", "game_over")[ph]
+
+    def over(self, g: int) -> bool:
+        return int(self.state.gi[g, K.G_PHASE]) == K.PH_OVER
+
+    def player(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_PLAYER])
+
+    def turn_player(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_TURNP])
+
+    def scores(self, g: int) -> list[int]:
+        return [int(v) for v in self.state.scores[g]]
+
+    def supply(self, g: int) -> list[int]:
+        return [int(v) for v in self.state.supply[g]]
+
+    def outside(self, g: int) -> int:
+        """Legal placements outside the observation window (``info["placements_outside_window"]``)."""
+        return int(self.state.gi[g, K.G_OUTSIDE])
+
+    def window(self, g: int) -> tuple[int, int]:
+        return int(self.state.gi[g, K.G_X0]), int(self.state.gi[g, K.G_Y0])
+
+    def steps(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_STEPS])
+
+    def legal_tile_placements(self, g: int) -> np.ndarray:
+        """All legal placements (x, y, rotation) of the drawn tile, in the reference's order."""
+        S = self.state
+        if self.phase(g) != "tile":
+            return np.zeros((0, 3), dtype=np.int64)
+        nf = int(S.gi[g, K.G_NF])
+        m = S.fmask[g, :nf]
+        bits = (m[:, None] >> np.arange(4, dtype=np.uint8)[None, :]) & 1
+        ci, ri = np.nonzero(bits)
+        return np.stack([S.fr[g, ci, 0], S.fr[g, ci, 1], ri], axis=1)
+
+    def legal_follower_spots(self, g: int) -> list[int]:
+        if self.phase(g) != "follower":
+            return []
+        return [int(v) for v in self.state.spots[g, : int(self.state.gi[g, K.G_NSPOTS])]]
+
+    def score_log(self, g: int) -> list[tuple[int, ...]]:
+        """Scoring rows of the running game: ``(what, final, a, b, value, players bitmask)``.
+
+        ``what`` is the feature kind (0 city, 1 road, 2 field, 3 building) with ``a`` its tiles (city, road),
+        neighbours (building) or completed cities (field) and ``b`` the pennants (city); or 10 / 11 for the
+        King / the Robber Baron at the end (``a`` completed cities / roads).  ``players``: who scored ``value``.
+        """
+        n = int(self.state.gi[g, K.G_NLOG])
+        return [tuple(int(v) for v in row) for row in self.state.log[g, :n]]
+
+    def actions(self, g: int) -> list[PlaceTile | PlaceFollower | Pass]:
+        """The core actions applied in the running game, in order."""
+        S = self.state
+        n = int(S.gi[g, K.G_NHIST])
+        out: list[PlaceTile | PlaceFollower | Pass] = []
+        for kind, a, b, c in S.hist[g, :n].tolist():
+            if kind == K.H_TILE:
+                out.append(PlaceTile(a, b, c))
+            elif kind == K.H_FOLLOWER:
+                out.append(PlaceFollower(a))
+            else:
+                out.append(Pass())
+        return out
+
+    def game(self, g: int) -> Game:
+        """The reference Game of game g in its current state (replayed through the Python engine on demand)."""
+        shadow = self._shadow[g]
+        if shadow is None:
+            shadow = Game(self.layout.rules.config, seed=self.seeds[g], draw_order=self.draw_orders[g])
+            self._shadow[g] = shadow
+        acts = self.actions(g)
+        for a in acts[len(shadow.history):]:
+            shadow.apply(a)
+        if shadow.scores != self.scores(g) or shadow.over != self.over(g):
+            raise RuntimeError(
+                f"the reference engine disagrees with the compiled one after {len(acts)} actions "
+                f"(scores {shadow.scores} vs {self.scores(g)}): please report this game (seed {self.seeds[g]})"
+            )
+        return shadow
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def default_threads() -> int:
+    """Threads a batched env uses by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+__all__ = ["FastBatch", "alloc_state", "default_threads"]

@@ -1,0 +1,340 @@
+"""Integer tables for the compiled engine, exported from the Python rule set.
+
+Contract
+--------
+:func:`build_layout` turns validated environment options into a
+:class:`Layout`: the tile tables (edge codes, rotated segment maps,
+half-edges, the compatibility table), the observation layout (static channel
+table, channel and global-feature positions) and the scalar parameters the
+kernels read.  Everything is *derived* from the Python reference: tile
+geometry from :class:`~carc_env.core.config.RuleSet` (so the TOML tile data
+stays the single source), channel and feature positions by name from
+:class:`~carc_env.encoding.ObservationEncoder` and range sizes from
+:class:`~carc_env.encoding.ActionCodec`.  Nothing here is written twice.
+
+:func:`coverage` says whether the compiled engine covers a configuration (and
+why not, in words, when it does not).  Coverage is a registry keyed by
+expansion key (:data:`FAST_EXPANSIONS`): the options each covered expansion
+may take and the rule-set hooks its compiled rules implement.  A
+configuration whose expansions override any other hook, declare another
+decision phase or take options outside that list runs on the Python engine.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.config import N_PATTERNS, RuleSet, ruleset
+from ..core.expansion import overrides
+from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
+from ..encoding import ActionCodec, ObservationEncoder
+
+# ---------------------------------------------------------------- coverage registry
+
+_HOOKS = (
+    "placement_veto", "after_placement", "follower_spots", "blocks_completion", "extra_completions",
+    "score_items", "on_completed", "on_scored", "building_target", "field_cities", "feature_size",
+    "extra_completed", "next_player", "followers_held", "final_scoring", "build_bag", "stages",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FastSupport:
+    """What the compiled engine implements of one expansion.
+
+    ``hooks``: the :class:`~carc_env.core.expansion.Expansion` hooks of that
+    expansion the kernels reproduce; ``options``: rule options it may take
+    (any value of its Options dataclass field); ``flag``: the kernel switch.
+    """
+
+    hooks: frozenset[str]
+    options: frozenset[str]
+    flag: str
+
+
+FAST_EXPANSIONS: dict[str, FastSupport] = {
+    # The base game: the feature_size hook is the count_tile_once option (O12).
+    "base": FastSupport(frozenset({"feature_size"}), frozenset({"count_tile_once"}), ""),
+    # King & Robber Baron: the King / Robber figures (on_completed) and their end bonus (final_scoring).
+    "king_robber": FastSupport(frozenset({"on_completed", "final_scoring"}), frozenset(), "king_robber"),
+}
+"""Expansions the compiled engine covers, by key (a registry: the kernels have a switch per entry)."""
+
+
+def coverage(options: Any) -> str | None:
+    """None if the compiled engine covers these env options, else the reason (for logs and ``engine_reason``).
+
+    ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`.
+    """
+    rules = ruleset(options.game_config())
+    return rules_coverage(rules)
+
+
+def rules_coverage(rules: RuleSet) -> str | None:
+    for exp in rules.expansions:
+        sup = FAST_EXPANSIONS.get(exp.KEY)
+        if sup is None:
+            return f"expansion {exp.KEY!r} has no compiled rules (covered: {sorted(FAST_EXPANSIONS)})"
+        extra = [h for h in _HOOKS if overrides(exp, h) and h not in sup.hooks]
+        if extra:
+            return f"expansion {exp.KEY!r} overrides hook(s) {extra} the compiled engine does not implement"
+        given = set(rules.config.options.get(exp.KEY, {}))
+        unknown = given - sup.options
+        if unknown:
+            return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
+        if exp.REPLACES_START:
+            return f"expansion {exp.KEY!r} lays its own start layout"
+    if list(rules.phases) != ["tile", "follower"]:
+        return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
+    if len(rules.start_tiles) != 1 or "base" not in rules.start_tiles:
+        return "the start layout is not the base game's start tile"
+    for t in rules.tiles:
+        if sum(1 for s in t.segments if s.kind == BUILDING) > 1:
+            return f"tile {t.id} holds more than one building"
+        if any(s.kind == RIVER for s in t.segments):
+            return f"tile {t.id} has a river"
+        if any(s.kind == BUILDING and s.building != "cloister" for s in t.segments):
+            return f"tile {t.id} has a building other than a cloister"
+    return None
+
+
+# ------------------------------------------------------------------------ layout
+
+Tables = namedtuple(
+    "Tables",
+    "edge_codes center half nseg skind open0 pen0 fcity bseg compat static "
+    "ent_n ent_seg ent_ch ent_bits os_n os_seg os_side inv32 counts P F",
+)
+"""Read-only arrays the kernels take (see :func:`build_layout`)."""
+
+# Positions in the int64 parameter vector ``Tables.P`` (module constants: the kernels read them as literals).
+(P_ROWS, P_COLS, P_NPLAYERS, P_FOLLOWERS, P_MAXSEG, P_TILE_N, P_FOL_START, P_NACT, P_TOTAL, P_START_T,
+ P_GOFF, P_W, P_NS, P_NT, P_NN, P_REWARD, P_TILE_ONCE, P_KR,
+ P_CH_COMPLETE, P_CH_COMPLETE_B, P_CH_MINE, P_CH_OTHERS, P_CH_FIELD_MINE, P_CH_FIELD_OTHERS, P_CH_FOLLOWERS,
+ P_CH_FKIND, P_CH_LEGAL, P_CH_FRONTIER, P_CH_LAST, P_CH_OPEN, P_CH_SIZE, P_CH_BNB, P_NCH,
+ P_G_DRAWN, P_G_PLACED, P_G_PLACED_ROT, P_G_REMAINING, P_G_BAG, P_G_PROGRESS, P_G_SCORE, P_G_LEAD, P_G_SUPPLY,
+ P_G_PHASE, P_G_DECIDING, P_G_TURN, P_G_LEGAL, P_G_CLIPPED, P_G_KR, P_NGLOB, P_PH_TILE, P_PH_FOLLOWER, P_PH_OVER,
+ P_NTYPES, P_FCAP, P_HCAP, P_LCAP, P_START_X, P_START_Y, P_START_R, P_LEN) = range(60)  # fmt: skip
+# Positions in the float64 parameter vector ``Tables.F``.
+F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
+
+REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
+MAX_FIELD_CITIES = 4
+
+
+@dataclass
+class Layout:
+    """The tables of one configuration plus the Python-side objects they came from."""
+
+    options: Any
+    rules: RuleSet
+    codec: ActionCodec
+    encoder: ObservationEncoder
+    tables: Tables
+    n_types: int
+    total_tiles: int  # tiles in the game, the start tile included
+    start_tile: int
+    base_bag: np.ndarray  # tile indices in RuleSet order, the start tile's copy removed (before shuffling)
+    node_cap: int
+    grid_w: int
+    frontier_cap: int
+    hist_cap: int
+    log_cap: int
+
+    @property
+    def num_players(self) -> int:
+        return int(self.options.num_players)
+
+
+def _channel(names: list[str], name: str) -> int:
+    try:
+        return names.index(name)
+    except ValueError:
+        raise ValueError(f"observation channel {name!r} not found; the encoder's layout changed") from None
+
+
+def build_layout(options: Any) -> Layout:
+    """Tables of validated env options (the caller checks :func:`coverage` first)."""
+    rules = ruleset(options.game_config())
+    n = int(options.num_players)
+    codec = ActionCodec(rules, options.window)
+    encoder = ObservationEncoder(rules, n, codec, options.followers)
+    tiles = rules.tiles
+    nt = len(tiles)
+    S = rules.max_segments
+    edge_codes = np.zeros((nt, 4, 4), dtype=np.int8)
+    center = np.full((nt, 4, 4), -1, dtype=np.int8)
+    half = np.full((nt, 4, 8), -1, dtype=np.int8)
+    nseg = np.zeros(nt, dtype=np.int8)
+    skind = np.full((nt, S), -1, dtype=np.int8)
+    open0 = np.zeros((nt, S), dtype=np.int8)
+    pen0 = np.zeros((nt, S), dtype=np.int8)
+    fcity = np.full((nt, S, MAX_FIELD_CITIES), -1, dtype=np.int8)
+    bseg = np.full(nt, -1, dtype=np.int8)
+    for ti, t in enumerate(tiles):
+        nseg[ti] = len(t.segments)
+        for r in range(4):
+            edge_codes[ti, r] = t.edge_codes[r]
+            center[ti, r] = t.center[r]
+            half[ti, r] = t.half[r]
+        for i, s in enumerate(t.segments):
+            skind[ti, i] = s.kind
+            open0[ti, i] = len(s.edges) if s.kind in (CITY, ROAD) else 0
+            pen0[ti, i] = s.pennants
+            if s.kind == FIELD:
+                if len(s.cities) > MAX_FIELD_CITIES:
+                    raise ValueError(f"tile {t.id}: a field borders more than {MAX_FIELD_CITIES} cities")
+                fcity[ti, i, : len(s.cities)] = s.cities
+            if s.kind == BUILDING:
+                bseg[ti] = i
+
+    # Observation entries, as the encoder defines them: a city or road once per side it leaves
+    # through (complete/mine/others of that side), a field (field_mine/field_others), a building
+    # (complete_building).  Channel positions are looked up by name.
+    names = list(encoder.channel_names)
+    sides = "NESW"
+    ch_complete = _channel(names, "complete_N")
+    ch_mine = _channel(names, "mine_N")
+    ch_others = _channel(names, "others_N")
+    for s in range(4):
+        assert names[ch_complete + s] == f"complete_{sides[s]}" and names[ch_mine + s] == f"mine_{sides[s]}"
+        assert names[ch_others + s] == f"others_{sides[s]}"
+    ch_cb = _channel(names, "complete_building")
+    ch_fm = _channel(names, "field_mine")
+    ch_fo = _channel(names, "field_others")
+    E = 4 + S
+    ent_n = np.zeros((nt, 4), dtype=np.int8)
+    ent_seg = np.zeros((nt, 4, E), dtype=np.int8)
+    ent_ch = np.zeros((nt, 4, E, 3), dtype=np.int16)
+    ent_bits = np.zeros((nt, 4, E, 3), dtype=np.uint8)
+    os_n = np.zeros((nt, 4), dtype=np.int8)
+    os_seg = np.zeros((nt, 4, 4), dtype=np.int8)
+    os_side = np.zeros((nt, 4, 4), dtype=np.int8)
+    for ti, t in enumerate(tiles):
+        for r in range(4):
+            rows = []
+            for i, s in enumerate(t.segments):
+                if s.kind in (CITY, ROAD):
+                    for side in range(4):
+                        if t.center[r][side] == i:
+                            rows.append((i, (ch_complete + side, ch_mine + side, ch_others + side), (1, 2, 4)))
+                elif s.kind == FIELD:
+                    rows.append((i, (0, ch_fm, ch_fo), (0, 2, 4)))
+                elif s.kind == BUILDING:
+                    rows.append((i, (ch_cb, 0, 0), (1, 0, 0)))
+            ent_n[ti, r] = len(rows)
+            for e, (i, ch, bits) in enumerate(rows):
+                ent_seg[ti, r, e] = i
+                ent_ch[ti, r, e] = ch
+                ent_bits[ti, r, e] = bits
+            k = 0
+            for d in range(4):
+                c = t.center[r][d]
+                if c >= 0 and t.segments[c].kind in (CITY, ROAD):
+                    os_seg[ti, r, k] = c
+                    os_side[ti, r, k] = d
+                    k += 1
+            os_n[ti, r] = k
+
+    counts = np.array([t.count for t in tiles], dtype=np.int64)
+    inv32 = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
+    total = int(counts.sum())
+    start_id = rules.start_tiles["base"]
+    start_t = rules.tile_index[start_id]
+    bag: list[int] = []
+    for ti, t in enumerate(tiles):
+        bag.extend([ti] * t.count)
+    bag.remove(start_t)
+    node_cap = int(sum(t.count * len(t.segments) for t in tiles)) + 1
+    grid_w = 2 * total + 5
+    fcap = 4 * total + 8
+    hcap = 2 * total + 8
+    lcap = node_cap + 8
+
+    gnames = list(encoder.global_names)
+    phases = list(encoder.phases)
+    P = np.zeros(P_LEN, dtype=np.int64)
+    P[P_ROWS], P[P_COLS] = codec.rows, codec.cols
+    P[P_NPLAYERS] = n
+    P[P_FOLLOWERS] = options.followers
+    P[P_MAXSEG] = S
+    P[P_TILE_N] = codec.tile_range.size
+    P[P_FOL_START] = codec.follower_range.start
+    assert codec.follower_range.size == S + 1 and codec.tile_range.start == 0
+    P[P_NACT] = codec.n
+    P[P_TOTAL] = max(1, total)
+    P[P_START_T] = start_t
+    P[P_GOFF] = total + 2
+    P[P_W] = grid_w
+    P[P_NS] = encoder.n_static
+    P[P_NT] = total
+    P[P_NN] = node_cap
+    P[P_REWARD] = REWARD_CODES[options.reward]
+    base_opts = rules.by_key["base"].options
+    P[P_TILE_ONCE] = 1 if base_opts.count_tile_once else 0
+    flags = {FAST_EXPANSIONS[e.KEY].flag for e in rules.expansions}
+    P[P_KR] = 1 if "king_robber" in flags else 0
+    P[P_CH_COMPLETE] = ch_complete
+    P[P_CH_COMPLETE_B] = ch_cb
+    P[P_CH_MINE] = ch_mine
+    P[P_CH_OTHERS] = ch_others
+    P[P_CH_FIELD_MINE] = ch_fm
+    P[P_CH_FIELD_OTHERS] = ch_fo
+    P[P_CH_FOLLOWERS] = _channel(names, "followers_p0")
+    P[P_CH_FKIND] = _channel(names, "follower_on_city")
+    P[P_CH_LEGAL] = _channel(names, "legal_r0")
+    P[P_CH_FRONTIER] = _channel(names, "frontier")
+    P[P_CH_LAST] = _channel(names, "last_placed")
+    P[P_CH_OPEN] = _channel(names, "open_N")
+    P[P_CH_SIZE] = _channel(names, "size_N")
+    P[P_CH_BNB] = _channel(names, "building_neighbours")
+    P[P_NCH] = encoder.n_channels
+    for i in range(n):
+        assert names[P[P_CH_FOLLOWERS] + i] == f"followers_p{i}"
+    for k, kind in enumerate(("city", "road", "field", "building")):
+        assert names[P[P_CH_FKIND] + k] == f"follower_on_{kind}"
+    P[P_G_DRAWN] = gnames.index(f"drawn_tile_{tiles[0].id}")
+    P[P_G_PLACED] = gnames.index(f"placed_tile_{tiles[0].id}")
+    P[P_G_PLACED_ROT] = gnames.index("placed_rotation_0")
+    P[P_G_REMAINING] = gnames.index(f"remaining_{tiles[0].id}")
+    P[P_G_BAG] = gnames.index("bag_fraction")
+    P[P_G_PROGRESS] = gnames.index("turn_progress")
+    P[P_G_SCORE] = gnames.index("score_p0")
+    P[P_G_LEAD] = gnames.index("score_lead")
+    P[P_G_SUPPLY] = gnames.index("followers_in_hand_p0")
+    P[P_G_PHASE] = gnames.index(f"phase_{phases[0]}")
+    P[P_G_DECIDING] = gnames.index("deciding_p0")
+    P[P_G_TURN] = gnames.index("turn_p0")
+    P[P_G_LEGAL] = gnames.index("legal_placements")
+    P[P_G_CLIPPED] = gnames.index("window_clipped")
+    P[P_G_KR] = gnames.index("king_p0") if P[P_KR] else -1
+    P[P_NGLOB] = encoder.n_globals
+    P[P_PH_TILE] = phases.index("tile")
+    P[P_PH_FOLLOWER] = phases.index("follower")
+    P[P_PH_OVER] = phases.index("game_over")
+    P[P_NTYPES] = nt
+    P[P_FCAP], P[P_HCAP], P[P_LCAP] = fcap, hcap, lcap
+    P[P_START_X], P[P_START_Y], P[P_START_R] = 0, 0, 0  # the base game's start tile (BaseGame.setup)
+    F = np.zeros(F_LEN, dtype=np.float64)
+    F[F_REWARD_SCALE] = float(options.reward_scale)
+    F[F_INV_FOLLOWERS] = 1.0 / options.followers
+    assert encoder.static_table.shape == (nt, 4, encoder.n_static)
+    tables = Tables(
+        edge_codes=edge_codes, center=center, half=half, nseg=nseg, skind=skind, open0=open0, pen0=pen0,
+        fcity=fcity, bseg=bseg, compat=np.ascontiguousarray(rules.compat), static=np.ascontiguousarray(
+            encoder.static_table), ent_n=ent_n, ent_seg=ent_seg, ent_ch=ent_ch, ent_bits=ent_bits, os_n=os_n,
+        os_seg=os_seg, os_side=os_side, inv32=inv32, counts=counts, P=P, F=F,
+    )
+    assert rules.compat.shape[1] == N_PATTERNS
+    return Layout(
+        options=options, rules=rules, codec=codec, encoder=encoder, tables=tables, n_types=nt,
+        total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int16), node_cap=node_cap,
+        grid_w=grid_w, frontier_cap=fcap, hist_cap=hcap, log_cap=lcap,
+    )
+
+
+__all__ = ["FAST_EXPANSIONS", "FastSupport", "Layout", "Tables", "build_layout", "coverage", "rules_coverage"]
