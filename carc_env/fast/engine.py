@@ -40,36 +40,33 @@ import numpy as np
 
 from ..core import Game, IllegalActionError, Pass, PlaceFollower, PlaceTile
 from . import kernels as K
-from .tables import Layout, build_layout
+from .tables import (
+    HIST_W,
+    LOG_W,
+    P_LS_LEN,
+    P_O_BAG,
+    P_O_FMASK,
+    P_O_HIST,
+    P_O_LOG,
+    P_O_NEXTBAG,
+    P_O_SCORES,
+    P_O_SPOTS,
+    P_O_SUPPLY,
+    Layout,
+    build_layout,
+)
 
 
 def alloc_state(lay: Layout, G: int) -> K.State:
-    """Zeroed state arrays for G games."""
+    """Zeroed state arrays for G games (layout in :mod:`carc_env.fast.kernels`)."""
     nt = lay.total_tiles
-    n = lay.num_players
-    S = lay.rules.max_segments
-    grid = np.full((G, lay.grid_w, lay.grid_w), K.EMPTY, dtype=np.int16)
     return K.State(
         gi=np.zeros((G, K.G_LEN), dtype=np.int64),
-        grid=grid,
+        grid=np.full((G, lay.grid_w, lay.grid_w), K.EMPTY, dtype=np.int16),
         pl=np.zeros((G, nt + 1, 5), dtype=np.int64),
         fr=np.zeros((G, lay.frontier_cap, 3), dtype=np.int64),
-        fmask=np.zeros((G, lay.frontier_cap), dtype=np.uint8),
         nd=np.zeros((G, lay.node_cap, K.N_LEN), dtype=np.int64),
-        fl=np.zeros((G, nt + 1), dtype=np.int64),
-        spots=np.zeros((G, S + 1), dtype=np.int64),
-        pend=np.zeros((G, 32), dtype=np.int64),
-        comp=np.zeros((G, 2 * S + 40), dtype=np.int64),
-        scores=np.zeros((G, n), dtype=np.int64),
-        supply=np.zeros((G, n), dtype=np.int64),
-        before=np.zeros((G, n), dtype=np.int64),
-        bag=np.zeros((G, nt), dtype=np.int64),
-        nextbag=np.zeros((G, nt), dtype=np.int64),
-        rem=np.zeros((G, lay.n_types), dtype=np.int64),
-        hist=np.zeros((G, lay.hist_cap, 4), dtype=np.int64),
-        log=np.zeros((G, lay.log_cap, K.LOG_W), dtype=np.int64),
-        mark=np.zeros((G, nt + 1), dtype=np.int64),
-        cnt=np.zeros((G, 8), dtype=np.int64),
+        ls=np.zeros((G, int(lay.tables.P[P_LS_LEN])), dtype=np.int64),
     )
 
 
@@ -95,6 +92,8 @@ class FastBatch:
         self._shadow: list[Game | None] = [None] * num_games
         self._pool: ThreadPoolExecutor | None = None
         lay = self.layout
+        self._off = {k: int(self.tables.P[k]) for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG,
+                                                       P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)}
         self.codec = lay.codec
         self.encoder = lay.encoder
         self._scratch_rewards = np.zeros(8, dtype=np.float64)
@@ -111,6 +110,7 @@ class FastBatch:
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.__dict__.update(d)
         self.layout = build_layout(self.options)
+        self.state = K.State(*self.state)
         self.tables = self.layout.tables
         self.codec = self.layout.codec
         self.encoder = self.layout.encoder
@@ -139,7 +139,8 @@ class FastBatch:
         return np.array([index[t] for t in game.draw_order], dtype=np.int64)
 
     def _load_next(self, g: int, bag: np.ndarray) -> None:
-        self.state.nextbag[g, : len(bag)] = bag
+        o = self._off[P_O_NEXTBAG]
+        self.state.ls[g, o : o + len(bag)] = bag
         self.state.gi[g, K.G_NEXTBAG_N] = len(bag)
 
     def reset(self, g: int, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
@@ -250,10 +251,18 @@ class FastBatch:
         return int(self.state.gi[g, K.G_TURNP])
 
     def scores(self, g: int) -> list[int]:
-        return [int(v) for v in self.state.scores[g]]
+        o = self._off[P_O_SCORES]
+        return [int(v) for v in self.state.ls[g, o : o + self.num_players]]
 
     def supply(self, g: int) -> list[int]:
-        return [int(v) for v in self.state.supply[g]]
+        o = self._off[P_O_SUPPLY]
+        return [int(v) for v in self.state.ls[g, o : o + self.num_players]]
+
+    def draw_order(self, g: int) -> list[str]:
+        """Tile ids of game g's draw order (after the start tile)."""
+        o = self._off[P_O_BAG]
+        tiles = self.layout.rules.tiles
+        return [tiles[t].id for t in self.state.ls[g, o : o + int(self.state.gi[g, K.G_BAG_N])]]
 
     def outside(self, g: int) -> int:
         """Legal placements outside the observation window (``info["placements_outside_window"]``)."""
@@ -271,7 +280,8 @@ class FastBatch:
         if self.phase(g) != "tile":
             return np.zeros((0, 3), dtype=np.int64)
         nf = int(S.gi[g, K.G_NF])
-        m = S.fmask[g, :nf]
+        o = self._off[P_O_FMASK]
+        m = S.ls[g, o : o + nf].astype(np.uint8)
         bits = (m[:, None] >> np.arange(4, dtype=np.uint8)[None, :]) & 1
         ci, ri = np.nonzero(bits)
         return np.stack([S.fr[g, ci, 0], S.fr[g, ci, 1], ri], axis=1)
@@ -279,7 +289,8 @@ class FastBatch:
     def legal_follower_spots(self, g: int) -> list[int]:
         if self.phase(g) != "follower":
             return []
-        return [int(v) for v in self.state.spots[g, : int(self.state.gi[g, K.G_NSPOTS])]]
+        o = self._off[P_O_SPOTS]
+        return [int(v) for v in self.state.ls[g, o : o + int(self.state.gi[g, K.G_NSPOTS])]]
 
     def score_log(self, g: int) -> list[tuple[int, ...]]:
         """Scoring rows of the running game: ``(what, final, a, b, value, players bitmask)``.
@@ -289,14 +300,17 @@ class FastBatch:
         King / the Robber Baron at the end (``a`` completed cities / roads).  ``players``: who scored ``value``.
         """
         n = int(self.state.gi[g, K.G_NLOG])
-        return [tuple(int(v) for v in row) for row in self.state.log[g, :n]]
+        o = self._off[P_O_LOG]
+        rows = self.state.ls[g, o : o + LOG_W * n].reshape(n, LOG_W)
+        return [tuple(int(v) for v in row) for row in rows]
 
     def actions(self, g: int) -> list[PlaceTile | PlaceFollower | Pass]:
         """The core actions applied in the running game, in order."""
         S = self.state
         n = int(S.gi[g, K.G_NHIST])
+        o = self._off[P_O_HIST]
         out: list[PlaceTile | PlaceFollower | Pass] = []
-        for kind, a, b, c in S.hist[g, :n].tolist():
+        for kind, a, b, c in S.ls[g, o : o + HIST_W * n].reshape(n, HIST_W).tolist():
             if kind == K.H_TILE:
                 out.append(PlaceTile(a, b, c))
             elif kind == K.H_FOLLOWER:

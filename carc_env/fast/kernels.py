@@ -17,17 +17,27 @@ reference, observation bytes included.
 Entry points (all ``nogil``; the batch wrapper runs them on several threads
 over disjoint game ranges):
 
-* :func:`reset_range`: start games from their prepared bags (``nextbag``);
-* :func:`step_range`: decode and apply one flat action per game, run the
-  automatic stages up to the next decision, compute rewards, optionally
-  start the next game at once (``auto_reset``), and optionally write the
-  acting seat's observation;
-* :func:`observe_range`: write observations for given seats;
-* :func:`random_games`: play whole games with uniformly random legal
-  decisions, without observations (the "engine alone" benchmark).
+* :func:`reset_range`: start games from their prepared draw orders;
+* :func:`step_one` / :func:`step_range`: decode and apply one flat action per
+  game, run the automatic stages up to the next decision, compute rewards;
+  ``step_range`` optionally starts the next game of a finished one at once
+  (``auto_reset``) and writes the acting seat's observation;
+* :func:`observe_range` / :func:`masks_range`: observations and masks;
+* :func:`play_random`: whole games with uniformly random legal decisions and
+  no observations (the "engine alone" benchmark).
 
-Per-game integer scalars live in ``gi`` (positions ``G_*``); per-node
-union-find data in ``nd`` (fields ``N_*``).
+State layout
+------------
+``gi[g, G_*]``: per-game integers (counters, phase, players, bounds, window);
+``grid[g, y + off, x + off]``: -1 empty, ``k >= 0`` placement ``k``, ``<= -2``
+frontier slot ``-(v + 2)``; ``pl[g, k]``: placement ``k`` as (x, y, tile,
+rotation, first node); ``fr[g, slot]``: frontier cell (x, y, pattern);
+``nd[g, node, N_*]``: union-find node data; ``ls[g]``: the per-game lists
+(legal rotations per frontier slot, followers on the board, spots, scores,
+supplies, the draw order, the history, the score log, ...) at the offsets
+``T.P[P_O_*]``.  Few arrays on purpose: a kernel call from Python unboxes
+each one, and the kernels run without reference counting (``_nrt=False``:
+they never allocate), which would otherwise cost more than the rules.
 """
 
 from __future__ import annotations
@@ -39,8 +49,12 @@ from numba import njit
 
 from ..core.config import PATTERN_BITS
 from .tables import (
+    ENT_CAP,
     F_INV_FOLLOWERS,
     F_REWARD_SCALE,
+    FCITY_CAP,
+    HIST_W,
+    LOG_W,
     P_CH_BNB,
     P_CH_FKIND,
     P_CH_FOLLOWERS,
@@ -68,11 +82,29 @@ from .tables import (
     P_G_SUPPLY,
     P_G_TURN,
     P_GOFF,
+    P_HCAP,
     P_KR,
+    P_LCAP,
     P_MAXSEG,
     P_NPLAYERS,
     P_NS,
+    P_NT,
     P_NTYPES,
+    P_O_BAG,
+    P_O_BEFORE,
+    P_O_CNT,
+    P_O_COMP,
+    P_O_FL,
+    P_O_FMASK,
+    P_O_HIST,
+    P_O_LOG,
+    P_O_MARK,
+    P_O_NEXTBAG,
+    P_O_PEND,
+    P_O_REM,
+    P_O_SCORES,
+    P_O_SPOTS,
+    P_O_SUPPLY,
     P_PH_FOLLOWER,
     P_PH_OVER,
     P_PH_TILE,
@@ -85,14 +117,28 @@ from .tables import (
     P_TILE_N,
     P_TILE_ONCE,
     P_TOTAL,
+    TC_BSEG,
+    TC_CE,
+    TC_EC,
+    TC_ENT_BITS,
+    TC_ENT_CH,
+    TC_ENT_N,
+    TC_ENT_SEG,
+    TC_FCITY,
+    TC_HA,
+    TC_NSEG,
+    TC_OPEN0,
+    TC_OS_N,
+    TC_OS_SEG,
+    TC_OS_SIDE,
+    TC_PEN0,
+    TC_SKIND,
 )
 
-State = namedtuple(
-    "State", "gi grid pl fr fmask nd fl spots pend comp scores supply before bag nextbag rem hist log mark cnt"
-)
-"""Mutable per-game arrays, leading axis = game (see :mod:`carc_env.fast.engine` for the shapes)."""
+State = namedtuple("State", "gi grid pl fr nd ls")
+"""Mutable per-game arrays, leading axis = game (layout in the module docstring)."""
 
-# ---- gi: per-game scalars
+# ---- gi: per-game integers
 (G_NPL, G_NNODES, G_NF, G_NFL, G_BAG_I, G_BAG_N, G_TURNP, G_PLAYER, G_PHASE, G_CUR, G_TURN, G_NSPOTS,
  G_NPEND, G_NCOMP, G_MINX, G_MAXX, G_MINY, G_MAXY, G_X0, G_Y0, G_INSIDE, G_OUTSIDE, G_NLEGAL, G_NHIST,
  G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_KING, G_KING_SIZE, G_ROBBER, G_ROBBER_SIZE, G_DISCARDS, G_ERR,
@@ -100,13 +146,15 @@ State = namedtuple(
 # ---- nd: per-node fields
 (N_PARENT, N_KIND, N_PL, N_OPEN, N_PEN, N_TCOUNT, N_NCOUNT, N_NEXT, N_DONE, N_OCC, N_OWNER, N_NB, N_SCRATCH,
  N_BITS, N_LEN) = range(15)  # fmt: skip
+# N_TCOUNT: distinct tiles of a city/road root; N_NCOUNT: its segments; N_NEXT: circular list of a
+# feature's members; N_OCC: followers on a root; N_OWNER: the follower's owner on a node (-1);
+# N_NB: filled neighbours of a building; N_SCRATCH: stamps; N_BITS: owners on a root (observations).
 # ---- phases
 PH_TILE, PH_FOLLOWER, PH_OVER = 0, 1, 2
 # ---- hist rows: (kind, a, b, c)
 H_TILE, H_FOLLOWER, H_PASS = 0, 1, 2
 # ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or LOG_KING / LOG_ROBBER
 LOG_KING, LOG_ROBBER = 10, 11
-LOG_W = 6
 # ---- error codes in gi[G_ERR]
 ERR_NONE, ERR_ILLEGAL, ERR_OVER = 0, 1, 2
 
@@ -116,12 +164,12 @@ DY = np.array([-1, 0, 1, 0], dtype=np.int64)
 N8X = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 N8Y = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 PB = PATTERN_BITS
-EMPTY = -1  # grid: -1 empty, k >= 0 placement k, <= -2 frontier slot -(v + 2)
+EMPTY = -1
 
-# No NRT: the kernels never allocate, and without it no call passes reference counts of the ~40 state
-# and table arrays (atomic increments that cost more than the rules themselves and contend across threads).
+# No NRT: the kernels never allocate, and without it no call passes reference counts of the state and
+# table arrays (atomic increments that cost more than the rules themselves and contend across threads).
 _opts = {"cache": True, "nogil": True, "_nrt": False}
-# Internal functions are never called from Python: no CPython wrapper (it would unbox ~40 arrays; compile time).
+# Internal functions are never called from Python: no CPython wrapper (compile time).
 _inner = {**_opts, "no_cpython_wrapper": True}
 _inline = {**_inner, "inline": "always"}  # tiny helpers: inlined in numba's IR, never compiled alone
 
@@ -129,7 +177,7 @@ _inline = {**_inner, "inline": "always"}  # tiny helpers: inlined in numba's IR,
 # ============================================================== union-find
 @njit(**_inner)
 def find(nd, g, x):
-    """Root of node x, with path halving (as the reference's Game.find)."""
+    """Root of node x, with path halving (as the reference's Game.find; roots never change by it)."""
     while nd[g, x, N_PARENT] != x:
         p = nd[g, nd[g, x, N_PARENT], N_PARENT]
         nd[g, x, N_PARENT] = p
@@ -138,17 +186,9 @@ def find(nd, g, x):
 
 
 @njit(**_inner)
-def root_of(nd, g, x):
-    """Root of node x without changing the state (for observations)."""
-    while nd[g, x, N_PARENT] != x:
-        x = nd[g, x, N_PARENT]
-    return x
-
-
-@njit(**_inner)
-def union(S, g, a, b):
+def union(T, S, g, a, b):
     """The reference's Game._union: the root with more distinct tiles (cities, roads) stays root."""
-    nd = S.nd
+    nd, ls = S.nd, S.ls
     a = find(nd, g, a)
     b = find(nd, g, b)
     if a == b:
@@ -160,19 +200,19 @@ def union(S, g, a, b):
         # distinct tiles of the union: a's tiles marked, b's unmarked tiles counted
         stamp = S.gi[g, G_STAMP] + 1
         S.gi[g, G_STAMP] = stamp
-        mark = S.mark
+        om = T.P[P_O_MARK]
         cnt = nd[g, a, N_TCOUNT]
         x = a
         while True:
-            mark[g, nd[g, x, N_PL]] = stamp
+            ls[g, om + nd[g, x, N_PL]] = stamp
             x = nd[g, x, N_NEXT]
             if x == a:
                 break
         x = b
         while True:
             t = nd[g, x, N_PL]
-            if mark[g, t] != stamp:
-                mark[g, t] = stamp
+            if ls[g, om + t] != stamp:
+                ls[g, om + t] = stamp
                 cnt += 1
             x = nd[g, x, N_NEXT]
             if x == b:
@@ -184,15 +224,14 @@ def union(S, g, a, b):
     nd[g, a, N_OCC] += nd[g, b, N_OCC]
     nd[g, b, N_OCC] = 0
     nd[g, a, N_NCOUNT] += nd[g, b, N_NCOUNT]
-    # splice the circular member lists
-    na = nd[g, a, N_NEXT]
+    na = nd[g, a, N_NEXT]  # splice the circular member lists
     nd[g, a, N_NEXT] = nd[g, b, N_NEXT]
     nd[g, b, N_NEXT] = na
     return a
 
 
 # ============================================================== board
-@njit(**_inner)
+@njit(**_inline)
 def frontier_require(T, S, g, x, y, side, code):
     off = T.P[P_GOFF]
     v = S.grid[g, y + off, x + off]
@@ -204,40 +243,25 @@ def frontier_require(T, S, g, x, y, side, code):
         S.grid[g, y + off, x + off] = -2 - slot
         S.gi[g, G_NF] = slot + 1
     else:
-        slot = -2 - v
-        S.fr[g, slot, 2] |= code << (PB * side)
-
-
-@njit(**_inner)
-def frontier_remove(T, S, g, slot):
-    off = T.P[P_GOFF]
-    last = S.gi[g, G_NF] - 1
-    if slot != last:
-        lx = S.fr[g, last, 0]
-        ly = S.fr[g, last, 1]
-        S.fr[g, slot, 0] = lx
-        S.fr[g, slot, 1] = ly
-        S.fr[g, slot, 2] = S.fr[g, last, 2]
-        S.grid[g, ly + off, lx + off] = -2 - slot
-    S.gi[g, G_NF] = last
+        S.fr[g, -2 - v, 2] |= code << (PB * side)
 
 
 @njit(**_inner)
 def put_tile(T, S, g, t, x, y, r):
     """The reference's Game._put_tile: nodes, unions with the neighbours, frontier, buildings."""
-    gi, nd = S.gi, S.nd
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     off = T.P[P_GOFF]
     k = gi[g, G_NPL]
     base = gi[g, G_NNODES]
-    n = T.nseg[t]
+    n = tile[t, TC_NSEG]
     for i in range(n):
         node = base + i
-        kind = T.skind[t, i]
+        kind = tile[t, TC_SKIND + i]
         nd[g, node, N_PARENT] = node
         nd[g, node, N_KIND] = kind
         nd[g, node, N_PL] = k
-        nd[g, node, N_OPEN] = T.open0[t, i]
-        nd[g, node, N_PEN] = T.pen0[t, i]
+        nd[g, node, N_OPEN] = tile[t, TC_OPEN0 + i]
+        nd[g, node, N_PEN] = tile[t, TC_PEN0 + i]
         nd[g, node, N_TCOUNT] = 1 if (kind == CITY or kind == ROAD) else 0
         nd[g, node, N_NCOUNT] = 1
         nd[g, node, N_NEXT] = node
@@ -246,6 +270,7 @@ def put_tile(T, S, g, t, x, y, r):
         nd[g, node, N_OWNER] = -1
         nd[g, node, N_NB] = 0
         nd[g, node, N_SCRATCH] = 0
+        nd[g, node, N_BITS] = 0
     gi[g, G_NNODES] = base + n
     S.pl[g, k, 0] = x
     S.pl[g, k, 1] = y
@@ -270,40 +295,48 @@ def put_tile(T, S, g, t, x, y, r):
         o = (s + 2) & 3
         nk = S.grid[g, ny + off, nx + off]
         if nk < 0:
-            frontier_require(T, S, g, nx, ny, o, np.int32(T.edge_codes[t, r, s]))
+            frontier_require(T, S, g, nx, ny, o, np.int64(tile[t, TC_EC + 4 * r + s]))
             continue
         nt = S.pl[g, nk, 2]
         nr = S.pl[g, nk, 3]
         nbase = S.pl[g, nk, 4]
-        c = T.center[t, r, s]
-        if c >= 0 and T.skind[t, c] != RIVER:
-            nc = T.center[nt, nr, o]
-            root = union(S, g, base + c, nbase + nc)
+        c = tile[t, TC_CE + 4 * r + s]
+        if c >= 0 and tile[t, TC_SKIND + c] != RIVER:
+            root = union(T, S, g, base + c, nbase + tile[nt, TC_CE + 4 * nr + o])
             nd[g, root, N_OPEN] -= 2
-        hl = T.half[t, r, 2 * s]
+        hl = tile[t, TC_HA + 8 * r + 2 * s]
         if hl >= 0:
-            nh = T.half[nt, nr, 2 * o + 1]
+            nh = tile[nt, TC_HA + 8 * nr + 2 * o + 1]
             if nh >= 0:
-                union(S, g, base + hl, nbase + nh)
-        hr = T.half[t, r, 2 * s + 1]
+                union(T, S, g, base + hl, nbase + nh)
+        hr = tile[t, TC_HA + 8 * r + 2 * s + 1]
         if hr >= 0:
-            nh = T.half[nt, nr, 2 * o]
+            nh = tile[nt, TC_HA + 8 * nr + 2 * o]
             if nh >= 0:
-                union(S, g, base + hr, nbase + nh)
-    if slot >= 0:
-        frontier_remove(T, S, g, slot)
+                union(T, S, g, base + hr, nbase + nh)
+    if slot >= 0:  # the reference's _frontier_remove: the last slot moves into the freed one
+        last = gi[g, G_NF] - 1
+        if slot != last:
+            lx = S.fr[g, last, 0]
+            ly = S.fr[g, last, 1]
+            S.fr[g, slot, 0] = lx
+            S.fr[g, slot, 1] = ly
+            S.fr[g, slot, 2] = S.fr[g, last, 2]
+            S.grid[g, ly + off, lx + off] = -2 - slot
+        gi[g, G_NF] = last
     # buildings: neighbours of placed buildings, then the placed tile's own
+    op = T.P[P_O_PEND]
     for j in range(8):
         nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
         if nk >= 0:
-            b = T.bseg[S.pl[g, nk, 2]]
+            b = tile[S.pl[g, nk, 2], TC_BSEG]
             if b >= 0:
                 node = S.pl[g, nk, 4] + b
                 nd[g, node, N_NB] += 1
                 if nd[g, node, N_NB] == 8:
-                    S.pend[g, gi[g, G_NPEND]] = node
+                    ls[g, op + gi[g, G_NPEND]] = node
                     gi[g, G_NPEND] += 1
-    b = T.bseg[t]
+    b = tile[t, TC_BSEG]
     if b >= 0:
         cnt = 0
         for j in range(8):
@@ -312,28 +345,29 @@ def put_tile(T, S, g, t, x, y, r):
         node = base + b
         nd[g, node, N_NB] = cnt
         if cnt >= 8:
-            S.pend[g, gi[g, G_NPEND]] = node
+            ls[g, op + gi[g, G_NPEND]] = node
             gi[g, G_NPEND] += 1
 
 
 # ============================================================== scoring
 @njit(**_inline)
-def log_row(S, g, what, final, a, b, value, players):
+def log_row(T, S, g, what, final, a, b, value, players):
     i = S.gi[g, G_NLOG]
-    if i < S.log.shape[1]:
-        S.log[g, i, 0] = what
-        S.log[g, i, 1] = final
-        S.log[g, i, 2] = a
-        S.log[g, i, 3] = b
-        S.log[g, i, 4] = value
-        S.log[g, i, 5] = players
+    if i < T.P[P_LCAP]:
+        o = T.P[P_O_LOG] + LOG_W * i
+        S.ls[g, o] = what
+        S.ls[g, o + 1] = final
+        S.ls[g, o + 2] = a
+        S.ls[g, o + 3] = b
+        S.ls[g, o + 4] = value
+        S.ls[g, o + 5] = players
         S.gi[g, G_NLOG] = i + 1
 
 
 @njit(**_inner)
 def field_cities(T, S, g, root):
     """Completed cities a field borders (the reference's feature_value for fields)."""
-    nd = S.nd
+    nd, tile = S.nd, T.tile
     stamp = S.gi[g, G_STAMP] + 1
     S.gi[g, G_STAMP] = stamp
     n = 0
@@ -343,8 +377,8 @@ def field_cities(T, S, g, root):
         t = S.pl[g, k, 2]
         base = S.pl[g, k, 4]
         seg = x - base
-        for j in range(T.fcity.shape[2]):
-            c = T.fcity[t, seg, j]
+        for j in range(FCITY_CAP):
+            c = tile[t, TC_FCITY + FCITY_CAP * seg + j]
             if c < 0:
                 break
             cr = find(nd, g, base + c)
@@ -362,17 +396,18 @@ def field_cities(T, S, g, root):
 def score_feature(T, S, g, root):
     """The reference's Game.score_feature: majority, points, followers back to their supply.
 
-    Scored as final (cities 1 point a tile) once the game is ending (``gi[G_ENDING]``)."""
-    nd = S.nd
+    Scored as at the end (cities 1 point a tile) once the game is ending (``gi[G_ENDING]``)."""
+    nd, ls = S.nd, S.ls
     final = S.gi[g, G_ENDING] != 0
     n = T.P[P_NPLAYERS]
-    counts = S.cnt[g]
-    counts[:] = 0
+    oc = T.P[P_O_CNT]
+    for p in range(n):
+        ls[g, oc + p] = 0
     x = root
     while True:
         o = nd[g, x, N_OWNER]
         if o >= 0:
-            counts[o] += 1
+            ls[g, oc + o] += 1
         x = nd[g, x, N_NEXT]
         if x == root:
             break
@@ -395,21 +430,23 @@ def score_feature(T, S, g, root):
         value = 3 * a
     best = 0
     for p in range(n):
-        if counts[p] > best:
-            best = counts[p]
+        if ls[g, oc + p] > best:
+            best = ls[g, oc + p]
     players = 0
+    osc = T.P[P_O_SCORES]
     if best > 0:
         for p in range(n):
-            if counts[p] == best:
+            if ls[g, oc + p] == best:
                 players |= 1 << p
-                S.scores[g, p] += value
+                ls[g, osc + p] += value
     # followers back
+    osu = T.P[P_O_SUPPLY]
     x = root
     removed = 0
     while True:
         o = nd[g, x, N_OWNER]
         if o >= 0:
-            S.supply[g, o] += 1
+            ls[g, osu + o] += 1
             nd[g, x, N_OWNER] = -1
             removed += 1
         x = nd[g, x, N_NEXT]
@@ -417,33 +454,24 @@ def score_feature(T, S, g, root):
             break
     nd[g, root, N_OCC] = 0
     if removed:
+        ofl = T.P[P_O_FL]
         j = 0
         for i in range(S.gi[g, G_NFL]):
-            node = S.fl[g, i]
+            node = ls[g, ofl + i]
             if nd[g, node, N_OWNER] >= 0:
-                S.fl[g, j] = node
+                ls[g, ofl + j] = node
                 j += 1
         S.gi[g, G_NFL] = j
-    log_row(S, g, kind, 1 if final else 0, a, b, value, players)
+    log_row(T, S, g, kind, 1 if final else 0, a, b, value, players)
 
 
 @njit(**_inner)
-def complete_feature(T, S, g, root):
-    nd = S.nd
-    nd[g, root, N_DONE] = 1
-    kind = nd[g, root, N_KIND]
-    if T.P[P_KR] and (kind == CITY or kind == ROAD):
-        king_robber_completed(S, g, kind, nd[g, root, N_TCOUNT])
-    if nd[g, root, N_OCC] > 0:
-        score_feature(T, S, g, root)
-
-
-@njit(**_inner)
-def king_robber_completed(S, g, kind, size):
+def king_robber_completed(T, S, g, kind, size):
     """King & Robber Baron's on_completed: the largest feature of this kind completed this turn vs the record."""
     nd = S.nd
+    oc = T.P[P_O_COMP]
     for i in range(S.gi[g, G_NCOMP]):
-        r = S.comp[g, i]
+        r = S.ls[g, oc + i]
         if nd[g, r, N_KIND] == kind:
             rr = find(nd, g, r)
             if nd[g, rr, N_TCOUNT] > size:
@@ -459,31 +487,39 @@ def king_robber_completed(S, g, kind, size):
 @njit(**_inner)
 def detect_and_score(T, S, g):
     """The reference's _detect_completions then _score_completions for the tile just placed."""
-    gi, nd = S.gi, S.nd
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
+    oc = T.P[P_O_COMP]
     k = gi[g, G_NPL] - 1
     t = S.pl[g, k, 2]
     base = S.pl[g, k, 4]
     nc = 0
-    for i in range(T.nseg[t]):
-        kind = T.skind[t, i]
+    for i in range(tile[t, TC_NSEG]):
+        kind = tile[t, TC_SKIND + i]
         if kind != CITY and kind != ROAD:
             continue
         root = find(nd, g, base + i)
         if nd[g, root, N_OPEN] == 0 and nd[g, root, N_DONE] == 0:
             dup = False
             for j in range(nc):
-                if S.comp[g, j] == root:
+                if ls[g, oc + j] == root:
                     dup = True
             if not dup:
-                S.comp[g, nc] = root
+                ls[g, oc + nc] = root
                 nc += 1
+    op = T.P[P_O_PEND]
     for j in range(gi[g, G_NPEND]):
-        S.comp[g, nc] = S.pend[g, j]
+        ls[g, oc + nc] = ls[g, op + j]
         nc += 1
     gi[g, G_NPEND] = 0
     gi[g, G_NCOMP] = nc
     for j in range(nc):
-        complete_feature(T, S, g, find(nd, g, S.comp[g, j]))
+        root = find(nd, g, ls[g, oc + j])
+        nd[g, root, N_DONE] = 1
+        kind = nd[g, root, N_KIND]
+        if T.P[P_KR] and (kind == CITY or kind == ROAD):
+            king_robber_completed(T, S, g, kind, nd[g, root, N_TCOUNT])
+        if nd[g, root, N_OCC] > 0:
+            score_feature(T, S, g, root)
     gi[g, G_NCOMP] = 0
 
 
@@ -499,6 +535,7 @@ def finish(T, S, g):
             if nd[g, i, N_PARENT] == i and nd[g, i, N_OCC] > 0 and nd[g, i, N_KIND] == kind and nd[g, i, N_DONE] == 0:
                 score_feature(T, S, g, i)
     if T.P[P_KR]:
+        osc = T.P[P_O_SCORES]
         for kind in (CITY, ROAD):
             holder = gi[g, G_KING] if kind == CITY else gi[g, G_ROBBER]
             if holder < 0:
@@ -507,8 +544,8 @@ def finish(T, S, g):
             for i in range(nn):
                 if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind:
                     cnt += 1
-            S.scores[g, holder] += cnt
-            log_row(S, g, LOG_KING if kind == CITY else LOG_ROBBER, 1, cnt, 0, cnt, 1 << holder)
+            S.ls[g, osc + holder] += cnt
+            log_row(T, S, g, LOG_KING if kind == CITY else LOG_ROBBER, 1, cnt, 0, cnt, 1 << holder)
     gi[g, G_PHASE] = PH_OVER
 
 
@@ -516,19 +553,22 @@ def finish(T, S, g):
 @njit(**_inner)
 def draw(T, S, g):
     """Draw until a tile fits (discarding the others); an empty bag ends the game."""
-    gi = S.gi
+    gi, ls = S.gi, S.ls
     nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    ob = T.P[P_O_BAG]
+    orem = T.P[P_O_REM]
     while True:
         if gi[g, G_BAG_I] >= gi[g, G_BAG_N]:
             finish(T, S, g)
             return
-        t = S.bag[g, gi[g, G_BAG_I]]
+        t = ls[g, ob + gi[g, G_BAG_I]]
         gi[g, G_BAG_I] += 1
-        S.rem[g, t] -= 1
+        ls[g, orem + t] -= 1
         anyfit = 0
         for slot in range(nf):
             m = T.compat[t, S.fr[g, slot, 2]]
-            S.fmask[g, slot] = m
+            ls[g, ofm + slot] = m
             anyfit |= m
         if anyfit:
             gi[g, G_CUR] = t
@@ -541,18 +581,19 @@ def draw(T, S, g):
 @njit(**_inner)
 def enter_follower(T, S, g):
     """Follower stage: spots of the placed tile; no decision when there is none (or no follower left)."""
-    gi, nd = S.gi, S.nd
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     p = gi[g, G_PLAYER]
     ns = 0
-    if S.supply[g, p] > 0:
+    if ls[g, T.P[P_O_SUPPLY] + p] > 0:
+        osp = T.P[P_O_SPOTS]
         k = gi[g, G_NPL] - 1
         t = S.pl[g, k, 2]
         base = S.pl[g, k, 4]
-        for i in range(T.nseg[t]):
-            if T.skind[t, i] == RIVER:
+        for i in range(tile[t, TC_NSEG]):
+            if tile[t, TC_SKIND + i] == RIVER:
                 continue
             if nd[g, find(nd, g, base + i), N_OCC] == 0:
-                S.spots[g, ns] = i
+                ls[g, osp + ns] = i
                 ns += 1
     gi[g, G_NSPOTS] = ns
     if ns > 0:
@@ -566,21 +607,21 @@ def end_of_turn(T, S, g):
     """Completions and scoring, next player, next draw."""
     detect_and_score(T, S, g)
     gi = S.gi
-    n = T.P[P_NPLAYERS]
-    gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % n
+    gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
     gi[g, G_PLAYER] = gi[g, G_TURNP]
     gi[g, G_TURN] += 1
     draw(T, S, g)
 
 
 @njit(**_inline)
-def hist_row(S, g, kind, a, b, c):
+def hist_row(T, S, g, kind, a, b, c):
     i = S.gi[g, G_NHIST]
-    if i < S.hist.shape[1]:
-        S.hist[g, i, 0] = kind
-        S.hist[g, i, 1] = a
-        S.hist[g, i, 2] = b
-        S.hist[g, i, 3] = c
+    if i < T.P[P_HCAP]:
+        o = T.P[P_O_HIST] + HIST_W * i
+        S.ls[g, o] = kind
+        S.ls[g, o + 1] = a
+        S.ls[g, o + 2] = b
+        S.ls[g, o + 3] = c
     S.gi[g, G_NHIST] = i + 1
 
 
@@ -595,13 +636,11 @@ def apply_tile(T, S, g, x, y, r):
     v = S.grid[g, y + off, x + off]
     if v > -2:
         return False
-    slot = -2 - v
-    if not (S.fmask[g, slot] >> r) & 1:
+    if not (S.ls[g, T.P[P_O_FMASK] - 2 - v] >> r) & 1:
         return False
-    t = gi[g, G_CUR]
-    put_tile(T, S, g, t, x, y, r)
+    put_tile(T, S, g, gi[g, G_CUR], x, y, r)
     gi[g, G_CUR] = -1
-    hist_row(S, g, H_TILE, x, y, r)
+    hist_row(T, S, g, H_TILE, x, y, r)
     if not enter_follower(T, S, g):
         end_of_turn(T, S, g)
     return True
@@ -610,11 +649,12 @@ def apply_tile(T, S, g, x, y, r):
 @njit(**_inner)
 def apply_follower(T, S, g, seg):
     """PlaceFollower(seg), or Pass when seg < 0; False if the segment is not a legal spot."""
-    gi, nd = S.gi, S.nd
+    gi, nd, ls = S.gi, S.nd, S.ls
     if seg >= 0:
+        osp = T.P[P_O_SPOTS]
         ok = False
         for i in range(gi[g, G_NSPOTS]):
-            if S.spots[g, i] == seg:
+            if ls[g, osp + i] == seg:
                 ok = True
         if not ok:
             return False
@@ -622,14 +662,13 @@ def apply_follower(T, S, g, seg):
         node = S.pl[g, k, 4] + seg
         p = gi[g, G_PLAYER]
         nd[g, node, N_OWNER] = p
-        root = find(nd, g, node)
-        nd[g, root, N_OCC] += 1
-        S.supply[g, p] -= 1
-        S.fl[g, gi[g, G_NFL]] = node
+        nd[g, find(nd, g, node), N_OCC] += 1
+        ls[g, T.P[P_O_SUPPLY] + p] -= 1
+        ls[g, T.P[P_O_FL] + gi[g, G_NFL]] = node
         gi[g, G_NFL] += 1
-        hist_row(S, g, H_FOLLOWER, seg, 0, 0)
+        hist_row(T, S, g, H_FOLLOWER, seg, 0, 0)
     else:
-        hist_row(S, g, H_PASS, 0, 0, 0)
+        hist_row(T, S, g, H_PASS, 0, 0, 0)
     gi[g, G_NSPOTS] = 0
     end_of_turn(T, S, g)
     return True
@@ -643,63 +682,55 @@ def apply_index(T, S, g, a):
     if ph == PH_TILE:
         if a < 0 or a >= T.P[P_TILE_N]:
             return False
-        rows = T.P[P_ROWS]
         cols = T.P[P_COLS]
-        rc = rows * cols
-        r = a // rc
+        rc = T.P[P_ROWS] * cols
         rem = a % rc
-        return apply_tile(T, S, g, gi[g, G_X0] + rem % cols, gi[g, G_Y0] + rem // cols, r)
+        return apply_tile(T, S, g, gi[g, G_X0] + rem % cols, gi[g, G_Y0] + rem // cols, a // rc)
     if ph == PH_FOLLOWER:
         local = a - T.P[P_FOL_START]
         ms = T.P[P_MAXSEG]
-        if local == ms:
-            return apply_follower(T, S, g, local - ms - 1)  # -1: pass (an expression, not a literal: one compiled version)
         if local < 0 or local > ms:
             return False
-        return apply_follower(T, S, g, local)
+        return apply_follower(T, S, g, local if local < ms else local - ms - 1)  # -1: pass
     return False
 
 
 # ============================================================== setup
 @njit(**_inner)
-def clear_game(T, S, g):
-    gi = S.gi
+def reset_game(T, S, g, bag_n):
+    """Start game g with the first ``bag_n`` tiles of its prepared draw order: the reference's Game.__init__."""
+    gi, ls = S.gi, S.ls
     off = T.P[P_GOFF]
     for k in range(gi[g, G_NPL]):
         S.grid[g, S.pl[g, k, 1] + off, S.pl[g, k, 0] + off] = EMPTY
     for s in range(gi[g, G_NF]):
         S.grid[g, S.fr[g, s, 1] + off, S.fr[g, s, 0] + off] = EMPTY
     stamp = gi[g, G_STAMP]
-    nb = gi[g, G_NEXTBAG_N]
-    for i in range(gi.shape[1]):
+    for i in range(G_LEN):
         gi[g, i] = 0
-    if stamp > (1 << 30):  # stamps never repeat within a slot: restart them with clean marks
-        S.mark[g, :] = 0
+    if stamp > (1 << 40):  # stamps never repeat within a slot: restart them with clean marks
+        om = T.P[P_O_MARK]
+        for i in range(T.P[P_NT] + 1):
+            ls[g, om + i] = 0
         stamp = 0
     gi[g, G_STAMP] = stamp
-    gi[g, G_NEXTBAG_N] = nb
     gi[g, G_KING] = -1
     gi[g, G_ROBBER] = -1
     gi[g, G_CUR] = -1
     n = T.P[P_NPLAYERS]
     for p in range(n):
-        S.scores[g, p] = 0
-        S.supply[g, p] = T.P[P_FOLLOWERS]
+        ls[g, T.P[P_O_SCORES] + p] = 0
+        ls[g, T.P[P_O_SUPPLY] + p] = T.P[P_FOLLOWERS]
+    orem = T.P[P_O_REM]
     for t in range(T.P[P_NTYPES]):
-        S.rem[g, t] = 0
-
-
-@njit(**_inner)
-def reset_game(T, S, g, bag_n):
-    """Start game g with the first ``bag_n`` tiles of ``nextbag[g]`` as its draw order."""
-    clear_game(T, S, g)
-    gi = S.gi
+        ls[g, orem + t] = 0
+    ob = T.P[P_O_BAG]
+    onb = T.P[P_O_NEXTBAG]
     for i in range(bag_n):
-        t = S.nextbag[g, i]
-        S.bag[g, i] = t
-        S.rem[g, t] += 1
+        t = ls[g, onb + i]
+        ls[g, ob + i] = t
+        ls[g, orem + t] += 1
     gi[g, G_BAG_N] = bag_n
-    gi[g, G_BAG_I] = 0
     put_tile(T, S, g, T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R])
     draw(T, S, g)
     compute_view(T, S, g)
@@ -709,7 +740,7 @@ def reset_game(T, S, g, bag_n):
 @njit(**_inner)
 def compute_view(T, S, g):
     """Window origin, in-window legal placements and the count outside: ActionCodec.view."""
-    gi = S.gi
+    gi, ls = S.gi, S.ls
     rows = T.P[P_ROWS]
     cols = T.P[P_COLS]
     minx = gi[g, G_MINX]
@@ -722,6 +753,7 @@ def compute_view(T, S, g):
     outside = 0
     nlegal = 0
     nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
     if gi[g, G_PHASE] == PH_TILE:
         total = 0
         ok = 0
@@ -731,22 +763,21 @@ def compute_view(T, S, g):
         lminy = 1 << 30
         lmaxy = -(1 << 30)
         for slot in range(nf):
-            m = S.fmask[g, slot]
+            m = ls[g, ofm + slot]
             if m == 0:
                 continue
             fx = S.fr[g, slot, 0]
             fy = S.fr[g, slot, 1]
             if first < 0:
                 first = slot
-            for r in range(4):
-                if (m >> r) & 1:
-                    total += 1
-                    if x0 <= fx < x0 + cols and y0 <= fy < y0 + rows:
-                        ok += 1
-                    lminx = min(lminx, fx)
-                    lmaxx = max(lmaxx, fx)
-                    lminy = min(lminy, fy)
-                    lmaxy = max(lmaxy, fy)
+            c = (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+            total += c
+            if x0 <= fx < x0 + cols and y0 <= fy < y0 + rows:
+                ok += c
+            lminx = min(lminx, fx)
+            lmaxx = max(lmaxx, fx)
+            lminy = min(lminy, fy)
+            lmaxy = max(lmaxy, fy)
         if not inside and ok < total:
             # ActionCodec._recentre: the legal placements' bounding box, then the first one
             best = ok
@@ -759,15 +790,11 @@ def compute_view(T, S, g):
                     cy = S.fr[g, first, 1] - rows // 2
                 c = 0
                 for slot in range(nf):
-                    m = S.fmask[g, slot]
-                    if m == 0:
-                        continue
+                    m = ls[g, ofm + slot]
                     fx = S.fr[g, slot, 0]
                     fy = S.fr[g, slot, 1]
-                    if cx <= fx < cx + cols and cy <= fy < cy + rows:
-                        for r in range(4):
-                            if (m >> r) & 1:
-                                c += 1
+                    if m and cx <= fx < cx + cols and cy <= fy < cy + rows:
+                        c += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
                 if c > best:
                     best = c
                     x0 = cx
@@ -786,7 +813,7 @@ def compute_view(T, S, g):
 @njit(**_inner)
 def write_mask(T, S, g, mask):
     """The acting seat's action mask (``mask`` zeroed by the caller)."""
-    gi = S.gi
+    gi, ls = S.gi, S.ls
     ph = gi[g, G_PHASE]
     if ph == PH_TILE:
         rows = T.P[P_ROWS]
@@ -794,8 +821,9 @@ def write_mask(T, S, g, mask):
         rc = rows * cols
         x0 = gi[g, G_X0]
         y0 = gi[g, G_Y0]
+        ofm = T.P[P_O_FMASK]
         for slot in range(gi[g, G_NF]):
-            m = S.fmask[g, slot]
+            m = ls[g, ofm + slot]
             if m == 0:
                 continue
             col = S.fr[g, slot, 0] - x0
@@ -806,16 +834,16 @@ def write_mask(T, S, g, mask):
                         mask[r * rc + row * cols + col] = 1
     elif ph == PH_FOLLOWER:
         fs = T.P[P_FOL_START]
+        osp = T.P[P_O_SPOTS]
         for i in range(gi[g, G_NSPOTS]):
-            mask[fs + S.spots[g, i]] = 1
+            mask[fs + ls[g, osp + i]] = 1
         mask[fs + T.P[P_MAXSEG]] = 1
 
 
 @njit(**_inner)
 def write_obs(T, S, g, seat, board, glob, windows, mask):
     """ObservationEncoder.encode for absolute ``seat`` into the given (one game's) arrays."""
-    gi, nd = S.gi, S.nd
-    P = T.P
+    gi, nd, ls, tile, P = S.gi, S.nd, S.ls, T.tile, T.P
     rows = P[P_ROWS]
     cols = P[P_COLS]
     n = P[P_NPLAYERS]
@@ -827,15 +855,14 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     windows[:] = 0
     mask[:] = 0
     ns = P[P_NS]
-    # who holds each feature: bit p set on the root when a follower of seat p is on it
-    for i in range(gi[g, G_NFL]):
-        node = S.fl[g, i]
-        rt = find(nd, g, node)
-        nd[g, rt, N_BITS] = 0
-    for i in range(gi[g, G_NFL]):
-        node = S.fl[g, i]
-        rt = find(nd, g, node)
-        nd[g, rt, N_BITS] |= 1 << nd[g, node, N_OWNER]
+    ofl = P[P_O_FL]
+    nfl = gi[g, G_NFL]
+    # who holds each feature: bit p on the root when a follower of seat p is on it
+    for i in range(nfl):
+        nd[g, find(nd, g, ls[g, ofl + i]), N_BITS] = 0
+    for i in range(nfl):
+        node = ls[g, ofl + i]
+        nd[g, find(nd, g, node), N_BITS] |= 1 << nd[g, node, N_OWNER]
     me_bit = 1 << seat
     npl = gi[g, G_NPL]
     ch_open = P[P_CH_OPEN]
@@ -851,24 +878,26 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
         base = S.pl[g, k, 4]
         for c in range(ns):
             board[c, row, col] = T.static[t, r, c]
-        for e in range(T.ent_n[t, r]):
-            node = base + T.ent_seg[t, r, e]
-            rt = find(nd, g, node)
+        for e in range(tile[t, TC_ENT_N + r]):
+            rt = find(nd, g, base + tile[t, TC_ENT_SEG + ENT_CAP * r + e])
             code = 1 if nd[g, rt, N_DONE] else 0
-            bits = nd[g, rt, N_BITS] if nd[g, rt, N_OCC] > 0 else 0
-            if bits & me_bit:
-                code |= 2
-            if bits & ~me_bit:
-                code |= 4
-            for j in range(3):
-                if code & T.ent_bits[t, r, e, j]:
-                    board[T.ent_ch[t, r, e, j], row, col] = 1
-        for e in range(T.os_n[t, r]):
-            rt = find(nd, g, base + T.os_seg[t, r, e])
-            side = T.os_side[t, r, e]
+            if nd[g, rt, N_OCC] > 0:
+                bits = nd[g, rt, N_BITS]
+                if bits & me_bit:
+                    code |= 2
+                if bits & ~me_bit:
+                    code |= 4
+            if code:
+                q = TC_ENT_CH + 3 * (ENT_CAP * r + e)
+                for j in range(3):
+                    if code & tile[t, q + TC_ENT_BITS - TC_ENT_CH + j]:
+                        board[tile[t, q + j], row, col] = 1
+        for e in range(tile[t, TC_OS_N + r]):
+            rt = find(nd, g, base + tile[t, TC_OS_SEG + 4 * r + e])
+            side = tile[t, TC_OS_SIDE + 4 * r + e]
             board[ch_open + side, row, col] = min(nd[g, rt, N_OPEN], 3)
             board[ch_size + side, row, col] = min(nd[g, rt, N_TCOUNT], 15)
-        b = T.bseg[t]
+        b = tile[t, TC_BSEG]
         if b >= 0:
             node = base + b
             if nd[g, node, N_DONE] == 0:
@@ -876,8 +905,8 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     # followers per relative seat and per segment kind
     chf = P[P_CH_FOLLOWERS]
     chk = P[P_CH_FKIND]
-    for i in range(gi[g, G_NFL]):
-        node = S.fl[g, i]
+    for i in range(nfl):
+        node = ls[g, ofl + i]
         kind = nd[g, node, N_KIND]
         if kind < 0 or kind > BUILDING:
             continue
@@ -890,13 +919,14 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     # legal placements, frontier, last placed tile
     chl = P[P_CH_LEGAL]
     chfr = P[P_CH_FRONTIER]
+    ofm = P[P_O_FMASK]
     for slot in range(gi[g, G_NF]):
         col = S.fr[g, slot, 0] - x0
         row = S.fr[g, slot, 1] - y0
         if 0 <= col < cols and 0 <= row < rows:
             board[chfr, row, col] = 1
             if ph == PH_TILE:
-                m = S.fmask[g, slot]
+                m = ls[g, ofm + slot]
                 for r in range(4):
                     if (m >> r) & 1:
                         board[chl + r, row, col] = 1
@@ -920,22 +950,25 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     bag_size = gi[g, G_BAG_N] - gi[g, G_BAG_I]
     if bag_size:
         gr = P[P_G_REMAINING]
+        orem = P[P_O_REM]
         for t in range(P[P_NTYPES]):
-            glob[gr + t] = np.float32(np.float64(S.rem[g, t]) * np.float64(T.inv32[t]))
+            glob[gr + t] = np.float32(np.float64(ls[g, orem + t]) * np.float64(T.inv32[t]))
     total = P[P_TOTAL]
     glob[P[P_G_BAG]] = bag_size / total
     glob[P[P_G_PROGRESS]] = npl / total
     gs = P[P_G_SCORE]
     gf = P[P_G_SUPPLY]
+    osc = P[P_O_SCORES]
+    osu = P[P_O_SUPPLY]
     fl = T.F[F_INV_FOLLOWERS]
     best_other = 0
     for i in range(n):
         s = (seat + i) % n
-        glob[gs + i] = S.scores[g, s] * 0.01
-        glob[gf + i] = S.supply[g, s] * fl
-        if i == 1 or (i > 1 and S.scores[g, s] > best_other):
-            best_other = S.scores[g, s]
-    glob[P[P_G_LEAD]] = (S.scores[g, seat] - best_other) * 0.01
+        glob[gs + i] = ls[g, osc + s] * 0.01
+        glob[gf + i] = ls[g, osu + s] * fl
+        if i == 1 or (i > 1 and ls[g, osc + s] > best_other):
+            best_other = ls[g, osc + s]
+    glob[P[P_G_LEAD]] = (ls[g, osc + seat] - best_other) * 0.01
     if ph == PH_TILE:
         glob[P[P_G_PHASE] + P[P_PH_TILE]] = 1.0
     elif ph == PH_FOLLOWER:
@@ -966,55 +999,60 @@ def write_rewards(T, S, g, out):
     n = T.P[P_NPLAYERS]
     mode = T.P[P_REWARD]
     scale = T.F[F_REWARD_SCALE]
+    ls = S.ls
+    osc = T.P[P_O_SCORES]
+    ob = T.P[P_O_BEFORE]
     for i in range(n):
         out[i] = 0.0
     if mode == 2:
         total = 0
         for i in range(n):
-            total += S.scores[g, i] - S.before[g, i]
+            total += ls[g, osc + i] - ls[g, ob + i]
         if total:
             for i in range(n):
-                gain = S.scores[g, i] - S.before[g, i]
+                gain = ls[g, osc + i] - ls[g, ob + i]
                 out[i] = (gain - (total - gain) / (n - 1)) * scale
     if S.gi[g, G_PHASE] == PH_OVER:
+        best = ls[g, osc]
+        for i in range(n):
+            best = max(best, ls[g, osc + i])
         if mode == 0:
-            best = S.scores[g, 0]
-            for i in range(n):
-                best = max(best, S.scores[g, i])
             nw = 0
             for i in range(n):
-                if S.scores[g, i] == best:
+                if ls[g, osc + i] == best:
                     nw += 1
             win = 1.0 if nw == 1 else 0.0
             for i in range(n):
-                out[i] = win if S.scores[g, i] == best else -1.0
+                out[i] = win if ls[g, osc + i] == best else -1.0
         elif mode == 1:
             for i in range(n):
                 bo = -(1 << 62)
                 for j in range(n):
-                    if j != i and S.scores[g, j] > bo:
-                        bo = S.scores[g, j]
-                out[i] = (S.scores[g, i] - bo) * scale
+                    if j != i and ls[g, osc + j] > bo:
+                        bo = ls[g, osc + j]
+                out[i] = (ls[g, osc + i] - bo) * scale
 
 
 # ============================================================== entry points
 @njit(**_opts)
 def reset_range(T, S, games, bag_ns):
+    """Start game ``games[j]`` from its prepared draw order of ``bag_ns[j]`` tiles."""
     for j in range(len(games)):
         reset_game(T, S, games[j], bag_ns[j])
 
 
 @njit(**_opts)
 def step_one(T, S, g, a, rewards):
-    """Apply flat action ``a`` in game g; rewards of every seat into ``rewards`` (float64, (P,))."""
+    """Apply flat action ``a`` in game g; rewards of every seat into ``rewards`` (float64, (players,))."""
     gi = S.gi
     gi[g, G_ERR] = ERR_NONE
     if gi[g, G_PHASE] == PH_OVER:
         gi[g, G_ERR] = ERR_OVER
         return False
-    n = T.P[P_NPLAYERS]
-    for p in range(n):
-        S.before[g, p] = S.scores[g, p]
+    osc = T.P[P_O_SCORES]
+    ob = T.P[P_O_BEFORE]
+    for p in range(T.P[P_NPLAYERS]):
+        S.ls[g, ob + p] = S.ls[g, osc + p]
     if not apply_index(T, S, g, a):
         gi[g, G_ERR] = ERR_ILLEGAL
         return False
@@ -1030,6 +1068,7 @@ def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, 
     """Vector-env step of games lo..hi-1 (see the module docstring).  Returns the number of illegal actions."""
     gi = S.gi
     n = T.P[P_NPLAYERS]
+    osc = T.P[P_O_SCORES]
     bad = 0
     for g in range(lo, hi):
         dones[g] = False
@@ -1039,7 +1078,7 @@ def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, 
         if gi[g, G_PHASE] == PH_OVER:
             dones[g] = True
             for p in range(n):
-                final[g, p] = S.scores[g, p]
+                final[g, p] = S.ls[g, osc + p]
             eplen[g] = gi[g, G_STEPS]
             if auto_reset:
                 reset_game(T, S, g, gi[g, G_NEXTBAG_N])
@@ -1076,15 +1115,19 @@ def play_random(T, S, g, bags, seed, stats):
     """
     np.random.seed(seed)
     n = T.P[P_NPLAYERS]
+    ls = S.ls
+    onb = T.P[P_O_NEXTBAG]
+    ofm = T.P[P_O_FMASK]
+    osp = T.P[P_O_SPOTS]
     for j in range(bags.shape[0]):
         for i in range(bags.shape[1]):
-            S.nextbag[g, i] = bags[j, i]
+            ls[g, onb + i] = bags[j, i]
         reset_game(T, S, g, bags.shape[1])
         while S.gi[g, G_PHASE] != PH_OVER:
             if S.gi[g, G_PHASE] == PH_TILE:
                 total = 0
                 for slot in range(S.gi[g, G_NF]):
-                    m = S.fmask[g, slot]
+                    m = ls[g, ofm + slot]
                     total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
                 stats[1] += 1
                 stats[2] += total
@@ -1093,7 +1136,7 @@ def play_random(T, S, g, bags, seed, stats):
                 pick = np.random.randint(0, total)
                 done = False
                 for slot in range(S.gi[g, G_NF]):
-                    m = S.fmask[g, slot]
+                    m = ls[g, ofm + slot]
                     for r in range(4):
                         if (m >> r) & 1:
                             if pick == 0:
@@ -1104,8 +1147,9 @@ def play_random(T, S, g, bags, seed, stats):
                     if done:
                         break
             else:
-                c = np.random.randint(0, S.gi[g, G_NSPOTS] + 1)
-                apply_follower(T, S, g, -1 if c == S.gi[g, G_NSPOTS] else S.spots[g, c])
+                ns = S.gi[g, G_NSPOTS]
+                c = np.random.randint(0, ns + 1)
+                apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)
         stats[0] += 1
         for p in range(n):
-            stats[4] += S.scores[g, p]
+            stats[4] += ls[g, T.P[P_O_SCORES] + p]

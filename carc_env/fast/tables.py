@@ -104,12 +104,33 @@ def rules_coverage(rules: RuleSet) -> str | None:
 
 # ------------------------------------------------------------------------ layout
 
-Tables = namedtuple(
-    "Tables",
-    "edge_codes center half nseg skind open0 pen0 fcity bseg compat static "
-    "ent_n ent_seg ent_ch ent_bits os_n os_seg os_side inv32 counts P F",
-)
-"""Read-only arrays the kernels take (see :func:`build_layout`)."""
+Tables = namedtuple("Tables", "tile compat static inv32 P F")
+"""Read-only arrays the kernels take: ``tile`` (int16, one row per tile type, columns ``TC_*``),
+``compat`` (``RuleSet.compat``), ``static`` (the encoder's static channel table), ``inv32`` (float32
+1 / copies per tile type, as the encoder computes it), ``P`` (int64 parameters ``P_*``), ``F`` (float64
+parameters ``F_*``).  Few arrays on purpose: every kernel call passes them all."""
+
+SEG_CAP = 8  # segments per tile type the kernels handle (the covered tile sets have at most 8)
+ENT_CAP = 4 + SEG_CAP  # observation entries per (tile, rotation): a city or road once per side
+FCITY_CAP = 4  # cities a field segment borders
+# Columns of Tables.tile (per tile type): rotated geometry, segment data, observation entries.
+TC_EC = 0  # edge code facing side s in rotation r: [4 * r + s]
+TC_CE = TC_EC + 16  # city/road/river segment facing side s in rotation r, -1: [4 * r + s]
+TC_HA = TC_CE + 16  # field segment touching half-edge h in rotation r, -1: [8 * r + h]
+TC_NSEG = TC_HA + 32
+TC_SKIND = TC_NSEG + 1  # segment kind: [i]
+TC_OPEN0 = TC_SKIND + SEG_CAP  # open edges of a city/road segment: [i]
+TC_PEN0 = TC_OPEN0 + SEG_CAP  # pennants: [i]
+TC_FCITY = TC_PEN0 + SEG_CAP  # cities a field segment borders, -1 padded: [FCITY_CAP * i + j]
+TC_BSEG = TC_FCITY + FCITY_CAP * SEG_CAP  # the building segment, -1
+TC_ENT_N = TC_BSEG + 1  # observation entries in rotation r: [r]
+TC_ENT_SEG = TC_ENT_N + 4  # [ENT_CAP * r + e]
+TC_ENT_CH = TC_ENT_SEG + 4 * ENT_CAP  # channels of entry e (3): [3 * (ENT_CAP * r + e) + j]
+TC_ENT_BITS = TC_ENT_CH + 12 * ENT_CAP  # feature-code bits switching each channel on: same index
+TC_OS_N = TC_ENT_BITS + 12 * ENT_CAP  # sides with a city/road in rotation r: [r]
+TC_OS_SEG = TC_OS_N + 4  # [4 * r + k]
+TC_OS_SIDE = TC_OS_SEG + 16  # [4 * r + k]
+TC_LEN = TC_OS_SIDE + 16
 
 # Positions in the int64 parameter vector ``Tables.P`` (module constants: the kernels read them as literals).
 (P_ROWS, P_COLS, P_NPLAYERS, P_FOLLOWERS, P_MAXSEG, P_TILE_N, P_FOL_START, P_NACT, P_TOTAL, P_START_T,
@@ -118,12 +139,19 @@ Tables = namedtuple(
  P_CH_FKIND, P_CH_LEGAL, P_CH_FRONTIER, P_CH_LAST, P_CH_OPEN, P_CH_SIZE, P_CH_BNB, P_NCH,
  P_G_DRAWN, P_G_PLACED, P_G_PLACED_ROT, P_G_REMAINING, P_G_BAG, P_G_PROGRESS, P_G_SCORE, P_G_LEAD, P_G_SUPPLY,
  P_G_PHASE, P_G_DECIDING, P_G_TURN, P_G_LEGAL, P_G_CLIPPED, P_G_KR, P_NGLOB, P_PH_TILE, P_PH_FOLLOWER, P_PH_OVER,
- P_NTYPES, P_FCAP, P_HCAP, P_LCAP, P_START_X, P_START_Y, P_START_R, P_LEN) = range(60)  # fmt: skip
+ P_NTYPES, P_FCAP, P_HCAP, P_LCAP, P_START_X, P_START_Y, P_START_R,
+ # offsets of the per-game lists in State.ls
+ P_O_FMASK, P_O_FL, P_O_SPOTS, P_O_PEND, P_O_COMP, P_O_SCORES, P_O_SUPPLY, P_O_BEFORE, P_O_CNT, P_O_BAG,
+ P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_LS_LEN,
+ P_LEN) = range(76)  # fmt: skip
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
+HIST_W = 4  # history rows: (kind, a, b, c)
+LOG_W = 6  # score-log rows: (what, final, a, b, value, players bitmask)
+PEND_CAP = 32
+MAX_PLAYERS_CAP = 8
 
 REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
-MAX_FIELD_CITIES = 4
 
 
 @dataclass
@@ -166,35 +194,9 @@ def build_layout(options: Any) -> Layout:
     tiles = rules.tiles
     nt = len(tiles)
     S = rules.max_segments
-    edge_codes = np.zeros((nt, 4, 4), dtype=np.int8)
-    center = np.full((nt, 4, 4), -1, dtype=np.int8)
-    half = np.full((nt, 4, 8), -1, dtype=np.int8)
-    nseg = np.zeros(nt, dtype=np.int8)
-    skind = np.full((nt, S), -1, dtype=np.int8)
-    open0 = np.zeros((nt, S), dtype=np.int8)
-    pen0 = np.zeros((nt, S), dtype=np.int8)
-    fcity = np.full((nt, S, MAX_FIELD_CITIES), -1, dtype=np.int8)
-    bseg = np.full(nt, -1, dtype=np.int8)
-    for ti, t in enumerate(tiles):
-        nseg[ti] = len(t.segments)
-        for r in range(4):
-            edge_codes[ti, r] = t.edge_codes[r]
-            center[ti, r] = t.center[r]
-            half[ti, r] = t.half[r]
-        for i, s in enumerate(t.segments):
-            skind[ti, i] = s.kind
-            open0[ti, i] = len(s.edges) if s.kind in (CITY, ROAD) else 0
-            pen0[ti, i] = s.pennants
-            if s.kind == FIELD:
-                if len(s.cities) > MAX_FIELD_CITIES:
-                    raise ValueError(f"tile {t.id}: a field borders more than {MAX_FIELD_CITIES} cities")
-                fcity[ti, i, : len(s.cities)] = s.cities
-            if s.kind == BUILDING:
-                bseg[ti] = i
-
-    # Observation entries, as the encoder defines them: a city or road once per side it leaves
-    # through (complete/mine/others of that side), a field (field_mine/field_others), a building
-    # (complete_building).  Channel positions are looked up by name.
+    if S > SEG_CAP or n > MAX_PLAYERS_CAP:
+        raise ValueError(f"the compiled engine handles at most {SEG_CAP} segments per tile and "
+                         f"{MAX_PLAYERS_CAP} players")
     names = list(encoder.channel_names)
     sides = "NESW"
     ch_complete = _channel(names, "complete_N")
@@ -206,39 +208,56 @@ def build_layout(options: Any) -> Layout:
     ch_cb = _channel(names, "complete_building")
     ch_fm = _channel(names, "field_mine")
     ch_fo = _channel(names, "field_others")
-    E = 4 + S
-    ent_n = np.zeros((nt, 4), dtype=np.int8)
-    ent_seg = np.zeros((nt, 4, E), dtype=np.int8)
-    ent_ch = np.zeros((nt, 4, E, 3), dtype=np.int16)
-    ent_bits = np.zeros((nt, 4, E, 3), dtype=np.uint8)
-    os_n = np.zeros((nt, 4), dtype=np.int8)
-    os_seg = np.zeros((nt, 4, 4), dtype=np.int8)
-    os_side = np.zeros((nt, 4, 4), dtype=np.int8)
+
+    tile = np.full((nt, TC_LEN), 0, dtype=np.int16)
     for ti, t in enumerate(tiles):
+        row = tile[ti]
+        row[TC_NSEG] = len(t.segments)
+        row[TC_SKIND : TC_SKIND + SEG_CAP] = -1
+        row[TC_FCITY : TC_FCITY + FCITY_CAP * SEG_CAP] = -1
+        row[TC_BSEG] = -1
         for r in range(4):
-            rows = []
-            for i, s in enumerate(t.segments):
-                if s.kind in (CITY, ROAD):
+            row[TC_EC + 4 * r : TC_EC + 4 * r + 4] = t.edge_codes[r]
+            row[TC_CE + 4 * r : TC_CE + 4 * r + 4] = t.center[r]
+            row[TC_HA + 8 * r : TC_HA + 8 * r + 8] = t.half[r]
+        for i, seg in enumerate(t.segments):
+            row[TC_SKIND + i] = seg.kind
+            row[TC_OPEN0 + i] = len(seg.edges) if seg.kind in (CITY, ROAD) else 0
+            row[TC_PEN0 + i] = seg.pennants
+            if seg.kind == FIELD:
+                if len(seg.cities) > FCITY_CAP:
+                    raise ValueError(f"tile {t.id}: a field borders more than {FCITY_CAP} cities")
+                row[TC_FCITY + FCITY_CAP * i : TC_FCITY + FCITY_CAP * i + len(seg.cities)] = seg.cities
+            if seg.kind == BUILDING:
+                row[TC_BSEG] = i
+        # Observation entries, as the encoder defines them: a city or road once per side it leaves
+        # through (complete/mine/others of that side), a field (field_mine/field_others), a building
+        # (complete_building).  Channel positions are looked up by name.
+        for r in range(4):
+            ents = []
+            for i, seg in enumerate(t.segments):
+                if seg.kind in (CITY, ROAD):
                     for side in range(4):
                         if t.center[r][side] == i:
-                            rows.append((i, (ch_complete + side, ch_mine + side, ch_others + side), (1, 2, 4)))
-                elif s.kind == FIELD:
-                    rows.append((i, (0, ch_fm, ch_fo), (0, 2, 4)))
-                elif s.kind == BUILDING:
-                    rows.append((i, (ch_cb, 0, 0), (1, 0, 0)))
-            ent_n[ti, r] = len(rows)
-            for e, (i, ch, bits) in enumerate(rows):
-                ent_seg[ti, r, e] = i
-                ent_ch[ti, r, e] = ch
-                ent_bits[ti, r, e] = bits
+                            ents.append((i, (ch_complete + side, ch_mine + side, ch_others + side), (1, 2, 4)))
+                elif seg.kind == FIELD:
+                    ents.append((i, (0, ch_fm, ch_fo), (0, 2, 4)))
+                elif seg.kind == BUILDING:
+                    ents.append((i, (ch_cb, 0, 0), (1, 0, 0)))
+            row[TC_ENT_N + r] = len(ents)
+            for e, (i, ch, bits) in enumerate(ents):
+                row[TC_ENT_SEG + ENT_CAP * r + e] = i
+                for j in range(3):
+                    row[TC_ENT_CH + 3 * (ENT_CAP * r + e) + j] = ch[j]
+                    row[TC_ENT_BITS + 3 * (ENT_CAP * r + e) + j] = bits[j]
             k = 0
             for d in range(4):
                 c = t.center[r][d]
                 if c >= 0 and t.segments[c].kind in (CITY, ROAD):
-                    os_seg[ti, r, k] = c
-                    os_side[ti, r, k] = d
+                    row[TC_OS_SEG + 4 * r + k] = c
+                    row[TC_OS_SIDE + 4 * r + k] = d
                     k += 1
-            os_n[ti, r] = k
+            row[TC_OS_N + r] = k
 
     counts = np.array([t.count for t in tiles], dtype=np.int64)
     inv32 = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
@@ -297,6 +316,9 @@ def build_layout(options: Any) -> Layout:
         assert names[P[P_CH_FOLLOWERS] + i] == f"followers_p{i}"
     for k, kind in enumerate(("city", "road", "field", "building")):
         assert names[P[P_CH_FKIND] + k] == f"follower_on_{kind}"
+    for s in range(4):
+        assert names[P[P_CH_LEGAL] + s] == f"legal_r{s}"
+        assert names[P[P_CH_OPEN] + s] == f"open_{sides[s]}" and names[P[P_CH_SIZE] + s] == f"size_{sides[s]}"
     P[P_G_DRAWN] = gnames.index(f"drawn_tile_{tiles[0].id}")
     P[P_G_PLACED] = gnames.index(f"placed_tile_{tiles[0].id}")
     P[P_G_PLACED_ROT] = gnames.index("placed_rotation_0")
@@ -319,20 +341,29 @@ def build_layout(options: Any) -> Layout:
     P[P_NTYPES] = nt
     P[P_FCAP], P[P_HCAP], P[P_LCAP] = fcap, hcap, lcap
     P[P_START_X], P[P_START_Y], P[P_START_R] = 0, 0, 0  # the base game's start tile (BaseGame.setup)
+    # the per-game lists, one after the other in State.ls
+    off = 0
+    for pos, size in (
+        (P_O_FMASK, fcap), (P_O_FL, total + 1), (P_O_SPOTS, SEG_CAP + 1), (P_O_PEND, PEND_CAP),
+        (P_O_COMP, 2 * SEG_CAP + PEND_CAP + 8), (P_O_SCORES, MAX_PLAYERS_CAP), (P_O_SUPPLY, MAX_PLAYERS_CAP),
+        (P_O_BEFORE, MAX_PLAYERS_CAP), (P_O_CNT, MAX_PLAYERS_CAP), (P_O_BAG, total), (P_O_NEXTBAG, total),
+        (P_O_REM, nt), (P_O_MARK, total + 1), (P_O_HIST, HIST_W * hcap), (P_O_LOG, LOG_W * lcap),
+    ):
+        P[pos] = off
+        off += size
+    P[P_LS_LEN] = off
     F = np.zeros(F_LEN, dtype=np.float64)
     F[F_REWARD_SCALE] = float(options.reward_scale)
     F[F_INV_FOLLOWERS] = 1.0 / options.followers
     assert encoder.static_table.shape == (nt, 4, encoder.n_static)
-    tables = Tables(
-        edge_codes=edge_codes, center=center, half=half, nseg=nseg, skind=skind, open0=open0, pen0=pen0,
-        fcity=fcity, bseg=bseg, compat=np.ascontiguousarray(rules.compat), static=np.ascontiguousarray(
-            encoder.static_table), ent_n=ent_n, ent_seg=ent_seg, ent_ch=ent_ch, ent_bits=ent_bits, os_n=os_n,
-        os_seg=os_seg, os_side=os_side, inv32=inv32, counts=counts, P=P, F=F,
-    )
     assert rules.compat.shape[1] == N_PATTERNS
+    tables = Tables(
+        tile=tile, compat=np.ascontiguousarray(rules.compat), static=np.ascontiguousarray(encoder.static_table),
+        inv32=inv32, P=P, F=F,
+    )
     return Layout(
         options=options, rules=rules, codec=codec, encoder=encoder, tables=tables, n_types=nt,
-        total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int16), node_cap=node_cap,
+        total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int64), node_cap=node_cap,
         grid_w=grid_w, frontier_cap=fcap, hist_cap=hcap, log_cap=lcap,
     )
 

@@ -22,7 +22,6 @@ import numpy as np
 from ..core import FeatureScored, PointsAwarded
 from ..core.tiles import KIND_NAMES
 from ..env.match import Match
-from . import kernels as K
 from .engine import FastBatch
 
 _KIND_CODE = {name: code for code, name in KIND_NAMES.items()}
@@ -80,8 +79,7 @@ def compare_game(
     n = ref.num_players
     rng = np.random.default_rng(seed if action_seed is None else action_seed)
     where = f"seed {seed}, start"
-    fast_order = [fast.layout.rules.tiles[t].id for t in fast.state.bag[g, : int(fast.state.gi[g, K.G_BAG_N])]]
-    _same("draw order", list(game.draw_order), fast_order, where)
+    _same("draw order", list(game.draw_order), fast.draw_order(g), where)
     step = 0
     log_ref: list[tuple[int, ...]] = []
     while True:
