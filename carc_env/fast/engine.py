@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Game, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from ..core import Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from ..core.actions import parse_basic
 from . import kernels as K
 from .tables import (
     HIST_W,
@@ -219,9 +220,101 @@ class FastBatch:
     def step_game(self, g: int, action: int) -> list[float]:
         """Apply flat ``action`` in game g (no auto-reset); the rewards of every seat."""
         r = self._scratch_rewards
-        if not K.step_one(self.tables, self.state, g, int(action), r):
+        if not K.step_one(self.tables, self.state, g, -1, int(action), 0, 0, r):
             raise IllegalActionError(f"action {int(action)} is not legal in phase {self.phase(g)!r} (see the mask)")
         return [float(v) for v in r[: self.num_players]]
+
+    def apply(self, g: int, action: PlaceTile | PlaceFollower | Pass) -> list[float]:
+        """Apply a core action (absolute coordinates) in game g; the rewards of every seat."""
+        r = self._scratch_rewards
+        t = type(action)
+        if t is PlaceTile:
+            args = (0, int(action.x), int(action.y), int(action.rotation))
+        elif t is PlaceFollower:
+            args = (1, int(action.segment), 0, 0)
+        elif t is Pass:
+            args = (2, 0, 0, 0)
+        else:
+            raise IllegalActionError(f"the compiled engine has no action {action!r}")
+        if not K.step_one(self.tables, self.state, g, *args, r):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        return [float(v) for v in r[: self.num_players]]
+
+    def record(self, g: int) -> dict[str, Any]:
+        """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
+        from ..core.record import FORMAT, VERSION
+
+        tiles = self.layout.rules.tiles
+        texts: list[str] = []
+        placed = 0  # tile actions so far: placement k + 1 is the k-th (placement 0 is the start tile)
+        for action in self.actions(g):
+            if type(action) is PlaceTile:
+                placed += 1
+                texts.append(action.to_text())
+            elif type(action) is PlaceFollower:
+                t = int(self.state.pl[g, placed, 2])
+                texts.append(f"follower {tiles[t].segments[action.segment].name}")
+            else:
+                texts.append(action.to_text())
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": self.layout.rules.config.to_dict(),
+            "seed": self.seeds[g],
+            "draw_order": self.draw_order(g),
+            "actions": texts,
+            "scores": self.scores(g),
+            "over": self.over(g),
+        }
+
+    def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action text must be a string, got {text!r}")
+        parsed = parse_basic(text)
+        if parsed is None:
+            raise IllegalActionError(f"cannot parse action {text!r}")
+        if isinstance(parsed, tuple):
+            name = parsed[1]
+            k = int(self.state.gi[g, K.G_NPL]) - 1
+            tile = self.layout.rules.tiles[int(self.state.pl[g, k, 2])]
+            if name.startswith("#") and name[1:].isdigit():
+                return PlaceFollower(int(name[1:]))
+            try:
+                return PlaceFollower(tile.segment_index(name))
+            except KeyError as exc:
+                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
+        return parsed
+
+    def replay(self, g: int, record: Any) -> None:
+        """Load a JSON game record (written by either engine) into game g and replay its actions here.
+
+        Raises ``RecordError`` if the record is not of this configuration, names the first action that
+        does not replay, or if the replay ends with other scores than the record's."""
+        from ..core.record import FORMAT, VERSION, RecordError
+
+        if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("version") != VERSION:
+            raise RecordError(f"not a carc_env game record of version {VERSION}")
+        for key in ("config", "seed", "draw_order", "actions"):
+            if key not in record:
+                raise RecordError(f"record has no {key!r}")
+        mine = self.layout.rules.config
+        try:
+            same = GameConfig.from_dict(record["config"]).key() == mine.key()
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"record config is invalid: {exc}") from None
+        if not same:
+            raise RecordError(f"the record's config {record['config']} is not this engine's {mine.to_dict()}")
+        try:
+            self.reset(g, seed=record["seed"], draw_order=record["draw_order"])
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"record seed or draw order is invalid: {exc}") from None
+        for i, text in enumerate(record["actions"]):
+            try:
+                self.apply(g, self._parse(g, text))
+            except IllegalActionError as exc:
+                raise RecordError(f"action {i} ({text!r}) does not replay: {exc}") from None
+        if "scores" in record and list(record["scores"]) != self.scores(g):
+            raise RecordError(f"replay ends with scores {self.scores(g)}, the record says {record['scores']}")
 
     def observe(self, g: int, seat: int) -> dict[str, np.ndarray]:
         """Observation of game g for absolute ``seat`` (fresh arrays)."""

@@ -1041,9 +1041,10 @@ def reset_range(T, S, games, bag_ns):
         reset_game(T, S, games[j], bag_ns[j])
 
 
-@njit(**_opts)
-def step_one(T, S, g, a, rewards):
-    """Apply flat action ``a`` in game g; rewards of every seat into ``rewards`` (float64, (players,))."""
+@njit(**_inner)
+def step_game(T, S, g, kind, a, b, c, rewards):
+    """One decision in game g: ``kind`` -1 flat action ``a`` (decoded with the current window), 0 PlaceTile(a,
+    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass.  Rewards of every seat into ``rewards``."""
     gi = S.gi
     gi[g, G_ERR] = ERR_NONE
     if gi[g, G_PHASE] == PH_OVER:
@@ -1053,13 +1054,27 @@ def step_one(T, S, g, a, rewards):
     ob = T.P[P_O_BEFORE]
     for p in range(T.P[P_NPLAYERS]):
         S.ls[g, ob + p] = S.ls[g, osc + p]
-    if not apply_index(T, S, g, a):
+    if kind < 0:
+        ok = apply_index(T, S, g, a)
+    elif kind == 0:
+        ok = gi[g, G_PHASE] == PH_TILE and apply_tile(T, S, g, a, b, c)
+    elif kind == 1:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and a >= 0 and apply_follower(T, S, g, a)
+    else:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, kind - 3)  # -1: pass
+    if not ok:
         gi[g, G_ERR] = ERR_ILLEGAL
         return False
     gi[g, G_STEPS] += 1
     write_rewards(T, S, g, rewards)
     compute_view(T, S, g)
     return True
+
+
+@njit(**_opts)
+def step_one(T, S, g, kind, a, b, c, rewards):
+    """:func:`step_game` from Python (one game: the AEC env, records)."""
+    return step_game(T, S, g, kind, a, b, c, rewards)
 
 
 @njit(**_opts)
@@ -1072,7 +1087,7 @@ def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, 
     bad = 0
     for g in range(lo, hi):
         dones[g] = False
-        if not step_one(T, S, g, actions[g], rewards[g]):
+        if not step_game(T, S, g, -1, actions[g], 0, 0, rewards[g]):
             bad += 1
             continue
         if gi[g, G_PHASE] == PH_OVER:

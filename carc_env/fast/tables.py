@@ -88,6 +88,8 @@ def rules_coverage(rules: RuleSet) -> str | None:
             return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
         if exp.REPLACES_START:
             return f"expansion {exp.KEY!r} lays its own start layout"
+    if rules.max_segments > SEG_CAP:
+        return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
     if len(rules.start_tiles) != 1 or "base" not in rules.start_tiles:
