@@ -235,7 +235,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import Game, IllegalActionError
 from ..encoding import ActionCodec, ObservationEncoder
-from .match import Match
+from .fast_match import make_match
 from .options import RENDER_MODES, EnvOptions
 
 RESET_OPTIONS = ("draw_order",)
@@ -315,7 +315,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         self.options = EnvOptions.from_kwargs(**options)
         self.render_mode = self.options.render_mode
-        self.match = Match(self.options)
+        self.match = make_match(self.options)
         n = self.options.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -331,8 +331,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ public helpers
     @property
     def game(self) -> Game:
-        """The core game (read it freely; change it only through ``step``)."""
+        """The core game (read it freely; change it only through ``step``).  On the compiled engine it is
+        the reference game rebuilt from the actions played (on demand, so reading it costs time)."""
         return self.match.game
+
+    @property
+    def engine(self) -> str:
+        """The engine running the game: ``"numba"`` (compiled, :mod:`carc_env.fast`) or ``"python"``."""
+        return self.match.engine
+
+    @property
+    def engine_reason(self) -> str:
+        """Why the Python engine runs (empty on the compiled engine)."""
+        return self.match.engine_reason
 
     @property
     def codec(self) -> ActionCodec:
@@ -391,9 +402,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._skip_agent_selection = None
-        game = self.match.game
-        self.agent_selection = self.agents[game.player]
-        if game.over:  # only with an empty (or unplaceable) forced draw order
+        match = self.match
+        self.agent_selection = self.agents[match.player]
+        if match.over:  # only with an empty (or unplaceable) forced draw order
             self._finish()
             return
         self._update_infos()
@@ -410,12 +421,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         rewards = self.match.step(int(action))
         for i, a in enumerate(self.agents):
             self.rewards[a] = rewards[i]
-        game = self.match.game
-        if game.over:
+        match = self.match
+        if match.over:
             self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
             self._finish()
         else:
-            self.agent_selection = self.agents[game.player]
+            self.agent_selection = self.agents[match.player]
             self._update_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -436,8 +447,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.infos[self.agent_selection] = info
 
     def _finish(self) -> None:
-        game = self.match.game
-        scores = tuple(game.scores)
+        scores = tuple(self.match.scores)
         best = max(scores)
         winners = tuple(self.possible_agents[i] for i, s in enumerate(scores) if s == best)
         self.terminations = dict.fromkeys(self.agents, True)

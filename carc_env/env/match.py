@@ -34,6 +34,11 @@ from .options import EnvOptions
 class Match:
     """A game plus codec, encoder and reward bookkeeping.  See the module docstring."""
 
+    engine = "python"
+    """The engine that runs the game (:class:`~carc_env.env.fast_match.FastMatch` says ``"numba"``)."""
+    engine_reason = ""
+    """Why the Python engine runs when the environments asked for the automatic choice (empty otherwise)."""
+
     def __init__(self, options: EnvOptions) -> None:
         self.options = options
         self.config = options.game_config()
@@ -44,6 +49,24 @@ class Match:
         self.game: Game | None = None
         self._seed_rng: np.random.Generator | None = None
         self._obs: dict[int, dict[str, np.ndarray]] = {}
+
+    # ------------------------------------------------------------------ state
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    @property
+    def player(self) -> int:
+        """The deciding seat."""
+        return self.game.player
+
+    @property
+    def scores(self) -> list[int]:
+        return self.game.scores
+
+    @property
+    def seed(self) -> int | None:
+        return self.game.seed
 
     # ------------------------------------------------------------------ lifecycle
     def next_seed(self, seed: int | None) -> int:

@@ -18,6 +18,10 @@ option             default                     meaning
                    ``DEFAULT_WINDOW``
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
+                                               covers the configuration, else the Python one; ``"python"``:
+                                               always the Python reference; ``"numba"``: the compiled engine or
+                                               a ConfigError saying why not
 =================  ==========================  =============================================================
 """
 
@@ -33,6 +37,7 @@ from ..core.config import MAX_PLAYERS, MIN_PLAYERS, ruleset
 from ..encoding import DEFAULT_WINDOW
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
+ENGINES = ("auto", "python", "numba")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -49,6 +54,7 @@ class EnvOptions:
     window: tuple[int, int] = DEFAULT_WINDOW
     render_mode: str | None = None
     tile_px: int = 64
+    engine: str = "auto"
 
     @classmethod
     def names(cls) -> list[str]:
@@ -106,6 +112,8 @@ class EnvOptions:
         px = self.tile_px
         if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
         # The core validates the game itself (expansion keys, combinations, rule options).
         ruleset(self.game_config())
 
@@ -116,4 +124,4 @@ class EnvOptions:
         return {f: getattr(self, f) for f in self.names()}
 
 
-__all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]
+__all__ = ["EnvOptions", "ENGINES", "REWARD_MODES", "RENDER_MODES"]

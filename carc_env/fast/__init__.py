@@ -36,7 +36,7 @@ from typing import Any
 from ..core import ConfigError
 from .tables import FAST_EXPANSIONS, FastSupport, coverage, rules_coverage
 
-ENGINES = ("auto", "numba", "python")
+ENGINES = ("auto", "python", "numba")
 
 
 class FastEngineWarning(UserWarning):

@@ -92,6 +92,8 @@ class FastBatch:
         self._next_seeds: list[int | None] = [None] * num_games
         self._shadow: list[Game | None] = [None] * num_games
         self._pool: ThreadPoolExecutor | None = None
+        self.version = np.zeros(num_games, dtype=np.int64)
+        """Per game, a counter that changes whenever the game's state does (for callers' caches)."""
         lay = self.layout
         self._off = {k: int(self.tables.P[k]) for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG,
                                                        P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)}
@@ -150,6 +152,7 @@ class FastBatch:
         bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
         self._load_next(g, bag)
         K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
+        self.version[g] += 1
         self.seeds[g] = s
         self.draw_orders[g] = None if draw_order is None else list(draw_order)
         self._shadow[g] = None
@@ -192,9 +195,12 @@ class FastBatch:
         eplen = np.zeros(G, dtype=np.int64)
         seats = np.zeros(G, dtype=np.int64)
         obs = self.empty_obs(G) if observe else self.empty_obs(1)
+        # reference games someone holds follow the step (decoded before the kernel moves the window)
+        follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
         args = (actions, auto_reset, rewards, dones, final, eplen, observe, obs["board"], obs["globals"],
                 obs["windows"], obs["action_mask"], seats)
         T, S = self.tables, self.state
+        self.version += 1
         if self.threads == 1:
             bad = K.step_range(T, S, 0, G, *args)
         else:
@@ -208,20 +214,40 @@ class FastBatch:
             errs = S.gi[:, K.G_ERR]
             g = int(np.flatnonzero(errs)[0])
             raise IllegalActionError(f"game {g}: action {int(actions[g])} is not legal (see the action mask)")
+        for g, action in follow:
+            shadow = self._shadow[g]
+            shadow.apply(action)  # type: ignore[union-attr]
         for g in np.flatnonzero(dones).tolist():
-            self._shadow[g] = None
             if auto_reset:
+                self._shadow[g] = None
                 self.seeds[g] = self._next_seeds[g]
                 self.draw_orders[g] = None
                 self.prepare_next(g)
         return (obs if observe else None), rewards, dones, final, eplen, seats
 
+    def observe_acting(self) -> dict[str, np.ndarray]:
+        """Every game's observation for its acting seat, stacked (fresh arrays)."""
+        G = self.num_games
+        obs = self.empty_obs(G)
+        games = np.arange(G, dtype=np.int64)
+        seats = self.state.gi[:, K.G_PLAYER].copy()
+        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                        obs["action_mask"])
+        return obs
+
+    def outside_all(self) -> np.ndarray:
+        """Legal placements outside the window, per game (int64 (G,))."""
+        return self.state.gi[:, K.G_OUTSIDE].copy()
+
     # ------------------------------------------------------------------ one game
     def step_game(self, g: int, action: int) -> list[float]:
         """Apply flat ``action`` in game g (no auto-reset); the rewards of every seat."""
         r = self._scratch_rewards
+        self.version[g] += 1
         if not K.step_one(self.tables, self.state, g, -1, int(action), 0, 0, r):
             raise IllegalActionError(f"action {int(action)} is not legal in phase {self.phase(g)!r} (see the mask)")
+        if self._shadow[g] is not None:
+            self._sync(g)
         return [float(v) for v in r[: self.num_players]]
 
     def apply(self, g: int, action: PlaceTile | PlaceFollower | Pass) -> list[float]:
@@ -236,8 +262,11 @@ class FastBatch:
             args = (2, 0, 0, 0)
         else:
             raise IllegalActionError(f"the compiled engine has no action {action!r}")
+        self.version[g] += 1
         if not K.step_one(self.tables, self.state, g, *args, r):
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        if self._shadow[g] is not None:
+            self._sync(g)
         return [float(v) for v in r[: self.num_players]]
 
     def record(self, g: int) -> dict[str, Any]:
@@ -397,13 +426,13 @@ class FastBatch:
         rows = self.state.ls[g, o : o + LOG_W * n].reshape(n, LOG_W)
         return [tuple(int(v) for v in row) for row in rows]
 
-    def actions(self, g: int) -> list[PlaceTile | PlaceFollower | Pass]:
-        """The core actions applied in the running game, in order."""
+    def actions(self, g: int, start: int = 0) -> list[PlaceTile | PlaceFollower | Pass]:
+        """The core actions applied in the running game, in order (from the ``start``-th)."""
         S = self.state
         n = int(S.gi[g, K.G_NHIST])
         o = self._off[P_O_HIST]
         out: list[PlaceTile | PlaceFollower | Pass] = []
-        for kind, a, b, c in S.ls[g, o : o + HIST_W * n].reshape(n, HIST_W).tolist():
+        for kind, a, b, c in S.ls[g, o + HIST_W * start : o + HIST_W * n].reshape(-1, HIST_W).tolist():
             if kind == K.H_TILE:
                 out.append(PlaceTile(a, b, c))
             elif kind == K.H_FOLLOWER:
@@ -413,20 +442,29 @@ class FastBatch:
         return out
 
     def game(self, g: int) -> Game:
-        """The reference Game of game g in its current state (replayed through the Python engine on demand)."""
+        """The reference Game of game g in its current state, replayed through the Python engine.
+
+        Built on first access; from then on it follows every step of game g (so a reference to it stays
+        current, as the Python engine's game does) until the game is reset.  A replay that disagrees with
+        the compiled engine raises, so it is a check too."""
         shadow = self._shadow[g]
         if shadow is None:
-            shadow = Game(self.layout.rules.config, seed=self.seeds[g], draw_order=self.draw_orders[g])
-            self._shadow[g] = shadow
-        acts = self.actions(g)
-        for a in acts[len(shadow.history):]:
+            shadow = self._shadow[g] = Game(self.layout.rules.config, seed=self.seeds[g],
+                                            draw_order=self.draw_orders[g])
+        self._sync(g)
+        return shadow
+
+    def _sync(self, g: int) -> None:
+        shadow = self._shadow[g]
+        if shadow is None:
+            return
+        for a in self.actions(g, len(shadow.history)):
             shadow.apply(a)
         if shadow.scores != self.scores(g) or shadow.over != self.over(g):
             raise RuntimeError(
-                f"the reference engine disagrees with the compiled one after {len(acts)} actions "
+                f"the reference engine disagrees with the compiled one after {len(shadow.history)} actions "
                 f"(scores {shadow.scores} vs {self.scores(g)}): please report this game (seed {self.seeds[g]})"
             )
-        return shadow
 
     def close(self) -> None:
         if self._pool is not None:

@@ -1,0 +1,165 @@
+"""One game of the compiled engine behind :class:`~carc_env.env.match.Match`'s interface.
+
+:func:`make_match` is what the environments call: it returns a
+:class:`FastMatch` when the compiled engine (:mod:`carc_env.fast`) covers the
+configuration and the ``engine`` option allows it, else the reference
+:class:`~carc_env.env.match.Match`.  Both step, observe and reward
+identically (``tests/test_fast_differential.py``); ``match.engine`` says
+which one runs (``"numba"`` or ``"python"``) and ``match.engine_reason`` why
+the Python engine runs when it does.
+
+``FastMatch.game`` is the reference :class:`~carc_env.core.Game` of the
+running game, rebuilt on demand by replaying the game's actions through the
+Python engine (what rendering, action text conversion and search-based
+baselines read); the stepping itself never touches it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ..core import Game, IllegalActionError
+from ..fast import select_engine
+from .match import Match
+from .options import EnvOptions
+
+
+class FastView:
+    """What the envs read of the codec's StateView: the mask and what could not be expressed."""
+
+    __slots__ = ("mask", "outside", "dropped", "x0", "y0")
+
+    def __init__(self, mask: np.ndarray, outside: int, x0: int, y0: int) -> None:
+        self.mask = mask
+        self.outside = outside
+        self.dropped = 0  # the compiled engine's phases all have fixed layouts
+        self.x0 = x0
+        self.y0 = y0
+
+
+class FastMatch:
+    """Game ``g`` of a :class:`~carc_env.fast.engine.FastBatch` (its own one-game batch by default)."""
+
+    engine = "numba"
+    engine_reason = ""
+
+    def __init__(self, options: EnvOptions, batch: Any = None, g: int = 0) -> None:
+        from ..fast.engine import FastBatch
+
+        self.options = options
+        self.batch = batch if batch is not None else FastBatch(options, 1)
+        self.g = g
+        lay = self.batch.layout
+        self.config = lay.rules.config
+        self.rules = lay.rules
+        self.num_players = options.num_players
+        self.codec = lay.codec
+        self.encoder = lay.encoder
+        self._started = False
+        self._obs: dict[int, dict[str, np.ndarray]] = {}
+        self._obs_version = -1
+
+    # ------------------------------------------------------------------ state
+    @property
+    def game(self) -> Game | None:
+        """The reference Game in the current state (replayed on demand; read it, do not change it)."""
+        return self.batch.game(self.g) if self._started else None
+
+    @property
+    def over(self) -> bool:
+        return self.batch.over(self.g)
+
+    @property
+    def player(self) -> int:
+        return self.batch.player(self.g)
+
+    @property
+    def scores(self) -> list[int]:
+        return self.batch.scores(self.g)
+
+    @property
+    def seed(self) -> int | None:
+        return self.batch.seeds[self.g]
+
+    # ------------------------------------------------------------------ lifecycle
+    def next_seed(self, seed: int | None) -> int:
+        return self.batch.next_seed(self.g, seed)
+
+    def reset(self, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
+        self.batch.reset(self.g, seed, draw_order, prepare_next=prepare_next)
+        self._started = True
+
+    # ------------------------------------------------------------------ stepping
+    def _acting_obs(self) -> dict[str, np.ndarray] | None:
+        """The acting seat's observation (computed with its mask in one kernel call), None once over."""
+        if self.batch.over(self.g):
+            return None
+        return self.observe(self.batch.player(self.g))
+
+    def mask(self) -> np.ndarray:
+        """The deciding seat's legal-action mask (int8; shared with its observation, do not modify)."""
+        obs = self._acting_obs()
+        return obs["action_mask"] if obs is not None else np.zeros(self.codec.n, dtype=np.int8)
+
+    def outside(self) -> int:
+        return self.batch.outside(self.g)
+
+    def view(self) -> FastView:
+        x0, y0 = self.batch.window(self.g)
+        return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
+
+    def step(self, index: int) -> list[float]:
+        """Apply flat action ``index`` for the deciding seat; return the reward of every seat."""
+        if not self._started:
+            raise IllegalActionError("the match has not been reset")
+        mask = self.mask()
+        if not 0 <= index < len(mask) or not mask[index]:
+            what = self._describe(index)
+            raise IllegalActionError(
+                f"action {index} ({what}) is not legal for seat {self.player} in phase {self.batch.phase(self.g)!r}; "
+                f"legal: {int(mask.sum())} action(s), see the action mask"
+            )
+        return self.batch.step_game(self.g, index)
+
+    def _describe(self, index: int) -> str:
+        try:
+            return self.codec.action_to_text(self.game, index)
+        except (IllegalActionError, ValueError):
+            return "out of range"
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """Observation of the current state for absolute ``seat`` (cached until the next step)."""
+        version = self.batch.version[self.g]
+        if version != self._obs_version:
+            self._obs = {}
+            self._obs_version = version
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self._obs[seat] = self.batch.observe(self.g, seat)
+        return obs
+
+    def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:
+        """Write the observation for ``seat`` into the given arrays (e.g. rows of a batch)."""
+        obs = self.observe(seat)
+        for key, arr in out.items():
+            arr[...] = obs[key]
+
+    def observation_space(self) -> spaces.Dict:
+        return Match.observation_space(self)  # type: ignore[arg-type]  # reads only encoder and codec
+
+
+def make_match(options: EnvOptions) -> Match | FastMatch:
+    """The compiled engine's match where it covers ``options`` (and ``options.engine`` allows), else Match."""
+    engine, reason = select_engine(options, options.engine)
+    if engine == "numba":
+        return FastMatch(options)
+    m = Match(options)
+    m.engine_reason = reason
+    return m
+
+
+__all__ = ["FastMatch", "FastView", "make_match"]
