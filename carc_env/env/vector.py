@@ -235,7 +235,6 @@ class CarcassonneVectorEnv:
         self, actions: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Self-play on the compiled engine: one kernel call for the whole batch."""
-        N = self.num_envs
         assert self._obs is not None
         if actions.dtype.kind in "iu" or (actions.dtype.kind == "f" and np.array_equal(actions, np.floor(actions))):
             acts = actions.astype(np.int64)

@@ -705,15 +705,11 @@ def reset_game(T, S, g, bag_n):
         S.grid[g, S.pl[g, k, 1] + off, S.pl[g, k, 0] + off] = EMPTY
     for s in range(gi[g, G_NF]):
         S.grid[g, S.fr[g, s, 1] + off, S.fr[g, s, 0] + off] = EMPTY
-    stamp = gi[g, G_STAMP]
     for i in range(G_LEN):
-        gi[g, i] = 0
-    if stamp > (1 << 40):  # stamps never repeat within a slot: restart them with clean marks
-        om = T.P[P_O_MARK]
-        for i in range(T.P[P_NT] + 1):
-            ls[g, om + i] = 0
-        stamp = 0
-    gi[g, G_STAMP] = stamp
+        gi[g, i] = 0  # G_STAMP too: stamps restart each game, with clean marks (nodes get theirs in put_tile)
+    om = T.P[P_O_MARK]
+    for i in range(T.P[P_NT] + 1):
+        ls[g, om + i] = 0
     gi[g, G_KING] = -1
     gi[g, G_ROBBER] = -1
     gi[g, G_CUR] = -1
