@@ -6,8 +6,8 @@ compared step by step (:func:`carc_env.fast.verify.compare_game`: legal
 placements, follower spots, masks, window, observation bytes, rewards, scores,
 itemised scoring).  The configurations rotate over everything the compiled
 engine covers (2-5 players, both ``count_tile_once`` settings, the reward
-modes, small windows, King & Robber Baron), so ``--games 10000`` checks each
-of them about a thousand times.  Stops at the first difference with the seed
+modes, small windows, King & Robber Baron, The River II and its options), so
+``--games 10000`` checks each of them several hundred times.  Stops at the first difference with the seed
 and step; prints progress and a summary (``--json``: one JSON line).
 
     python scripts/fast_differential.py --games 10000
@@ -38,6 +38,10 @@ CONFIGS = [
     {"expansions": ("king_robber",)},
     {"expansions": ("king_robber",), "num_players": 4, "window": (11, 11), "reward": "score_delta"},
     {"expansions": ("king_robber",), "rules": {"base": {"count_tile_once": False}}, "num_players": 3},
+    {"expansions": ("river2",)},
+    {"expansions": ("river2", "king_robber"), "num_players": 3, "window": (9, 9), "reward": "score_delta"},
+    {"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river",
+                                                     "lake_extra_turn": False}}, "num_players": 4},
 ]
 
 

@@ -39,6 +39,12 @@ CONFIGS = [
      range(800, 820)),
     ({"expansions": ("king_robber",), "rules": {"base": {"count_tile_once": False}}, "num_players": 3},
      range(900, 915)),
+    ({"expansions": ("river2",)}, range(1000, 1030)),
+    ({"expansions": ("river2", "king_robber"), "num_players": 3, "window": (9, 9), "reward": "score_delta"},
+     range(1100, 1115)),
+    ({"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river",
+                                                      "lake_extra_turn": False}}, "reward": "score_diff"},
+     range(1200, 1215)),
 ]  # fmt: skip
 # seeds whose random play draws a tile that fits nowhere (discarded), found by scanning 3,000 seeds
 DISCARD_SEEDS = {(): [148, 187, 259], ("king_robber",): [6, 27, 60]}
@@ -76,8 +82,27 @@ def test_games_with_discarded_tiles_are_identical(batches, expansions):
         assert fast.state.gi[0, K.G_DISCARDS] > 0  # the scenario still exercises a discard
 
 
+@pytest.mark.parametrize(
+    "kw,order",
+    [
+        ({}, []),  # an empty stack: the game is over at once
+        ({}, ["BA-C", "BA-B", "BA-B", "BA-X", "BA-E", "BA-V", "BA-U"]),  # a short game: final scoring early
+        ({"num_players": 3}, ["BA-B"] * 4 + ["BA-A"] * 2 + ["BA-V"] * 6),
+        # a land tile drawn while river tiles remain cannot be placed (River2.placement_veto): discarded
+        ({"expansions": ("river2",)}, ["BA-E", "R2-fork", "R2-lake-volcano", "BA-U", "BA-V", "BA-E"]),
+        ({"expansions": ("river2",), "rules": {"river2": {"lake_extra_turn": False}}},
+         ["R2-curve", "R2-curve-pigs", "R2-lake-volcano", "BA-K", "BA-L"]),
+    ],
+)  # fmt: skip
+def test_forced_draw_orders_are_identical(batches, kw, order):
+    opts, fast = batches(kw)
+    for seed in range(4):
+        compare_game(opts, seed, fast, draw_order=order, all_seats_every=1)
+
+
 def test_draw_orders_are_the_reference_shuffle(batches):
-    for kw in ({}, {"expansions": ("king_robber",)}):
+    for kw in ({}, {"expansions": ("king_robber",)}, {"expansions": ("river2", "king_robber")},
+               {"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river"}}}):
         opts, fast = batches(kw)
         config = opts.game_config()
         for seed in [*range(200), 2**62 - 1, 2**40 + 7, 123456789]:
@@ -154,7 +179,7 @@ def _random_python_game(config: GameConfig, seed: int) -> Game:
     return game
 
 
-@pytest.mark.parametrize("expansions", [(), ("king_robber",)])
+@pytest.mark.parametrize("expansions", [(), ("king_robber",), ("river2",)])
 def test_records_replay_in_the_other_engine(batches, expansions):
     opts, fast = batches({"expansions": expansions} if expansions else {})
     config = opts.game_config()
@@ -193,7 +218,9 @@ def test_a_record_that_does_not_replay_is_refused(batches):
 
 
 def test_configurations_outside_the_compiled_rules_are_not_covered():
-    assert "river2" in coverage(EnvOptions.from_kwargs(expansions=("river2",)))
+    assert coverage(EnvOptions.from_kwargs(expansions=("river2", "king_robber"))) is None
     assert "count" in coverage(EnvOptions.from_kwargs(expansions=("count",)))
+    assert "count" in coverage(EnvOptions.from_kwargs(expansions=("count", "river2")))
+    assert "darmstadt" in coverage(EnvOptions.from_kwargs(expansions=("darmstadt",)))
     assert "shrines" in coverage(EnvOptions.from_kwargs(expansions=("shrines",)))
     assert coverage(EnvOptions.from_kwargs(num_players=5, expansions=("king_robber",))) is None

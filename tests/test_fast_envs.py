@@ -176,8 +176,9 @@ def test_illegal_actions_are_refused_on_the_compiled_engine():
 def test_engine_selection():
     assert make_env().unwrapped.engine == "numba"
     assert make_env(expansions=("king_robber",), num_players=5).unwrapped.engine == "numba"
-    river = make_env(expansions=("river2",)).unwrapped
-    assert river.engine == "python" and "river2" in river.engine_reason
+    assert make_env(expansions=("river2", "king_robber")).unwrapped.engine == "numba"
+    shrines = make_env(expansions=("shrines",)).unwrapped
+    assert shrines.engine == "python" and "shrines" in shrines.engine_reason
     assert make_env(engine="python").unwrapped.engine == "python"
     assert CarcassonneVectorEnv(2, expansions=("count",)).engine == "python"
     with pytest.raises(ConfigError, match="engine='numba' cannot run this configuration: .*shrines"):

@@ -141,7 +141,7 @@ def pettingzoo_benchmark(name: str, seconds: float = 5.0, seed: int = 0) -> dict
         mod = importlib.import_module(f"{module}.{env_name}")
         e = mod.env(**kwargs)
     except Exception as exc:  # noqa: BLE001 - an optional peer: report why, measure the rest
-        return {"error": f"not installed or not loadable: {type(exc).__name__}: {exc}"}
+        return {"error": f"not installed ({type(exc).__name__}: {exc}); pip install -e \".[bench]\""}
     return _aec_loop(e, seconds, seed)
 
 

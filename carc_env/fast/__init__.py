@@ -8,8 +8,9 @@ configuration (``engine="auto"``, the default), and say which engine runs
 
 Covered (:func:`coverage`): the base game with 2 to 5 players, any number of
 followers, every base-game option (``count_tile_once`` either way), every
-reward mode and window size, and King & Robber Baron on top of it.  Other
-expansions run on the Python engine.
+reward mode and window size; with King & Robber Baron, The River II (every
+option) or both.  The Count of Carcassonne, Heretics and Shrines and
+Darmstadt (alone or combined with anything) run on the Python engine.
 
 Public names:
 

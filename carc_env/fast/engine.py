@@ -74,6 +74,13 @@ def alloc_state(lay: Layout, G: int) -> K.State:
     )
 
 
+class _RulesOnly:
+    """What an expansion's ``build_bag`` reads of the game: its rules."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules = rules
+
+
 class FastBatch:
     """``num_games`` games stepped by the compiled kernels.  See the module docstring."""
 
@@ -136,8 +143,15 @@ class FastBatch:
 
     def bag_of(self, seed: int) -> np.ndarray:
         """The draw order (after the start tile) ``Game(config, seed=seed)`` shuffles: same generator, same call."""
-        base = self.layout.base_bag
-        return base[np.random.default_rng(seed).permutation(len(base))]
+        lay = self.layout
+        bag = lay.base_bag[np.random.default_rng(seed).permutation(len(lay.base_bag))]
+        if lay.bag_hooks:  # the expansions' own build_bag (the river first): they read only game.rules
+            shim = _RulesOnly(lay.rules)
+            order = bag.tolist()
+            for hook in lay.bag_hooks:
+                order = hook(shim, order)
+            bag = np.array(order, dtype=np.int64)
+        return bag
 
     def _bag_of_order(self, seed: int, draw_order: Any) -> np.ndarray:
         game = Game(self.layout.rules.config, seed=seed, draw_order=draw_order)  # validates the order

@@ -34,7 +34,7 @@ frontier slot ``-(v + 2)``; ``pl[g, k]``: placement ``k`` as (x, y, tile,
 rotation, first node); ``fr[g, slot]``: frontier cell (x, y, pattern);
 ``nd[g, node, N_*]``: union-find node data; ``ls[g]``: the per-game lists
 (legal rotations per frontier slot, followers on the board, spots, scores,
-supplies, the draw order, the history, the score log, ...) at the offsets
+supplies, the draw order, the history, the score log, the open river ends, ...) at the offsets
 ``T.P[P_O_*]``.  Few arrays on purpose: a kernel call from Python unboxes
 each one, and the kernels run without reference counting (``_nrt=False``:
 they never allocate), which would otherwise cost more than the rules.
@@ -49,6 +49,7 @@ from numba import njit
 
 from ..core.config import PATTERN_BITS
 from .tables import (
+    ENDS_CAP,
     ENT_CAP,
     F_INV_FOLLOWERS,
     F_REWARD_SCALE,
@@ -62,6 +63,7 @@ from .tables import (
     P_CH_LAST,
     P_CH_LEGAL,
     P_CH_OPEN,
+    P_CH_RIVER_END,
     P_CH_SIZE,
     P_COLS,
     P_FOL_START,
@@ -78,12 +80,15 @@ from .tables import (
     P_G_PLACED_ROT,
     P_G_PROGRESS,
     P_G_REMAINING,
+    P_G_RIVER,
     P_G_SCORE,
     P_G_SUPPLY,
     P_G_TURN,
     P_GOFF,
     P_HCAP,
     P_KR,
+    P_LAKE_EXTRA,
+    P_LAKE_T,
     P_LCAP,
     P_MAXSEG,
     P_NPLAYERS,
@@ -94,6 +99,7 @@ from .tables import (
     P_O_BEFORE,
     P_O_CNT,
     P_O_COMP,
+    P_O_ENDS,
     P_O_FL,
     P_O_FMASK,
     P_O_HIST,
@@ -109,6 +115,8 @@ from .tables import (
     P_PH_OVER,
     P_PH_TILE,
     P_REWARD,
+    P_RIVER,
+    P_RIVER_TOTAL,
     P_ROWS,
     P_START_R,
     P_START_T,
@@ -117,6 +125,7 @@ from .tables import (
     P_TILE_N,
     P_TILE_ONCE,
     P_TOTAL,
+    RIVER_EDGE,
     TC_BSEG,
     TC_CE,
     TC_EC,
@@ -132,6 +141,7 @@ from .tables import (
     TC_OS_SEG,
     TC_OS_SIDE,
     TC_PEN0,
+    TC_RIVER,
     TC_SKIND,
 )
 
@@ -142,7 +152,7 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 (G_NPL, G_NNODES, G_NF, G_NFL, G_BAG_I, G_BAG_N, G_TURNP, G_PLAYER, G_PHASE, G_CUR, G_TURN, G_NSPOTS,
  G_NPEND, G_NCOMP, G_MINX, G_MAXX, G_MINY, G_MAXY, G_X0, G_Y0, G_INSIDE, G_OUTSIDE, G_NLEGAL, G_NHIST,
  G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_KING, G_KING_SIZE, G_ROBBER, G_ROBBER_SIZE, G_DISCARDS, G_ERR,
- G_ENDING, G_LEN) = range(36)  # fmt: skip
+ G_ENDING, G_RIVER_DONE, G_EXTRA_TURN, G_NENDS, G_LEN) = range(39)  # fmt: skip
 # ---- nd: per-node fields
 (N_PARENT, N_KIND, N_PL, N_OPEN, N_PEN, N_TCOUNT, N_NCOUNT, N_NEXT, N_DONE, N_OCC, N_OWNER, N_NB, N_SCRATCH,
  N_BITS, N_LEN) = range(15)  # fmt: skip
@@ -549,6 +559,96 @@ def finish(T, S, g):
     gi[g, G_PHASE] = PH_OVER
 
 
+# ============================================================== The River II
+@njit(**_inner)
+def river_left(T, S, g):
+    """River tiles still to draw (0 once the river is done): RiverObservation._left."""
+    if S.gi[g, G_RIVER_DONE]:
+        return 0
+    orem = T.P[P_O_REM]
+    n = 0
+    for t in range(T.P[P_NTYPES]):
+        if T.tile[t, TC_RIVER]:
+            n += S.ls[g, orem + t]
+    return n
+
+
+@njit(**_inner)
+def river_veto(T, S, g, t):
+    """River2.placement_veto on the drawn tile's masks (rotation bits of the frontier slots)."""
+    gi, ls, tile = S.gi, S.ls, T.tile
+    nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    if not tile[t, TC_RIVER]:
+        if not gi[g, G_RIVER_DONE]:
+            if river_left(T, S, g):
+                for slot in range(nf):  # every river tile is placed before any other tile
+                    ls[g, ofm + slot] = 0
+                return
+            gi[g, G_RIVER_DONE] = 1
+        return
+    off = T.P[P_GOFF]
+    oe = T.P[P_O_ENDS]
+    for slot in range(nf):
+        m = ls[g, ofm + slot]
+        if m == 0:
+            continue
+        x = S.fr[g, slot, 0]
+        y = S.fr[g, slot, 1]
+        for r in range(4):
+            if not (m >> r) & 1:
+                continue
+            touching = 0
+            entry = -1
+            for s in range(4):
+                if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+                    touching += 1
+                    entry = s
+            ok = touching == 1
+            if ok:
+                before = 0  # the turn recorded at that open end (the last one listed wins, as in a dict)
+                for e in range(gi[g, G_NENDS]):
+                    if ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y and ls[g, oe + 4 * e + 2] == entry:
+                        before = ls[g, oe + 4 * e + 3]
+                for s in range(4):
+                    if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE:
+                        turn = (s - (entry + 2)) % 4
+                        if turn and turn == before:
+                            ok = False
+            if not ok:
+                m &= ~(1 << r)
+        ls[g, ofm + slot] = m
+
+
+@njit(**_inner)
+def river_placed(T, S, g, t, x, y, r):
+    """River2.after_placement: the open river ends, and the lake's extra turn."""
+    gi, ls, tile = S.gi, S.ls, T.tile
+    off = T.P[P_GOFF]
+    oe = T.P[P_O_ENDS]
+    entry = -1
+    for s in range(4):
+        if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+            entry = s
+            break
+    j = 0
+    for e in range(gi[g, G_NENDS]):
+        if not (ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y):
+            for q in range(4):
+                ls[g, oe + 4 * j + q] = ls[g, oe + 4 * e + q]
+            j += 1
+    for s in range(4):
+        if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and j < ENDS_CAP:
+            ls[g, oe + 4 * j] = x + DX[s]
+            ls[g, oe + 4 * j + 1] = y + DY[s]
+            ls[g, oe + 4 * j + 2] = (s + 2) % 4
+            ls[g, oe + 4 * j + 3] = (s - (entry + 2)) % 4
+            j += 1
+    gi[g, G_NENDS] = j
+    if t == T.P[P_LAKE_T] and T.P[P_LAKE_EXTRA]:
+        gi[g, G_EXTRA_TURN] = 1
+
+
 # ============================================================== turn
 @njit(**_inner)
 def draw(T, S, g):
@@ -570,6 +670,11 @@ def draw(T, S, g):
             m = T.compat[t, S.fr[g, slot, 2]]
             ls[g, ofm + slot] = m
             anyfit |= m
+        if T.P[P_RIVER]:  # the veto runs on every drawn tile, as the reference's (it may end the river)
+            river_veto(T, S, g, t)
+            anyfit = 0
+            for slot in range(nf):
+                anyfit |= ls[g, ofm + slot]
         if anyfit:
             gi[g, G_CUR] = t
             gi[g, G_PLAYER] = gi[g, G_TURNP]
@@ -584,7 +689,8 @@ def enter_follower(T, S, g):
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     p = gi[g, G_PLAYER]
     ns = 0
-    if ls[g, T.P[P_O_SUPPLY] + p] > 0:
+    lake = T.P[P_RIVER] and T.P[P_LAKE_EXTRA] and S.pl[g, gi[g, G_NPL] - 1, 2] == T.P[P_LAKE_T]
+    if ls[g, T.P[P_O_SUPPLY] + p] > 0 and not lake:  # the lake takes no follower (River2.follower_spots)
         osp = T.P[P_O_SPOTS]
         k = gi[g, G_NPL] - 1
         t = S.pl[g, k, 2]
@@ -607,7 +713,10 @@ def end_of_turn(T, S, g):
     """Completions and scoring, next player, next draw."""
     detect_and_score(T, S, g)
     gi = S.gi
-    gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
+    if gi[g, G_EXTRA_TURN]:  # River2.next_player: the lake's player plays again
+        gi[g, G_EXTRA_TURN] = 0
+    else:
+        gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
     gi[g, G_PLAYER] = gi[g, G_TURNP]
     gi[g, G_TURN] += 1
     draw(T, S, g)
@@ -638,9 +747,12 @@ def apply_tile(T, S, g, x, y, r):
         return False
     if not (S.ls[g, T.P[P_O_FMASK] - 2 - v] >> r) & 1:
         return False
-    put_tile(T, S, g, gi[g, G_CUR], x, y, r)
+    t = gi[g, G_CUR]
+    put_tile(T, S, g, t, x, y, r)
     gi[g, G_CUR] = -1
     hist_row(T, S, g, H_TILE, x, y, r)
+    if T.P[P_RIVER] and T.tile[t, TC_RIVER]:
+        river_placed(T, S, g, t, x, y, r)
     if not enter_follower(T, S, g):
         end_of_turn(T, S, g)
     return True
@@ -727,7 +839,19 @@ def reset_game(T, S, g, bag_n):
         ls[g, ob + i] = t
         ls[g, orem + t] += 1
     gi[g, G_BAG_N] = bag_n
-    put_tile(T, S, g, T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R])
+    t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
+    put_tile(T, S, g, t0, x, y, r)
+    if T.P[P_RIVER]:  # River2.setup: the spring's open ends
+        oe = T.P[P_O_ENDS]
+        j = 0
+        for s in range(4):
+            if T.tile[t0, TC_EC + 4 * r + s] == RIVER_EDGE:
+                ls[g, oe + 4 * j] = x + DX[s]
+                ls[g, oe + 4 * j + 1] = y + DY[s]
+                ls[g, oe + 4 * j + 2] = (s + 2) % 4
+                ls[g, oe + 4 * j + 3] = 0
+                j += 1
+        gi[g, G_NENDS] = j
     draw(T, S, g)
     compute_view(T, S, g)
 
@@ -984,6 +1108,19 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
             glob[gk + n + (gi[g, G_ROBBER] - seat) % n] = 1.0
         glob[gk + 2 * n] = gi[g, G_KING_SIZE] * 0.1
         glob[gk + 2 * n + 1] = gi[g, G_ROBBER_SIZE] * 0.1
+    if P[P_RIVER]:  # RiverObservation: the open ends while river tiles remain; river tiles left
+        left = river_left(T, S, g)
+        if gi[g, G_NENDS] and not gi[g, G_RIVER_DONE] and ((cur >= 0 and tile[cur, TC_RIVER]) or left):
+            oe = P[P_O_ENDS]
+            off = P[P_GOFF]
+            for e in range(gi[g, G_NENDS]):
+                x = ls[g, oe + 4 * e]
+                y = ls[g, oe + 4 * e + 1]
+                col = x - x0
+                row = y - y0
+                if S.grid[g, y + off, x + off] < 0 and 0 <= col < cols and 0 <= row < rows:
+                    board[P[P_CH_RIVER_END], row, col] = 1
+        glob[P[P_G_RIVER]] = left / P[P_RIVER_TOTAL]
     if seat == gi[g, G_PLAYER] and ph != PH_OVER:
         write_mask(T, S, g, mask)
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet, ruleset
 from ..core.expansion import overrides
-from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
+from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 
 # ---------------------------------------------------------------- coverage registry
@@ -54,6 +54,8 @@ class FastSupport:
     hooks: frozenset[str]
     options: frozenset[str]
     flag: str
+    start: bool = False
+    """The kernels lay this expansion's start layout (``REPLACES_START``)."""
 
 
 FAST_EXPANSIONS: dict[str, FastSupport] = {
@@ -61,6 +63,13 @@ FAST_EXPANSIONS: dict[str, FastSupport] = {
     "base": FastSupport(frozenset({"feature_size"}), frozenset({"count_tile_once"}), ""),
     # King & Robber Baron: the King / Robber figures (on_completed) and their end bonus (final_scoring).
     "king_robber": FastSupport(frozenset({"on_completed", "final_scoring"}), frozenset(), "king_robber"),
+    # The River II: the spring as start tile, the river first (build_bag runs in Python, the reference's own
+    # method), river continuity and U-turns (placement_veto), open river ends (after_placement), the lake's
+    # extra turn without a follower (follower_spots, next_player).
+    "river2": FastSupport(
+        frozenset({"build_bag", "placement_veto", "after_placement", "follower_spots", "next_player"}),
+        frozenset({"end_city_last", "start_tile", "lake_extra_turn"}), "river2", start=True,
+    ),
 }
 """Expansions the compiled engine covers, by key (a registry: the kernels have a switch per entry)."""
 
@@ -86,18 +95,20 @@ def rules_coverage(rules: RuleSet) -> str | None:
         unknown = given - sup.options
         if unknown:
             return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
-        if exp.REPLACES_START:
+        if exp.REPLACES_START and not sup.start:
             return f"expansion {exp.KEY!r} lays its own start layout"
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
-    if len(rules.start_tiles) != 1 or "base" not in rules.start_tiles:
-        return "the start layout is not the base game's start tile"
+    starters = [e for e in rules.expansions if e.REPLACES_START]
+    if len(starters) > 1:
+        return f"several start layouts ({[e.KEY for e in starters]})"
+    flags = {FAST_EXPANSIONS[e.KEY].flag for e in rules.expansions}
     for t in rules.tiles:
         if sum(1 for s in t.segments if s.kind == BUILDING) > 1:
             return f"tile {t.id} holds more than one building"
-        if any(s.kind == RIVER for s in t.segments):
+        if any(s.kind == RIVER for s in t.segments) and "river2" not in flags:
             return f"tile {t.id} has a river"
         if any(s.kind == BUILDING and s.building != "cloister" for s in t.segments):
             return f"tile {t.id} has a building other than a cloister"
@@ -132,7 +143,8 @@ TC_ENT_BITS = TC_ENT_CH + 12 * ENT_CAP  # feature-code bits switching each chann
 TC_OS_N = TC_ENT_BITS + 12 * ENT_CAP  # sides with a city/road in rotation r: [r]
 TC_OS_SEG = TC_OS_N + 4  # [4 * r + k]
 TC_OS_SIDE = TC_OS_SEG + 16  # [4 * r + k]
-TC_LEN = TC_OS_SIDE + 16
+TC_RIVER = TC_OS_SIDE + 16  # 1 if the tile has a river segment
+TC_LEN = TC_RIVER + 1
 
 # Positions in the int64 parameter vector ``Tables.P`` (module constants: the kernels read them as literals).
 (P_ROWS, P_COLS, P_NPLAYERS, P_FOLLOWERS, P_MAXSEG, P_TILE_N, P_FOL_START, P_NACT, P_TOTAL, P_START_T,
@@ -144,13 +156,17 @@ TC_LEN = TC_OS_SIDE + 16
  P_NTYPES, P_FCAP, P_HCAP, P_LCAP, P_START_X, P_START_Y, P_START_R,
  # offsets of the per-game lists in State.ls
  P_O_FMASK, P_O_FL, P_O_SPOTS, P_O_PEND, P_O_COMP, P_O_SCORES, P_O_SUPPLY, P_O_BEFORE, P_O_CNT, P_O_BAG,
- P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_LS_LEN,
- P_LEN) = range(76)  # fmt: skip
+ P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_O_ENDS, P_LS_LEN,
+ # The River II
+ P_RIVER, P_LAKE_T, P_LAKE_EXTRA, P_RIVER_TOTAL, P_CH_RIVER_END, P_G_RIVER,
+ P_LEN) = range(83)  # fmt: skip
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
 HIST_W = 4  # history rows: (kind, a, b, c)
 LOG_W = 6  # score-log rows: (what, final, a, b, value, players bitmask)
 PEND_CAP = 32
+ENDS_CAP = 8  # open river ends (the River II has at most 2 at a time)
+RIVER_EDGE = 4  # the river's edge code (core.tiles.EDGE_CODES["I"])
 MAX_PLAYERS_CAP = 8
 
 REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
@@ -169,6 +185,7 @@ class Layout:
     total_tiles: int  # tiles in the game, the start tile included
     start_tile: int
     base_bag: np.ndarray  # tile indices in RuleSet order, the start tile's copy removed (before shuffling)
+    bag_hooks: list  # expansions' build_bag methods, applied after the shuffle (the reference's order)
     node_cap: int
     grid_w: int
     frontier_cap: int
@@ -260,11 +277,13 @@ def build_layout(options: Any) -> Layout:
                     row[TC_OS_SIDE + 4 * r + k] = d
                     k += 1
             row[TC_OS_N + r] = k
+        row[TC_RIVER] = 1 if any(seg.kind == RIVER for seg in t.segments) else 0
 
     counts = np.array([t.count for t in tiles], dtype=np.int64)
     inv32 = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
     total = int(counts.sum())
-    start_id = rules.start_tiles["base"]
+    starters = [e for e in rules.expansions if e.REPLACES_START]
+    start_id = rules.start_tiles[starters[0].KEY if starters else "base"]
     start_t = rules.tile_index[start_id]
     bag: list[int] = []
     for ti, t in enumerate(tiles):
@@ -299,6 +318,16 @@ def build_layout(options: Any) -> Layout:
     P[P_TILE_ONCE] = 1 if base_opts.count_tile_once else 0
     flags = {FAST_EXPANSIONS[e.KEY].flag for e in rules.expansions}
     P[P_KR] = 1 if "king_robber" in flags else 0
+    if "river2" in flags:
+        from ..expansions.river2 import LAKE
+
+        P[P_RIVER] = 1
+        P[P_LAKE_T] = rules.tile_index[LAKE]
+        P[P_LAKE_EXTRA] = 1 if rules.by_key["river2"].options.lake_extra_turn else 0
+        P[P_RIVER_TOTAL] = max(1, sum(t.count for t in tiles if any(seg.kind == RIVER for seg in t.segments)))
+        P[P_CH_RIVER_END] = _channel(names, "river_end")
+        P[P_G_RIVER] = encoder.global_names.index("river_tiles_left")
+        assert EDGE_CODES["I"] == RIVER_EDGE
     P[P_CH_COMPLETE] = ch_complete
     P[P_CH_COMPLETE_B] = ch_cb
     P[P_CH_MINE] = ch_mine
@@ -350,6 +379,7 @@ def build_layout(options: Any) -> Layout:
         (P_O_COMP, 2 * SEG_CAP + PEND_CAP + 8), (P_O_SCORES, MAX_PLAYERS_CAP), (P_O_SUPPLY, MAX_PLAYERS_CAP),
         (P_O_BEFORE, MAX_PLAYERS_CAP), (P_O_CNT, MAX_PLAYERS_CAP), (P_O_BAG, total), (P_O_NEXTBAG, total),
         (P_O_REM, nt), (P_O_MARK, total + 1), (P_O_HIST, HIST_W * hcap), (P_O_LOG, LOG_W * lcap),
+        (P_O_ENDS, 4 * ENDS_CAP),
     ):
         P[pos] = off
         off += size
@@ -366,6 +396,7 @@ def build_layout(options: Any) -> Layout:
     return Layout(
         options=options, rules=rules, codec=codec, encoder=encoder, tables=tables, n_types=nt,
         total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int64), node_cap=node_cap,
+        bag_hooks=[e.build_bag for e in rules.expansions if overrides(e, "build_bag")],
         grid_w=grid_w, frontier_cap=fcap, hist_cap=hcap, log_cap=lcap,
     )
 

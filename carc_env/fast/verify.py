@@ -69,12 +69,19 @@ def _same(name: str, ref: Any, fast: Any, where: str) -> None:
 
 
 def compare_game(
-    options: Any, seed: int, fast: FastBatch, g: int = 0, all_seats_every: int = 8, action_seed: int | None = None
+    options: Any,
+    seed: int,
+    fast: FastBatch,
+    g: int = 0,
+    all_seats_every: int = 8,
+    action_seed: int | None = None,
+    draw_order: list[str] | None = None,
 ) -> int:
-    """Play game ``seed`` through both engines; return the number of decisions compared."""
+    """Play game ``seed`` (optionally with a forced draw order) through both engines; return the number
+    of decisions compared."""
     ref = Match(options)
-    ref.reset(seed)
-    fast.reset(g, seed)
+    ref.reset(seed, draw_order)
+    fast.reset(g, seed, draw_order)
     game = ref.game
     n = ref.num_players
     rng = np.random.default_rng(seed if action_seed is None else action_seed)
