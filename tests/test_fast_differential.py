@@ -224,3 +224,15 @@ def test_configurations_outside_the_compiled_rules_are_not_covered():
     assert "darmstadt" in coverage(EnvOptions.from_kwargs(expansions=("darmstadt",)))
     assert "shrines" in coverage(EnvOptions.from_kwargs(expansions=("shrines",)))
     assert coverage(EnvOptions.from_kwargs(num_players=5, expansions=("king_robber",))) is None
+
+
+def test_random_play_kernel_plays_games_the_reference_replays(batches):
+    """The engine-alone benchmark path (random decisions inside the kernel) plays legal games: the
+    reference engine replays each one to the same scores."""
+    for kw in ({}, {"expansions": ("river2", "king_robber"), "num_players": 3}):
+        opts, fast = batches(kw)
+        for seed in (1, 2, 3):
+            stats = fast.play_random([seed], rng_seed=seed)
+            assert stats["games"] == 1 and stats["decisions"] >= 60 and stats["max_legal"] >= 1
+            assert fast.over(0) and fast.seeds[0] == seed
+            assert replay(fast.record(0)).scores == fast.scores(0)

@@ -19,7 +19,10 @@ Usage::
 attributes straight from the raw env, a third faster, same behaviour).
 Options are listed in
 :mod:`carc_env.env.options`; unknown options or bad values raise
-``carc_env.ConfigError`` (a ``ValueError``) naming the option.
+``carc_env.ConfigError`` (a ``ValueError``) naming the option.  Where the
+compiled engine (:mod:`carc_env.fast`) covers the configuration it runs the
+game (option ``engine``, default ``"auto"``; ``env.unwrapped.engine`` says
+``"numba"`` or ``"python"``), with identical observations, rewards and games.
 
 Agents and turns
 ----------------

@@ -5,8 +5,8 @@ dict observations with masks, so this is a small purpose-built one.
 
 Contract
 --------
-``CarcassonneVectorEnv(num_envs, seed=None, opponents=None, learner_seat=None, **options)``
-(options as in :mod:`carc_env.env.options`).
+``CarcassonneVectorEnv(num_envs, seed=None, opponents=None, learner_seat=None, threads=None, **options)``
+(options as in :mod:`carc_env.env.options`; ``threads``: the compiled engine's threads, see Engines).
 
 Every game has, at every moment, one *acting seat*: the seat that must decide
 now.  Observations are returned from that seat's point of view (the encoding

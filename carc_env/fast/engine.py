@@ -489,9 +489,13 @@ class FastBatch:
         The "engine alone" measurement (``scripts/bench.py``): the draw orders are shuffled here (the
         reference's shuffle of each seed), the games are played by one kernel call.  Returns counts:
         games, tile decisions, legal placements summed and their maximum, points scored."""
-        bags = np.stack([self.bag_of(int(s)) for s in seeds])
+        seeds = [int(s) for s in seeds]
+        bags = np.stack([self.bag_of(s) for s in seeds])
         stats = np.zeros(5, dtype=np.int64)
         K.play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
+        self.seeds[g] = seeds[-1]  # slot g holds the last game played
+        self.draw_orders[g] = None
+        self._seed_rngs[g] = None
         self._shadow[g] = None
         self.version[g] += 1
         keys = ("games", "decisions", "legal", "max_legal", "points")
