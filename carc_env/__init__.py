@@ -25,8 +25,8 @@ _LAZY = {
     "raw_env": "carc_env.env.aec",
     "CarcassonneGymEnv": "carc_env.env.gym_env",
     "CarcassonneVectorEnv": "carc_env.env.vector",
-    "RandomPolicy": "carc_env.baselines",
-    "GreedyPolicy": "carc_env.baselines",
+    "RandomPolicy": "carc_env.policies",
+    "GreedyPolicy": "carc_env.policies",
 }
 
 

@@ -28,9 +28,9 @@ def seed_quarters(game: Game, rng: np.random.Generator) -> None:
         return
     for p in range(game.num_players):
         for _ in range(int(rng.integers(1, 3))):
-            game.supply[p] -= 1
-            st["quarters"][int(rng.integers(4))][p] += 1
-    st["count"] = int(rng.integers(4))
+            game.take_follower(p)
+            st.quarters[int(rng.integers(4))][p] += 1
+    st.count = int(rng.integers(4))
     assert game.followers_conserved()
 
 
