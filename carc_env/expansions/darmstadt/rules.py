@@ -158,7 +158,7 @@ class Darmstadt(Expansion):
 
     # -- church bonus ------------------------------------------------------------
     def stages(self) -> list[tuple[str, Stage]]:
-        return [("before_score", _CountChurchVicinity(self)), ("after_score", _PayChurchBonus(self))]
+        return [("score_begin", _CountChurchVicinity(self)), ("score_end", _PayChurchBonus(self))]
 
     def count_vicinities(self, game: Game) -> None:
         churches = self._tile_info(game)[0]
@@ -174,6 +174,10 @@ class Darmstadt(Expansion):
                 fx, fy = game.placements[game.node_tile[node]][:2]
                 if abs(fx - x) <= 1 and abs(fy - y) <= 1:
                     counts[player] += 1
+            for groot, owners in game.guests.items():
+                if self._guests_nearby(game, game.find(groot), root, x, y):
+                    for player in owners:
+                        counts[player] += 1
             best = max(counts)
             if best:
                 pending[root] = (tuple(p for p, c in enumerate(counts) if c == best), x, y)
