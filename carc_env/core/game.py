@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
-from .config import PATTERN_BITS, GameConfig, TileInfo, ruleset
+from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
     Event,
     FeatureCompleted,
@@ -944,7 +944,7 @@ class Game:
 
 def new_game(
     num_players: int = 2,
-    expansions: Iterable[str] = ("base",),
+    expansions: Iterable[str] = DEFAULT_EXPANSIONS,
     seed: int | None = None,
     draw_order: Sequence[str] | None = None,
     **options: Any,

@@ -156,10 +156,10 @@ class River2(Expansion):
         middle = [t for t in bag if t in rivers and t not in first and t not in last]
         normal = [t for t in bag if t not in rivers]
         if self.options.start_tile == "after_river":
-            start = game.rules.start_tiles.get("base")
-            if start is not None:
+            # the start tile the spring replaced (the base game's) is the first tile after the river
+            for key, start in game.rules.start_tiles.items():
                 s = game.rules.tile_index[start]
-                if s in normal:
+                if key != self.KEY and s in normal:
                     normal.remove(s)
                     normal.insert(0, s)
         return first + middle + last + normal
