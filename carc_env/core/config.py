@@ -195,11 +195,14 @@ class RuleSet:
                     )
         self.by_key = {e.KEY: e for e in self.expansions}
         self.action_parsers: dict[str, Callable[[str], Any]] = {}
+        parser_owner: dict[str, str] = {}
         for exp in self.expansions:
             for word, parse in exp.action_parsers.items():
-                other = next((e.KEY for e in self.expansions if e is not exp and word in e.action_parsers), None)
-                if other is not None:
-                    raise ConfigError(f"expansions {other!r} and {exp.KEY!r} both parse actions starting {word!r}")
+                if word in parser_owner:
+                    raise ConfigError(
+                        f"expansions {parser_owner[word]!r} and {exp.KEY!r} both parse actions starting {word!r}"
+                    )
+                parser_owner[word] = exp.KEY
                 self.action_parsers[word] = parse
 
         # Tiles, in a fixed order: expansion order, then file order.
