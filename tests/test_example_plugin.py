@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from _helpers import play
 from pettingzoo.test import api_test
+from test_env_api import _documented
 
 import carc_env
 from carc_env.core import FeatureScored, Game, GameConfig, PointsAwarded, ScoreItem
@@ -76,6 +77,9 @@ def test_the_example_in_the_environment(tolls):
     assert ranges["tolls_collect"].size == 2 and ranges["tolls_collect"].start == ranges["follower"].stop
     assert "toll_house" in raw.channel_names
     assert {"tolls_pending", "tolls_banked_p0", "tolls_banked_p1"} <= set(raw.global_names)
+    documented = _documented(importlib.import_module("tolls.observe").__doc__)
+    for name in ["toll_house", "tolls_pending", "tolls_banked_p0", "tolls_banked_p1"]:
+        assert any(p.match(name) for p in documented), name
     # the scripted game above, through the env: the collect decision has its own two-entry range
     env.reset(seed=0, options={"draw_order": ORDER})
     for move in MOVES:
