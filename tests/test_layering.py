@@ -209,3 +209,58 @@ def test_agents_use_only_the_public_api():
             if mod.startswith("carc_env"):
                 private = [p for p in mod.split(".") if p.startswith("_")]
                 assert not private, f"agents/{f.name} imports private module {mod}"
+
+
+GAME_INTERNALS = {
+    "supply", "scores", "events", "history", "parent", "kind", "open", "pennants", "tiles", "occupants", "followers",
+    "guests", "completed", "completing", "adjacent_cities", "buildings", "building_neighbours", "board", "placements",
+    "bounds", "rng",
+}  # fmt: skip
+MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard", "setdefault"}
+
+
+def _chain(node: ast.AST) -> list[str]:
+    """The names along ``a.b[c].d``: ``["a", "b", "d"]``; empty for a plain name (a local variable)."""
+    out = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        node = node.value
+    if not out and not isinstance(node, ast.Name):
+        return []
+    return ([node.id] if isinstance(node, ast.Name) else []) + out[::-1] if out else []
+
+
+def test_plug_ins_change_the_game_only_through_its_methods():
+    """No plug-in writes the game's supply, scores, events, board or feature tables, reads another
+    object's private attributes, or monkey-patches the shared rule set (``Game.take_follower``,
+    ``award``, ``emit``, ``RuleSet.cache`` ... are there for that)."""
+    checked = 0
+    for f in SOURCES:
+        me = _module_name(f)
+        if _layer(me)[1] is None:
+            continue
+        checked += 1
+        for node in ast.walk(ast.parse(f.read_text())):
+            where = f"{me}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                assert isinstance(owner, ast.Name) and owner.id in ("self", "cls"), (
+                    f"{where} reads the private attribute {node.attr!r} of another object"
+                )
+            targets = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                chain = _chain(t)
+                if "rules" in chain[:-1]:
+                    raise AssertionError(f"{where} writes to the rule set: use RuleSet.cache")
+                assert not set(chain[1:]) & GAME_INTERNALS or "ext" in chain or chain[:1] == ["self"], (
+                    f"{where} writes {'.'.join(chain)}: use a Game method meant for expansions"
+                )
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                chain = _chain(node.func.value)
+                assert not set(chain[1:]) & GAME_INTERNALS or "ext" in chain or chain[:1] == ["self"], (
+                    f"{where} calls {node.func.attr} on {'.'.join(chain)}: use a Game method meant for expansions"
+                )
+    assert checked >= 20
