@@ -91,6 +91,11 @@ def test_every_attribute_of_a_game_is_declared_or_immutable():
         assert name in Game.CLONE or type(value) in (int, float, str, bool, type(None)), name
 
 
+def test_clone_shares_immutable_values_of_any_number_type():
+    g = Game(GameConfig(2), seed=np.int64(5))
+    assert g.clone().seed == 5
+
+
 def test_clone_refuses_an_attribute_it_does_not_know():
     g = Game(GameConfig(2), seed=0)
     g.new_table = {}

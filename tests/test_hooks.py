@@ -547,3 +547,18 @@ def test_a_plug_in_is_found_through_its_entry_point(tmp_path, monkeypatch):
             unregister("test_ep")
         sys.modules.pop("_toy_plugins.ep_plugin", None)
 
+
+
+def test_a_single_module_plug_in_has_no_parts_and_still_plays_in_the_encoder():
+    from carc_env.encoding import ActionCodec, ObservationEncoder
+    from carc_env.expansions import part
+
+    with registered(Squires):
+        assert plugins()["test_squires"].package == __name__
+        assert part("test_squires", "actions") is None and part("test_squires", "draw") is None
+        g = game(("test_squires",), ["BA-U", "BA-U"])
+        codec = ActionCodec(g.rules)
+        obs = ObservationEncoder(g.rules, 2, codec).encode(g, 0)
+        assert obs["board"].shape[0] == ObservationEncoder(Game(GameConfig(2)).rules, 2, codec).n_channels
+    with pytest.raises(ValueError, match="unknown plug-in part 'rules'"):
+        part("count", "rules")

@@ -331,7 +331,7 @@ class Game:
         how = self.CLONE
         d = {}
         for name, value in self.__dict__.items():
-            if type(value) in _IMMUTABLE:
+            if type(value) in _IMMUTABLE or isinstance(value, np.generic):  # numbers, strings, numpy scalars
                 d[name] = value
                 continue
             try:
