@@ -122,3 +122,10 @@ def test_a_clone_plays_on_alone():
     while not c.over:
         c.apply(codec.decode(c, pick(c, codec, codec.mask(c), rng)))
     assert (g.scores, g.supply, len(g.placements), g.followers, repr(g.ext)) == before
+
+
+def test_a_clone_draws_the_same_random_numbers():
+    g = _mid_game(7, 30)
+    c = g.clone()
+    assert c.rng is not g.rng
+    assert c.rng.integers(1 << 30, size=8).tolist() == g.rng.integers(1 << 30, size=8).tolist()

@@ -74,6 +74,14 @@ def _dict_of_sets(d: dict) -> dict:
     return {k: set(v) for k, v in d.items()}
 
 
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state (three times faster than ``copy.deepcopy``)."""
+    bits = rng.bit_generator
+    twin = type(bits)(0)
+    twin.state = bits.state
+    return np.random.Generator(twin)
+
+
 class Game:
     """One game of Carcassonne.  See the module docstring for the contract."""
 
@@ -83,8 +91,19 @@ class Game:
         "config": None,
         "_infos": None,
         "draw_order": None,
+        "num_players": None,
+        "seed": None,
+        "turn_player": None,
+        "player": None,
+        "turn": None,
+        "over": None,
+        "phase": None,
+        "ending": None,
+        "current_tile": None,
+        "_stage_i": None,
+        "_nf": None,
         # copied
-        "rng": copy.deepcopy,
+        "rng": _copy_rng,
         "scores": list.copy,
         "supply": list.copy,
         "events": lambda ev: [],  # a clone starts with no pending events
@@ -118,9 +137,10 @@ class Game:
         "_bag": list.copy,
         "_start_tiles_used": list.copy,
     }
-    """How :meth:`clone` copies each attribute that does not hold a plain int, float, str, bool or
-    None: ``None`` shares it (immutable, or never changed after setup), a function copies it.  An
-    attribute missing here makes :meth:`clone` raise; add it with the copy it needs."""
+    """How :meth:`clone` copies each attribute: ``None`` shares it (a number or string, immutable
+    data, or never changed after setup), a function copies it.  An attribute missing here is shared
+    if it holds a number, string or None, and makes :meth:`clone` raise otherwise; add it with the
+    copy it needs."""
 
     def __init__(
         self,
@@ -327,21 +347,20 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy sharing only immutable data (see :data:`CLONE`)."""
-        g = Game.__new__(Game)
-        how = self.CLONE
-        d = {}
-        for name, value in self.__dict__.items():
-            if type(value) in _IMMUTABLE or isinstance(value, np.generic):  # numbers, strings, numpy scalars
-                d[name] = value
-                continue
-            try:
-                copier = how[name]
-            except KeyError:
+        src = self.__dict__
+        unknown = src.keys() - self.CLONE.keys()
+        for name in unknown:
+            value = src[name]
+            if not (type(value) in _IMMUTABLE or isinstance(value, np.generic)):  # numbers, strings, None
                 raise TypeError(
                     f"Game.clone does not know how to copy attribute {name!r} ({type(value).__name__}); "
                     "add it to Game.CLONE with the copy it needs (None if it is never changed)"
-                ) from None
-            d[name] = value if copier is None else copier(value)
+                )
+        d = src.copy()  # shares everything; then the mutable attributes are replaced by copies
+        for name, copier in self.CLONE.items():
+            if copier is not None:
+                d[name] = copier(d[name])
+        g = Game.__new__(Game)
         g.__dict__ = d
         return g
 

@@ -88,6 +88,9 @@ class RiverEnd(NamedTuple):
     side: int
     turn: int
 
+    def __deepcopy__(self, memo: dict) -> RiverEnd:
+        return self  # immutable: a game's clone may share it
+
 
 @dataclass
 class RiverState:
