@@ -562,3 +562,9 @@ def test_a_single_module_plug_in_has_no_parts_and_still_plays_in_the_encoder():
         assert obs["board"].shape[0] == ObservationEncoder(Game(GameConfig(2)).rules, 2, codec).n_channels
     with pytest.raises(ValueError, match="unknown plug-in part 'rules'"):
         part("count", "rules")
+
+
+def test_each_expansion_phase_knows_its_plug_in():
+    rules = ruleset(GameConfig(2, ("base", "count", "darmstadt")))
+    assert rules.phase_owner == dict.fromkeys(("count_leave", "count_deploy", "count_move", "count_final"), "count")
+    assert rules.phases[:2] == ["tile", "follower"] and set(rules.phases[2:]) == set(rules.phase_owner)

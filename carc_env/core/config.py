@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .expansion import ConfigError, Expansion, generation, load_entry_points, overrides, registry
+from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_entry_points, overrides, registry
 from .tiles import BUILDING, CITY, FIELD, RIVER, ROAD, TileDataError, TileType, load_tile_file, tile_file_path
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -246,16 +246,19 @@ class RuleSet:
         self.h_score_items = hooked("score_items")
         self.h_on_completed = hooked("on_completed")
         self.h_on_scored = hooked("on_scored")
-        self.h_building_target = claimed("building_target")
+        single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}
+        self.h_building_target = single["building_target"]
         self.h_field_cities = hooked("field_cities")
-        self.h_feature_size = claimed("feature_size")
+        self.h_feature_size = single["feature_size"]
         self.h_extra_completed = hooked("extra_completed")
-        self.h_next_player = claimed("next_player")
+        self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
         self.h_final_scoring = hooked("final_scoring")
         self.stages, self.final_stages = build_stages(self.expansions, reg)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
-        self.phase_owner: dict[str, str] = {s.name: s.owner for s in self.stages + self.final_stages if s.owner}
+        self.phase_owner: dict[str, str] = {
+            s.name: s.owner for s in self.stages + self.final_stages if s.name and s.owner
+        }
         """Decision phase -> key of the expansion whose stage it is (the core's ``tile`` and
         ``follower`` phases have none)."""
 
