@@ -2,7 +2,7 @@
 """Differential run: many seeded games through the compiled engine and the Python reference.
 
 Each game is played with random masked actions through both engines and
-compared step by step (:func:`carc_env.fast.verify.compare_game`: legal
+compared step by step (:func:`carc_env.env.differential.compare_game`: legal
 placements, follower spots, masks, window, observation bytes, rewards, scores,
 itemised scoring).  The configurations rotate over everything the compiled
 engine covers (2-5 players, both ``count_tile_once`` settings, the reward
@@ -23,9 +23,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from carc_env.env.differential import Mismatch, compare_game  # noqa: E402
 from carc_env.env.options import EnvOptions  # noqa: E402
 from carc_env.fast.engine import FastBatch  # noqa: E402
-from carc_env.fast.verify import Mismatch, compare_game  # noqa: E402
 
 CONFIGS = [
     {},

@@ -16,13 +16,13 @@ import pytest
 
 from carc_env.core import Game, GameConfig, Pass, PlaceFollower, PlaceTile
 from carc_env.core.record import RecordError, replay, to_record
+from carc_env.env.differential import Mismatch, compare_batch, compare_game
 from carc_env.env.match import Match
 from carc_env.env.options import EnvOptions
 from carc_env.fast import coverage
 from carc_env.fast import kernels as K
 from carc_env.fast.engine import FastBatch
 from carc_env.fast.tables import P_O_SCORES
-from carc_env.fast.verify import Mismatch, compare_batch, compare_game
 
 # (env options, seeds): every base-game option, 2-5 players, followers, reward modes, small windows
 # (re-centring, placements outside the window), King & Robber Baron.

@@ -10,8 +10,10 @@ Layers, lowest first::
       observe
     render               core + the plug-in registry (+ Pillow)
     plug-in draw         <key>/draw.py: core + render + its own package
+    fast                 the compiled engine: core + the plug-in registry + encoding (+ numba)
+    plug-in fast         <key>/fast.py: core + fast + its own package
     policies             core + encoding
-    env                  core + encoding + render + policies + the registry (+ gymnasium, pettingzoo)
+    env                  core + encoding + render + policies + fast + the registry (+ gymnasium, pettingzoo)
     baselines            env + policies
     agents/              the public carc_env API only
 
@@ -41,6 +43,7 @@ EXTERNAL_ONLY_IN = {  # third-party packages and the layers that may import them
     "pettingzoo": {"env"},
     "torch": set(),
     "PIL": {"render", "plugin_draw"},
+    "numba": {"fast"},
     "agents": set(),
 }
 ALLOWED = {
@@ -51,8 +54,10 @@ ALLOWED = {
     "plugin_encoding": {"core", "encoding"},
     "render": {"core", "registry", "render"},
     "plugin_draw": {"core", "render"},
+    "fast": {"core", "registry", "encoding", "fast"},
+    "plugin_fast": {"core", "fast"},
     "policies": {"core", "encoding", "policies"},
-    "env": {"core", "registry", "encoding", "render", "policies", "env"},
+    "env": {"core", "registry", "encoding", "render", "policies", "fast", "env"},
     "baselines": {"env", "policies"},
     "package": {"core", "registry"},
 }
@@ -80,8 +85,10 @@ def _layer(module: str) -> tuple[str, str | None]:
             return "plugin_encoding", plugin
         if leaf == "draw":
             return "plugin_draw", plugin
+        if leaf == "fast":
+            return "plugin_fast", plugin
         return "plugin_rules", plugin
-    if top in ("core", "encoding", "render", "env", "policies", "baselines"):
+    if top in ("core", "encoding", "render", "env", "policies", "baselines", "fast"):
         return top, None
     return "other", None  # a package added later (integrations, fast): classify it here
 

@@ -16,6 +16,9 @@ Importing this package registers the built-in plug-ins (see
     documents every channel and global feature it adds
 ``draw.py`` (optional)
     ``Drawing``: a :class:`carc_env.render.Drawing` (text and picture)
+``fast.py`` (optional)
+    ``SUPPORT``: a :class:`carc_env.fast.support.FastSupport`, what the compiled engine
+    reproduces of the plug-in (without it, configurations with the plug-in run on the Python engine)
 
 Tile data stays data (``carc_env/data/tiles/<key>.toml``) and the rules text
 is ``docs/rules/<key>.md``.  The codec, the encoder and the renderers never
@@ -37,12 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
     from ..core.expansion import Expansion
 
-PARTS = ("actions", "observe", "draw")
+PARTS = ("actions", "observe", "draw", "fast")
 _parts: dict[tuple[str, str], ModuleType | None] = {}
 
 
 def part(key: str, name: str) -> ModuleType | None:
-    """The ``name`` part (``"actions"``, ``"observe"`` or ``"draw"``) of the plug-in registered as
+    """The ``name`` part (``"actions"``, ``"observe"``, ``"draw"`` or ``"fast"``) of the plug-in registered as
     ``key``, imported on first use; None if the plug-in has no such part."""
     if name not in PARTS:
         raise ValueError(f"unknown plug-in part {name!r}; parts are {PARTS}")

@@ -20,9 +20,11 @@ Public names:
   and why;
 * :class:`~carc_env.fast.engine.FastBatch`: N games stepped by the kernels
   (what the vector env and the AEC env drive);
-* :func:`~carc_env.fast.verify.compare_game`: the differential check against
-  the reference (``tests/test_fast_differential.py``,
-  ``scripts/fast_differential.py``).
+* :func:`~carc_env.env.differential.compare_game`: the differential check
+  against the reference (``tests/test_fast_differential.py``,
+  ``scripts/fast_differential.py``);
+* :class:`~carc_env.fast.support.FastSupport`: what a plug-in's ``fast`` part
+  declares.
 
 The kernels are compiled on first use and cached on disk (``cache=True``):
 the first process on a machine pays the compilation (``scripts/bench.py``
@@ -35,7 +37,8 @@ import warnings
 from typing import Any
 
 from ..core import ConfigError
-from .tables import FAST_EXPANSIONS, FastSupport, coverage, rules_coverage
+from .support import FastSupport
+from .tables import coverage, rules_coverage
 
 ENGINES = ("auto", "python", "numba")
 
@@ -87,6 +90,6 @@ def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
 
 
 __all__ = [
-    "ENGINES", "FAST_EXPANSIONS", "FastEngineWarning", "FastSupport", "available", "coverage", "rules_coverage",
+    "ENGINES", "FastEngineWarning", "FastSupport", "available", "coverage", "rules_coverage",
     "select_engine",
 ]  # fmt: skip

@@ -13,11 +13,11 @@ stays the single source), channel and feature positions by name from
 :class:`~carc_env.encoding.ActionCodec`.  Nothing here is written twice.
 
 :func:`coverage` says whether the compiled engine covers a configuration (and
-why not, in words, when it does not).  Coverage is a registry keyed by
-expansion key (:data:`FAST_EXPANSIONS`): the options each covered expansion
-may take and the rule-set hooks its compiled rules implement.  A
-configuration whose expansions override any other hook, declare another
-decision phase or take options outside that list runs on the Python engine.
+why not, in words, when it does not).  Each enabled plug-in must have a
+``fast`` part (:mod:`carc_env.fast.support`) listing the hooks and options
+the kernels reproduce and giving the kernel parameters; a configuration whose
+expansions override any other hook, declare another decision phase or take
+other options runs on the Python engine.
 """
 
 from __future__ import annotations
@@ -30,48 +30,24 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet, ruleset
 from ..core.expansion import overrides
-from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, RIVER, ROAD
+from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, EDGE_CODES, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
+from ..expansions import part
+from .support import PARAMETERS, FastSupport
 
-# ---------------------------------------------------------------- coverage registry
+# ---------------------------------------------------------------- coverage
 
 _HOOKS = (
-    "placement_veto", "after_placement", "follower_spots", "blocks_completion", "extra_completions",
-    "score_items", "on_completed", "on_scored", "building_target", "field_cities", "feature_size",
-    "extra_completed", "next_player", "followers_held", "final_scoring", "build_bag", "stages",
+    "setup", "build_bag", "placement_veto", "after_placement", "follower_spots", "blocks_completion",
+    "extra_completions", "score_items", "on_completed", "on_scored", "building_target", "field_cities",
+    "feature_size", "extra_completed", "next_player", "followers_held", "final_scoring", "stages",
 )  # fmt: skip
+"""The hooks that change what happens in a game (config-time and state hooks are not listed)."""
 
 
-@dataclass(frozen=True)
-class FastSupport:
-    """What the compiled engine implements of one expansion.
-
-    ``hooks``: the :class:`~carc_env.core.expansion.Expansion` hooks of that
-    expansion the kernels reproduce; ``options``: rule options it may take
-    (any value of its Options dataclass field); ``flag``: the kernel switch.
-    """
-
-    hooks: frozenset[str]
-    options: frozenset[str]
-    flag: str
-    start: bool = False
-    """The kernels lay this expansion's start layout (``REPLACES_START``)."""
-
-
-FAST_EXPANSIONS: dict[str, FastSupport] = {
-    # The base game: the feature_size hook is the count_tile_once option (O12).
-    "base": FastSupport(frozenset({"feature_size"}), frozenset({"count_tile_once"}), ""),
-    # King & Robber Baron: the King / Robber figures (on_completed) and their end bonus (final_scoring).
-    "king_robber": FastSupport(frozenset({"on_completed", "final_scoring"}), frozenset(), "king_robber"),
-    # The River II: the spring as start tile, the river first (build_bag runs in Python, the reference's own
-    # method), river continuity and U-turns (placement_veto), open river ends (after_placement), the lake's
-    # extra turn without a follower (follower_spots, next_player).
-    "river2": FastSupport(
-        frozenset({"build_bag", "placement_veto", "after_placement", "follower_spots", "next_player"}),
-        frozenset({"end_city_last", "start_tile", "lake_extra_turn"}), "river2", start=True,
-    ),
-}
-"""Expansions the compiled engine covers, by key (a registry: the kernels have a switch per entry)."""
+def _support(key: str) -> FastSupport | None:
+    module = part(key, "fast")
+    return None if module is None else module.SUPPORT
 
 
 def coverage(options: Any) -> str | None:
@@ -79,40 +55,65 @@ def coverage(options: Any) -> str | None:
 
     ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`.
     """
-    rules = ruleset(options.game_config())
-    return rules_coverage(rules)
+    return rules_coverage(ruleset(options.game_config()))
 
 
 def rules_coverage(rules: RuleSet) -> str | None:
+    """None if the compiled engine covers this rule set, else the reason."""
     for exp in rules.expansions:
-        sup = FAST_EXPANSIONS.get(exp.KEY)
+        sup = _support(exp.KEY)
         if sup is None:
-            return f"expansion {exp.KEY!r} has no compiled rules (covered: {sorted(FAST_EXPANSIONS)})"
+            return f"expansion {exp.KEY!r} has no compiled rules (its plug-in has no fast part)"
         extra = [h for h in _HOOKS if overrides(exp, h) and h not in sup.hooks]
         if extra:
             return f"expansion {exp.KEY!r} overrides hook(s) {extra} the compiled engine does not implement"
-        given = set(rules.config.options.get(exp.KEY, {}))
-        unknown = given - sup.options
+        unknown = set(rules.config.options.get(exp.KEY, {})) - sup.options
         if unknown:
             return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
-        if exp.REPLACES_START and not sup.start:
-            return f"expansion {exp.KEY!r} lays its own start layout"
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
-    starters = [e for e in rules.expansions if e.REPLACES_START]
-    if len(starters) > 1:
-        return f"several start layouts ({[e.KEY for e in starters]})"
-    flags = {FAST_EXPANSIONS[e.KEY].flag for e in rules.expansions}
+    try:
+        params = _params(rules)
+    except _NotCovered as exc:
+        return str(exc)
     for t in rules.tiles:
         if sum(1 for s in t.segments if s.kind == BUILDING) > 1:
             return f"tile {t.id} holds more than one building"
-        if any(s.kind == RIVER for s in t.segments) and "river2" not in flags:
-            return f"tile {t.id} has a river"
-        if any(s.kind == BUILDING and s.building != "cloister" for s in t.segments):
-            return f"tile {t.id} has a building other than a cloister"
+        if any(s.kind == BUILDING and s.building != CORE_BUILDINGS[0] for s in t.segments):
+            return f"tile {t.id} has a building other than a {CORE_BUILDINGS[0]}"
+        if any(s.kind == RIVER for s in t.segments) and not params.get("river"):
+            return f"tile {t.id} has a river, and no enabled plug-in gives the compiled river rule"
     return None
+
+
+class _NotCovered(ValueError):
+    pass
+
+
+def _params(rules: RuleSet, encoder: Any = None) -> dict[str, int]:
+    """The kernel parameters the enabled plug-ins' fast parts give (see :mod:`carc_env.fast.support`);
+    with an encoder, their observation positions too."""
+    out: dict[str, int] = {}
+    owner: dict[str, str] = {}
+    for exp in rules.expansions:
+        sup = _support(exp.KEY)
+        if sup is None:  # pragma: no cover - rules_coverage refused it before
+            raise _NotCovered(f"expansion {exp.KEY!r} has no compiled rules")
+        given = dict(sup.params(rules, exp))
+        if encoder is not None:
+            given.update(sup.positions(encoder))
+        for name, value in given.items():
+            if name not in PARAMETERS:
+                raise ValueError(f"plug-in {exp.KEY!r} gives an unknown compiled-engine parameter {name!r}")
+            if name in out:
+                raise _NotCovered(f"{owner[name]!r} and {exp.KEY!r} both set {name!r} (e.g. two start layouts)")
+            out[name] = int(value)
+            owner[name] = exp.KEY
+    if "start_tile" not in out:
+        raise _NotCovered("no enabled plug-in lays a start layout the compiled engine knows")
+    return out
 
 
 # ------------------------------------------------------------------------ layout
@@ -282,9 +283,8 @@ def build_layout(options: Any) -> Layout:
     counts = np.array([t.count for t in tiles], dtype=np.int64)
     inv32 = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
     total = int(counts.sum())
-    starters = [e for e in rules.expansions if e.REPLACES_START]
-    start_id = rules.start_tiles[starters[0].KEY if starters else "base"]
-    start_t = rules.tile_index[start_id]
+    params = _params(rules, encoder)
+    start_t = params["start_tile"]
     bag: list[int] = []
     for ti, t in enumerate(tiles):
         bag.extend([ti] * t.count)
@@ -314,20 +314,16 @@ def build_layout(options: Any) -> Layout:
     P[P_NT] = total
     P[P_NN] = node_cap
     P[P_REWARD] = REWARD_CODES[options.reward]
-    base_opts = rules.by_key["base"].options
-    P[P_TILE_ONCE] = 1 if base_opts.count_tile_once else 0
-    flags = {FAST_EXPANSIONS[e.KEY].flag for e in rules.expansions}
-    P[P_KR] = 1 if "king_robber" in flags else 0
-    if "river2" in flags:
-        from ..expansions.river2 import LAKE
-
-        P[P_RIVER] = 1
-        P[P_LAKE_T] = rules.tile_index[LAKE]
-        P[P_LAKE_EXTRA] = 1 if rules.by_key["river2"].options.lake_extra_turn else 0
-        P[P_RIVER_TOTAL] = max(1, sum(t.count for t in tiles if any(seg.kind == RIVER for seg in t.segments)))
-        P[P_CH_RIVER_END] = _channel(names, "river_end")
-        P[P_G_RIVER] = encoder.global_names.index("river_tiles_left")
-        assert EDGE_CODES["I"] == RIVER_EDGE
+    P[P_TILE_ONCE] = params.get("count_tile_once", 1)
+    P[P_KR] = params.get("figures", 0)
+    P[P_G_KR] = params.get("g_figures", -1)
+    P[P_RIVER] = params.get("river", 0)
+    P[P_LAKE_T] = params.get("lake_tile", -1)
+    P[P_LAKE_EXTRA] = params.get("lake_extra_turn", 0)
+    P[P_RIVER_TOTAL] = params.get("river_tiles", 1)
+    P[P_CH_RIVER_END] = params.get("ch_river_end", -1)
+    P[P_G_RIVER] = params.get("g_river_tiles_left", -1)
+    assert EDGE_CODES["I"] == RIVER_EDGE
     P[P_CH_COMPLETE] = ch_complete
     P[P_CH_COMPLETE_B] = ch_cb
     P[P_CH_MINE] = ch_mine
@@ -364,14 +360,13 @@ def build_layout(options: Any) -> Layout:
     P[P_G_TURN] = gnames.index("turn_p0")
     P[P_G_LEGAL] = gnames.index("legal_placements")
     P[P_G_CLIPPED] = gnames.index("window_clipped")
-    P[P_G_KR] = gnames.index("king_p0") if P[P_KR] else -1
     P[P_NGLOB] = encoder.n_globals
     P[P_PH_TILE] = phases.index("tile")
     P[P_PH_FOLLOWER] = phases.index("follower")
     P[P_PH_OVER] = phases.index("game_over")
     P[P_NTYPES] = nt
     P[P_FCAP], P[P_HCAP], P[P_LCAP] = fcap, hcap, lcap
-    P[P_START_X], P[P_START_Y], P[P_START_R] = 0, 0, 0  # the base game's start tile (BaseGame.setup)
+    P[P_START_X], P[P_START_Y], P[P_START_R] = params["start_x"], params["start_y"], params["start_r"]
     # the per-game lists, one after the other in State.ls
     off = 0
     for pos, size in (
@@ -401,4 +396,4 @@ def build_layout(options: Any) -> Layout:
     )
 
 
-__all__ = ["FAST_EXPANSIONS", "FastSupport", "Layout", "Tables", "build_layout", "coverage", "rules_coverage"]
+__all__ = ["FastSupport", "Layout", "Tables", "build_layout", "coverage", "rules_coverage"]

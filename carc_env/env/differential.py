@@ -1,4 +1,4 @@
-"""Differential check: the compiled engine against the Python reference, step by step.
+"""Differential check: the compiled engine (:mod:`carc_env.fast`) against the Python reference, step by step.
 
 :func:`compare_game` plays one seeded game through both engines with the same
 random masked actions and raises :class:`Mismatch` (naming the game's seed,
@@ -21,8 +21,8 @@ import numpy as np
 
 from ..core import FeatureScored, PointsAwarded
 from ..core.tiles import KIND_NAMES
-from ..env.match import Match
-from .engine import FastBatch
+from ..fast.engine import FastBatch
+from .match import Match
 
 _KIND_CODE = {name: code for code, name in KIND_NAMES.items()}
 
