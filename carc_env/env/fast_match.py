@@ -60,7 +60,7 @@ class FastMatch:
         self.encoder = lay.encoder
         self._started = False
         self._obs: dict[int, dict[str, np.ndarray]] = {}
-        self._obs_version = -1
+        self._obs_version: tuple[int, int] = (-1, -1)
 
     # ------------------------------------------------------------------ state
     @property
@@ -133,7 +133,7 @@ class FastMatch:
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """Observation of the current state for absolute ``seat`` (cached until the next step)."""
-        version = self.batch.version[self.g]
+        version = self.batch.version(self.g)
         if version != self._obs_version:
             self._obs = {}
             self._obs_version = version

@@ -102,8 +102,8 @@ class FastBatch:
         self._next_seeds: list[int | None] = [None] * num_games
         self._shadow: list[Game | None] = [None] * num_games
         self._pool: ThreadPoolExecutor | None = None
-        self.version = np.zeros(num_games, dtype=np.int64)
-        """Per game, a counter that changes whenever the game's state does (for callers' caches)."""
+        self._epoch = 0  # bumped by every batched step (all games change)
+        self._vers = [0] * num_games  # bumped by every change of one game
         lay = self.layout
         self._off = {k: int(self.tables.P[k]) for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG,
                                                        P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)}
@@ -169,7 +169,7 @@ class FastBatch:
         bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
         self._load_next(g, bag)
         K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
-        self.version[g] += 1
+        self._vers[g] += 1
         self.seeds[g] = s
         self.draw_orders[g] = None if draw_order is None else list(draw_order)
         self._shadow[g] = None
@@ -217,7 +217,7 @@ class FastBatch:
         args = (actions, auto_reset, rewards, dones, final, eplen, observe, obs["board"], obs["globals"],
                 obs["windows"], obs["action_mask"], seats)
         T, S = self.tables, self.state
-        self.version += 1
+        self._epoch += 1
         if self.threads == 1:
             bad = K.step_range(T, S, 0, G, *args)
         else:
@@ -256,16 +256,20 @@ class FastBatch:
         """Legal placements outside the window, per game (int64 (G,))."""
         return self.state.gi[:, K.G_OUTSIDE].copy()
 
+    def version(self, g: int) -> tuple[int, int]:
+        """A value that changes whenever game g's state does (for callers' caches of its observations)."""
+        return self._epoch, self._vers[g]
+
     # ------------------------------------------------------------------ one game
     def step_game(self, g: int, action: int) -> list[float]:
         """Apply flat ``action`` in game g (no auto-reset); the rewards of every seat."""
         r = self._scratch_rewards
-        self.version[g] += 1
+        self._vers[g] += 1
         if not K.step_one(self.tables, self.state, g, -1, int(action), 0, 0, r):
             raise IllegalActionError(f"action {int(action)} is not legal in phase {self.phase(g)!r} (see the mask)")
         if self._shadow[g] is not None:
             self._sync(g)
-        return [float(v) for v in r[: self.num_players]]
+        return r[: self.num_players].tolist()
 
     def apply(self, g: int, action: PlaceTile | PlaceFollower | Pass) -> list[float]:
         """Apply a core action (absolute coordinates) in game g; the rewards of every seat."""
@@ -279,7 +283,7 @@ class FastBatch:
             args = (2, 0, 0, 0)
         else:
             raise IllegalActionError(f"the compiled engine has no action {action!r}")
-        self.version[g] += 1
+        self._vers[g] += 1
         if not K.step_one(self.tables, self.state, g, *args, r):
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         if self._shadow[g] is not None:
@@ -497,7 +501,7 @@ class FastBatch:
         self.draw_orders[g] = None
         self._seed_rngs[g] = None
         self._shadow[g] = None
-        self.version[g] += 1
+        self._vers[g] += 1
         keys = ("games", "decisions", "legal", "max_legal", "points")
         return {k: int(v) for k, v in zip(keys, stats, strict=True)}
 
