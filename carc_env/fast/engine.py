@@ -32,6 +32,7 @@ many threads over disjoint ranges of games.
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -193,10 +194,12 @@ class FastBatch:
             "action_mask": np.empty((rows, self.codec.n), dtype=np.int8),
         }
 
-    def _ranges(self) -> list[tuple[int, int]]:
-        G, k = self.num_games, self.threads
-        cuts = [G * i // k for i in range(k + 1)]
-        return [(cuts[i], cuts[i + 1]) for i in range(k)]
+    @property
+    def _cuts(self) -> list[int]:
+        """Chunk boundaries of a threaded step: about four chunks per thread."""
+        G = self.num_games
+        n = min(G, 4 * self.threads)
+        return [G * i // n for i in range(n + 1)]
 
     def step(
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
@@ -221,12 +224,23 @@ class FastBatch:
         if self.threads == 1:
             bad = K.step_range(T, S, 0, G, *args)
         else:
+            # The threads take chunks of games from a shared counter (next() on it is atomic under the GIL,
+            # the kernels release the GIL): a thread the OS deschedules leaves its work to the others.
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
-            ranges = self._ranges()
-            futs = [self._pool.submit(K.step_range, T, S, lo, hi, *args) for lo, hi in ranges[1:]]
-            bad = K.step_range(T, S, ranges[0][0], ranges[0][1], *args)
-            bad += sum(f.result() for f in futs)
+            cuts = self._cuts
+            counter = itertools.count()
+
+            def work() -> int:
+                done = 0
+                for i in counter:
+                    if i >= len(cuts) - 1:
+                        return done
+                    done += K.step_range(T, S, cuts[i], cuts[i + 1], *args)
+                return done  # pragma: no cover - the counter never ends
+
+            futs = [self._pool.submit(work) for _ in range(self.threads - 1)]
+            bad = work() + sum(f.result() for f in futs)
         if bad:
             errs = S.gi[:, K.G_ERR]
             g = int(np.flatnonzero(errs)[0])
