@@ -186,13 +186,16 @@ def main(argv: list[str] | None = None) -> int:
     from carc_env.core.config import ruleset
     from carc_env.fast import available, rules_coverage
 
-    fast_ok = available() and rules_coverage(ruleset(config)) is None
-    if available():
+    reason = rules_coverage(ruleset(config))
+    if not available():
+        reason = "numba is not available"
+    else:
         import numba
 
         result["numba"] = numba.__version__
+    fast_ok = reason is None
     if not fast_ok:
-        result["fast_error"] = "the compiled engine does not cover this configuration or numba is missing"
+        result["fast_error"] = f"no compiled-engine rows: {reason}"
     per = args.seconds / args.rounds
 
     # -------------------------------------------------------------- set up every row, then measure in rounds
