@@ -68,3 +68,25 @@ def test_agents_use_only_the_public_api():
             if mod.startswith("carc_env"):
                 private = [p for p in mod.split(".") if p.startswith("_")]
                 assert not private, f"agents/{f.name} imports private module {mod}"
+
+
+FRAMEWORKS = ("ray", "stable_baselines3", "sb3_contrib")
+
+
+def test_only_the_integrations_import_rl_frameworks():
+    """Ray and SB3 are optional extras: nothing outside carc_env/integrations may need them."""
+    for f in sorted(ROOT.glob("**/*.py")):
+        if "integrations" in f.relative_to(ROOT).parts:
+            continue
+        for mod in _imports(f):
+            for bad in FRAMEWORKS:
+                assert not (mod == bad or mod.startswith(bad + ".")), f"{f.relative_to(ROOT)} imports {mod}"
+
+
+def test_integrations_never_import_agents():
+    """The integrations sit on carc_env (envs, baselines) and their framework; scripts bring in agents."""
+    files = sorted((ROOT / "integrations").glob("*.py"))
+    assert [f.name for f in files] == ["__init__.py", "rllib.py", "sb3.py"]
+    for f in files:
+        for mod in _imports(f):
+            assert not (mod == "agents" or mod.startswith("agents.")), f"integrations/{f.name} imports {mod}"

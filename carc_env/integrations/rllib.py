@@ -32,7 +32,7 @@ Pieces
     a dense head for the other actions (follower, pass, expansion phases); a value head.  Masking is
     inside the module: logits of disabled actions are set to :data:`MASKED_LOGIT` (-1e9, finite, so
     an all-zero mask on a final observation gives no NaN).  ``model_config`` keys (all optional):
-    ``conv_channels`` (default ``(64, 64, 64)``), ``hidden`` (256).
+    ``conv_channels`` (default ``(32, 32)``, the example agents' width), ``hidden`` (128).
 Self-play
     :func:`self_play_mapping`: every seat maps to the one shared module ``"main"``.
     :func:`frozen_opponent_mapping` (``num_players``): one seat per episode (a stable hash of the
@@ -82,7 +82,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 MAIN = "main"
 FROZEN = "frozen"
 MASKED_LOGIT = -1e9
-DEFAULT_MODEL_CONFIG: dict[str, Any] = {"conv_channels": (64, 64, 64), "hidden": 256}
+DEFAULT_MODEL_CONFIG: dict[str, Any] = {"conv_channels": (32, 32), "hidden": 128}
 WINDOWS_SCALE = 0.25  # stained-glass token counts are small integers
 
 
@@ -327,8 +327,8 @@ def ppo_config(
     frozen_opponent_every: int | None = None,
     model_config: Mapping[str, Any] | None = None,
     train_batch_size: int = 4000,
-    minibatch_size: int = 512,
-    num_epochs: int = 4,
+    minibatch_size: int = 256,
+    num_epochs: int = 3,
     lr: float = 3e-4,
     entropy_coeff: float = 0.01,
     seed: int | None = None,
