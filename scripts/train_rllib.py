@@ -95,9 +95,17 @@ def _save(algo: Any, out: Path) -> Path:
 def _init_ray(args: argparse.Namespace) -> None:
     import ray
 
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if args.address:
-        ray.init(address=args.address, log_to_driver=False)
+        try:
+            ray.init(address=args.address, log_to_driver=False)
+        except (ConnectionError, RuntimeError) as exc:
+            raise SystemExit(
+                f"error: cannot join the Ray cluster at {args.address}: {exc}\n"
+                "Is `ray start --head` running there?  With token authentication (the default of `ray start` "
+                "since Ray 2.59) this machine needs the head's token: copy the head's ~/.ray/auth_token here or set "
+                "RAY_AUTH_TOKEN; with a cluster started with RAY_AUTH_MODE=disabled, set RAY_AUTH_MODE=disabled here "
+                "too (docs/rllib.md)."
+            ) from None
         return
     # workers of a local Ray inherit this environment: let them import carc_env from this checkout too
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
@@ -107,6 +115,11 @@ def _init_ray(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
+    # Ray reads these when it is imported
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if args.address:
+        # `ray start --head` (Ray 2.60) turns token authentication on; a driver must ask for it too
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     import torch
 
     torch.set_num_threads(args.torch_threads)
