@@ -13,6 +13,11 @@ the core, the price of ids that resolve after a plain ``import carc_env``.
 
 Framework adapters live in :mod:`carc_env.integrations` (optional extras
 ``[rllib]`` and ``[sb3]``); nothing here imports them.
+
+Expansions are plug-ins (``carc_env/expansions/<key>/``); importing this
+package registers the built-in ones.  A plug-in written elsewhere registers
+itself with :func:`carc_env.core.register` (see ``docs/architecture.md``,
+"Writing an expansion", and ``docs/examples/tolls``).
 """
 
 from __future__ import annotations
@@ -38,8 +43,8 @@ _LAZY = {
     "raw_env": "carc_env.env.aec",
     "CarcassonneGymEnv": "carc_env.env.gym_env",
     "CarcassonneVectorEnv": "carc_env.env.vector",
-    "RandomPolicy": "carc_env.baselines",
-    "GreedyPolicy": "carc_env.baselines",
+    "RandomPolicy": "carc_env.policies",
+    "GreedyPolicy": "carc_env.policies",
 }
 
 
