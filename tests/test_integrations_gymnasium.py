@@ -125,11 +125,12 @@ def test_illegal_action_ends_the_episode_with_a_loss_by_default():
 
 def test_illegal_reward_adds_to_what_the_learner_had_earned():
     env = CarcassonneGymEnv(reward="score_delta", learner_seat=1, illegal_reward=-5, opponents=GreedyPolicy(seed=0))
-    # seat 0 (greedy) moves first inside reset; score_delta earned by then comes with the learner's first step
-    env.reset(seed=0)
-    pending = env._reward
+    # seat 0 (greedy) moves first, inside reset: the city cap closes the start tile's city and greedy's follower
+    # scores it at once (4 points), which score_delta charges to the learner with its first step: 0.01 * (0 - 4)
+    env.reset(seed=0, options={"draw_order": ["BA-E", "BA-D", "BA-U"]})
+    assert env.game.scores == [4, 0]
     _, reward, terminated, _, _ = env.step(_illegal_action(env))
-    assert terminated and reward == pytest.approx(pending - 5.0)
+    assert terminated and reward == pytest.approx(-0.04 - 5.0)
 
 
 def test_illegal_action_raise_mode_keeps_the_old_behaviour():
