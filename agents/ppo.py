@@ -113,7 +113,11 @@ class SelfPlayTrainer:
             return self._live
         net = self._snapshot_nets.get(key)
         if net is None:
-            net = PolicyNet(self.shapes, self.cfg.net)
+            # Built lazily (and again after a resume, which does not store the built nets): the
+            # construction's random initialisation must not draw from the global torch generator,
+            # or every later sample would depend on when the net happened to be built.
+            with torch.random.fork_rng(devices=[]):
+                net = PolicyNet(self.shapes, self.cfg.net)
             net.load_state_dict(self.snapshots[key])
             net.eval()
             net = self._snapshot_nets[key] = NetOpponent(net, f"snapshot{key}")
