@@ -43,7 +43,7 @@ import yaml
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from .config import TrainConfig
+from .config import TrainConfig, TrainConfigError, validate
 from .evaluate import evaluate
 from .network import NetShapes
 from .policy import PPOPolicy
@@ -173,7 +173,13 @@ def train(
     progress: bool = True,
     max_updates: int | None = None,
 ) -> SelfPlayTrainer:
-    """Train until ``cfg.run.total_updates`` (or ``max_updates`` more in this call)."""
+    """Train until ``cfg.run.total_updates`` (or ``max_updates`` more in this call).
+
+    The config is validated first (:func:`agents.config.validate`), so a bad value fails before
+    anything is built or written."""
+    validate(cfg)
+    if max_updates is not None and (isinstance(max_updates, bool) or not isinstance(max_updates, int) or max_updates < 1):
+        raise TrainConfigError(f"max_updates: {max_updates!r} is not allowed; it must be None or an integer >= 1")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.run.torch_threads)
