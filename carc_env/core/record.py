@@ -4,7 +4,10 @@ A record holds the configuration, the seed, the full draw order and every
 action in text notation, plus the scores reached.  :func:`replay` rebuilds
 the game action by action and checks that it ends with the recorded scores,
 so a record is also a bug report: a replay that disagrees raises
-:class:`RecordError` naming the first action that failed.
+:class:`RecordError` naming the first action that failed.  A replay rebuilds
+the identical state, the game's random generator included: when the seed
+itself deals the recorded draw order the game is rebuilt from the seed alone
+(as it was played); only a game played with a forced order is rebuilt with it.
 
 Every malformed input is a :class:`RecordError` (a ``ValueError``) that names
 the problem: a file that is missing, a directory, not UTF-8 or not JSON; a
@@ -96,7 +99,10 @@ def replay(record: Mapping[str, Any], upto: int | None = None) -> Game:
             raise RecordError(f"upto must be None or a non-negative integer, got {upto!r}")
         actions = actions[:upto]
     try:
-        game = Game(GameConfig.from_dict(record["config"]), seed=record["seed"], draw_order=record["draw_order"])
+        config = GameConfig.from_dict(record["config"])
+        game = Game(config, seed=record["seed"])
+        if game.draw_order != record["draw_order"]:  # a game played with a forced draw order
+            game = Game(config, seed=record["seed"], draw_order=record["draw_order"])
     except (ConfigError, TypeError) as exc:
         raise RecordError(f"record config, seed or draw order is invalid: {exc}") from None
     for i, text in enumerate(actions):
