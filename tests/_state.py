@@ -46,5 +46,9 @@ def freeze(obj: Any, _seen: set[int] | None = None) -> Any:
 
 
 def game_state(game: Any) -> Any:
-    """Everything that makes up a game (not the shared rule set)."""
-    return freeze({k: v for k, v in vars(game).items() if k not in _SHARED})
+    """Everything that makes up a game (not the shared rule set).  The union-find's parent links are
+    taken as each node's root: ``find`` compresses paths when it reads, which changes the links but
+    never the features, so it is not a change of state."""
+    state = {k: v for k, v in vars(game).items() if k not in _SHARED}
+    state["parent"] = [game.find(i) for i in range(len(game.parent))]
+    return freeze(state)
