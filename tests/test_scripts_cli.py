@@ -214,3 +214,12 @@ def test_cli_player_spec_for_evaluate():
     for bad in ("greedy:abc", "greedy:2", "nobody"):
         with pytest.raises(argparse.ArgumentTypeError, match="is not allowed"):
             cli.player_spec(bad)
+
+
+def test_make_player_names_a_bad_greedy_epsilon():
+    from agents.players import make_player
+
+    for bad in ("greedy:abc", "greedy:-0.5", "greedy:nan"):
+        with pytest.raises(ValueError, match=r"greedy:EPS needs a number 0 <= EPS <= 1"):
+            make_player(bad, {}, seed=0)
+    assert make_player("greedy:0.25", {}, seed=0).epsilon == 0.25
