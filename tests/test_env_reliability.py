@@ -12,6 +12,7 @@ import gymnasium
 import numpy as np
 import pytest
 import torch
+from _state import freeze, game_state
 
 import carc_env
 from carc_env.baselines import RandomPolicy
@@ -20,8 +21,6 @@ from carc_env.env import GYM_ID
 from carc_env.env.aec import raw_env
 from carc_env.env.gym_env import CarcassonneGymEnv
 from carc_env.env.vector import CarcassonneVectorEnv
-
-from _state import freeze, game_state
 
 ROOT = Path(__file__).resolve().parent.parent
 
