@@ -34,6 +34,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,21 @@ def _restart_logs(out: Path, upto: int) -> Any:
     return writer
 
 
+def warn_spinning_threads(threads: int) -> bool:
+    """Warn (and return True) when several torch threads will spin-wait: OMP_WAIT_POLICY was unset
+    when torch started (see agents/__init__.py), which on a busy machine slows training severalfold."""
+    if threads > 1 and "OMP_WAIT_POLICY" not in os.environ:
+        warnings.warn(
+            f"training with run.torch_threads={threads} while torch's OpenMP threads spin-wait (torch was "
+            "imported before agents, so OMP_WAIT_POLICY=PASSIVE could not be set): on a busy machine this can "
+            "slow training several times; import agents first, set OMP_WAIT_POLICY=PASSIVE, or use "
+            "run.torch_threads: 1",
+            stacklevel=3,
+        )
+        return True
+    return False
+
+
 def train(
     cfg: TrainConfig,
     out: str | Path,
@@ -182,6 +198,7 @@ def train(
         raise TrainConfigError(f"max_updates: {max_updates!r} is not allowed; it must be None or an integer >= 1")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    warn_spinning_threads(cfg.run.torch_threads)
     torch.set_num_threads(cfg.run.torch_threads)
     trainer = SelfPlayTrainer(cfg.env_kwargs(), cfg.ppo, seed=cfg.run.seed)
     ckpt = out / "checkpoint.pt"

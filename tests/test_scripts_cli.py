@@ -223,3 +223,24 @@ def test_make_player_names_a_bad_greedy_epsilon():
         with pytest.raises(ValueError, match=r"greedy:EPS needs a number 0 <= EPS <= 1"):
             make_player(bad, {}, seed=0)
     assert make_player("greedy:0.25", {}, seed=0).epsilon == 0.25
+
+
+def test_agents_makes_torch_threads_wait_passively(monkeypatch):
+    """Item 16: OpenMP threads that spin slow training severalfold on a busy machine."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    code = "import os, agents, torch; print(os.environ.get('OMP_WAIT_POLICY'))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert res.stdout.strip() == "PASSIVE", res.stderr
+    env["OMP_WAIT_POLICY"] = "ACTIVE"  # an explicit choice is kept
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert res.stdout.strip() == "ACTIVE", res.stderr
+
+    from agents.train import warn_spinning_threads
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)  # torch imported before agents: too late to set
+    with pytest.warns(UserWarning, match="spin-wait"):
+        assert warn_spinning_threads(2)
+    assert not warn_spinning_threads(1)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
+    assert not warn_spinning_threads(2)
