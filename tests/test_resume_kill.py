@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 import torch
 import yaml
 
@@ -142,8 +141,7 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
     assert steps == list(range(1, 8))  # no update logged twice, none missing: the curve never doubles back
 
 
-@pytest.mark.parametrize("kill_before_first_checkpoint", [True])
-def test_a_run_killed_before_its_first_checkpoint_starts_clean(tmp_path, kill_before_first_checkpoint):
+def test_a_run_killed_before_its_first_checkpoint_starts_clean(tmp_path):
     """Logs of a run that never checkpointed are stale: running again starts them over."""
     from agents.config import config_from_dict
     from agents.train import PROGRESS_FIELDS, train
