@@ -15,7 +15,7 @@ import pytest
 
 import carc_env
 from carc_env.baselines import GreedyPolicy
-from carc_env.core import ConfigError, IllegalActionError
+from carc_env.core import ActionTypeError, ConfigError, IllegalActionError
 from carc_env.env.gym_env import CarcassonneGymEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,10 +76,14 @@ def test_registration_is_idempotent_and_versioned():
     assert carc_env.env.GYM_ID == registration.GYM_ID  # the old names keep working
 
 
-def test_gymnasium_check_env_passes_with_default_options():
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_gymnasium_check_env_passes_with_default_options(num_players):
     from gymnasium.utils.env_checker import check_env
 
-    env = gymnasium.make("carc_env/Carcassonne-v0")  # with a spec, the checker also tries every render mode
+    # with a spec, the checker also tries every render mode; 3+ players exercise the seeding contract
+    # (a seeded reset determines the learner seat whatever resets came before)
+    kwargs = {} if num_players == 2 else {"num_players": num_players}
+    env = gymnasium.make("carc_env/Carcassonne-v0", **kwargs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
@@ -148,9 +152,13 @@ def test_illegal_action_raise_mode_keeps_the_old_behaviour():
 def test_actions_outside_the_space_always_raise(mode):
     env = CarcassonneGymEnv(illegal_action=mode)
     env.reset(seed=0)
-    for bad in (-1, env.action_space.n, 1.5):
+    for bad in (-1, env.action_space.n):
         with pytest.raises(IllegalActionError, match="outside the action space"):
             env.step(bad)
+    # a non-integer is a type error in both modes, never a move (and never a lost episode)
+    with pytest.raises(ActionTypeError, match="must be an integer"):
+        env.step(1.5)
+    assert not env.game.over
 
 
 def test_illegal_action_options_are_validated():

@@ -13,8 +13,12 @@ Contract
   ``None``, the default, rotates it).
 * ``reset(seed=None, options=None)``: the learner's seat is
   ``options["learner_seat"]`` if given, else the constructor's
-  ``learner_seat``, else ``seed % num_players`` for a seeded reset and the
-  episode counter modulo ``num_players`` otherwise.  Each opponent seat gets
+  ``learner_seat``, else ``k % num_players`` where ``k`` counts episodes
+  from the last seeded reset's seed (``seed % num_players`` for the seeded
+  reset itself, ``(seed + 1) % num_players`` for the next unseeded one, ...).
+  So a seeded reset fully determines what follows, seats included, whatever
+  resets came before (Gymnasium's ``check_env`` checks this); before any
+  seeded reset ``k`` counts from 0.  Each opponent seat gets
   a policy: the list in order when it holds exactly ``num_players - 1``
   policies, else one drawn uniformly (with the env's seeded generator).
   ``options["draw_order"]`` forces the draw order.  Opponents before the
@@ -51,6 +55,11 @@ Contract
   episode ended or before ``reset``, raises
   :class:`~carc_env.IllegalActionError`: that is a bug in the caller, not a
   move.
+* ``step`` takes an integer (Python or numpy integer, integer 0-d array or
+  tensor); ``None``, floats, strings and bools raise
+  ``carc_env.core.ActionTypeError`` (an ``IllegalActionError`` and a
+  ``TypeError``) naming the value and its type, before anything changes.
+* Observations and masks are read-only arrays (see :mod:`carc_env.env.aec`).
 """
 
 from __future__ import annotations
@@ -62,7 +71,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..core import ConfigError, Game, IllegalActionError
+from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec
 from ..policies import RandomPolicy
 from .aec import raw_env
@@ -172,17 +181,27 @@ class CarcassonneGymEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(
+                f"reset options must be a dict (keys {list(GYM_RESET_OPTIONS)}) or None, got {options!r} "
+                f"of type {type(options).__name__}"
+            )
         options = dict(options or {})
-        unknown = sorted(set(options) - set(GYM_RESET_OPTIONS))
+        unknown = sorted(set(options) - set(GYM_RESET_OPTIONS), key=repr)
         if unknown:
             raise ConfigError(f"unknown reset option(s) {unknown}; known: {list(GYM_RESET_OPTIONS)}")
         n = self.num_players
         seat = options.get("learner_seat", self.learner_seat_option)
-        if seat is None:
-            seat = seed % n if seed is not None else self._episode % n
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {seat!r}")
+        # The game first: a reset that fails there (bad seed, bad draw order) changes nothing.
+        aec_options = {"draw_order": options["draw_order"]} if "draw_order" in options else None
+        self.aec.reset(seed=seed, options=aec_options)
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = int(seed)  # the seat rotation restarts from the seed: nothing before matters
+        if seat is None:
+            seat = self._episode % n
         self.learner = int(seat)
         self._episode += 1
         if seed is not None:
@@ -198,8 +217,6 @@ class CarcassonneGymEnv(gymnasium.Env):
                 reseed = getattr(self.seat_policies[s], "seed", None)
                 if callable(reseed):
                     reseed(int(np.random.SeedSequence([seed, 0x0771, k]).generate_state(1)[0]))
-        aec_options = {"draw_order": options["draw_order"]} if "draw_order" in options else None
-        self.aec.reset(seed=seed, options=aec_options)
         self._reward = 0.0
         self._ended = False
         self._play_opponents()  # their rewards to the learner (score_delta) come with its first step
@@ -214,12 +231,12 @@ class CarcassonneGymEnv(gymnasium.Env):
             raise IllegalActionError("the episode is over; call reset()")
         if game.player != self.learner:  # pragma: no cover - _play_opponents guarantees it
             raise IllegalActionError(f"seat {game.player} decides, not the learner's seat {self.learner}")
-        if not self.action_space.contains(action):
+        action = as_index(action, "an action")
+        if not 0 <= action < self.action_space.n:
             raise IllegalActionError(
                 f"action {action!r} is outside the action space {self.action_space} (an int from 0 to "
                 f"{self.action_space.n - 1})"
             )
-        action = int(action)
         if self.illegal_action == "loss" and not aec.match.mask()[action]:
             return self._illegal(action)
         aec.step(action)  # raises IllegalActionError for an illegal action (illegal_action="raise")
