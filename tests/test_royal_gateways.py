@@ -25,7 +25,10 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from _helpers import play
+from _expansion_games import SETTINGS, play_random, seeds
+from _helpers import engine_partition, play
+from _linked import GATE_TAGS, LinkedFeatures, configs_with, gate_waits
+from hypothesis import given
 
 from carc_env.core import (
     FeatureCompleted,
@@ -38,7 +41,7 @@ from carc_env.core import (
     PointsAwarded,
     ScoreItem,
 )
-from carc_env.core.tiles import CITY, load_tile_file, tile_file_path
+from carc_env.core.tiles import CITY, RIVER, load_tile_file, tile_file_path
 
 RG = ("base", "royal_gateways")
 
@@ -322,3 +325,67 @@ def test_king_and_darmstadtium_react_once_to_the_linked_city():
         PointsAwarded(1, 1, (ScoreItem("king", "1 completed city x 1", 1),), True)
     ]
     assert g.scores == [17, 18]
+
+
+# ------------------------------------------------------------- properties
+def check_linked_cities(g: Game, blocks: bool) -> None:
+    """The union-find against the flood fill joined by the gate links (tests/_linked.py)."""
+    linked = LinkedFeatures(g, blocks)
+    assert engine_partition(g) == linked.partition()
+    for group in linked.partition():
+        root = g.find(next(iter(group)))
+        if g.kind[root] != CITY:
+            continue
+        assert len(g.tiles[root]) == linked.tile_count(group)
+        assert g.open[root] == linked.open_edges(group)
+        assert g.pennants[root] == linked.pennants(group)
+        if g.is_completed(root):
+            assert linked.open_edges(group) == 0
+        elif linked.open_edges(group) == 0 and g.phase != "follower" and root not in g.completing:
+            # closed but not complete: only a gate waiting for its partner (or the Sagrada
+            # Familia's tile closed it while such a gate waits) keeps a closed city open
+            assert blocks and gate_waits(g, group), (root, sorted(g.feature_tiles(root)))
+
+
+def check_follower_spots(g: Game, on_gate: bool) -> None:
+    """Offered spots: never a gate (unless allowed), never a feature of an occupied (linked) city."""
+    linked = LinkedFeatures(g, g.rules.by_key["royal_gateways"].options.unpaired_gate_blocks_completion)
+    occupied = set(g.followers)
+    _, _, t, _, base = g.placements[-1]
+    tile = g.rules.tiles[t]
+    allowed = [
+        i
+        for i, seg in enumerate(tile.segments)
+        if seg.kind != RIVER
+        and not (linked.group_of(base + i) & occupied)
+        and (on_gate or not any(tag in seg.tags for tag in GATE_TAGS))
+    ]
+    spots = g.legal_follower_spots()
+    assert set(spots) <= set(allowed)
+    if "river2" not in g.config.expansions:  # the lake refuses followers by its own rule
+        assert sorted(spots) == allowed
+
+
+@SETTINGS
+@given(configs_with("royal_gateways"), seeds, seeds)
+def test_random_games_keep_linked_cities_equal_to_the_brute_force_reference(config, seed, action_seed):
+    opts = config.options["royal_gateways"]
+    blocks, on_gate = opts["unpaired_gate_blocks_completion"], opts["follower_on_gate"]
+    seen = [0]
+
+    def before(g: Game) -> None:
+        if len(g.placements) != seen[0]:
+            seen[0] = len(g.placements)
+            check_linked_cities(g, blocks)
+        if g.phase == "follower":
+            check_follower_spots(g, on_gate)
+
+    g, events = play_random(config, seed, action_seed, before=before)
+    check_linked_cities(g, blocks)
+    assert g.followers == {} and not g.guests
+    # every city scored during the game is scored once, with the tiles of every part
+    linked = LinkedFeatures(g, blocks)
+    scored_cities = [e for e in events if isinstance(e, FeatureScored) and e.kind == "city" and not e.final]
+    assert len({e.node for e in scored_cities}) == len(scored_cities)
+    for e in scored_cities:
+        assert sorted(e.tiles) == sorted({linked.physical.node_info[n][:2] for n in linked.group_of(e.node)})

@@ -15,9 +15,13 @@ south).
 from __future__ import annotations
 
 import tomllib
+from typing import Any
 
 import pytest
+from _expansion_games import SETTINGS, play_random, seeds
 from _helpers import brute_legal_placements, play
+from _linked import Hypothetical, LinkedFeatures, configs_with
+from hypothesis import given
 
 from carc_env.core import (
     FeatureCompleted,
@@ -219,3 +223,71 @@ def test_a_gate_closing_the_sagrada_familia_part_is_legal_when_it_links_an_open_
     assert of(ev, FeatureCompleted) == []
     (s,) = [e for e in of(ev, FeatureScored) if e.kind == "city"]
     assert s.final and s.items == (city_tiles(6, 1),) and s.points == (6, 0)
+
+
+# ------------------------------------------------------------- properties
+def sagrada_node(g: Game) -> int:
+    """Node of the Sagrada Familia tile's city, from the tile data; -1 if it is not on the board."""
+    for _, _, t, _, base in g.placements:
+        for i, seg in enumerate(g.rules.tiles[t].segments):
+            if "sagrada_familia" in seg.tags:
+                return base + i
+    return -1
+
+
+def closing_by_brute_force(g: Game, linked: LinkedFeatures, blocks: bool, node: int) -> set[tuple[int, int, int]]:
+    """Placements of the drawn tile (legal by the edges) that would leave the Sagrada Familia's
+    (linked) city without an open edge: each one on a cell an open edge of that city faces (only
+    those can take an open edge away) is laid on a copy of the placement list and flood-filled."""
+    tile = g.rules.tiles[g.current_tile]
+    cells = linked.open_cells(linked.group_of(node))
+    out = set()
+    for x, y, r in brute_legal_placements(g, tile):
+        if (x, y) not in cells:
+            continue
+        after = LinkedFeatures(Hypothetical(g, g.current_tile, x, y, r), blocks)
+        if after.open_edges(after.group_of(node)) == 0:
+            out.add((x, y, r))
+    return out
+
+
+def closed_by_its_tile(g: Game, blocks: bool, node: int) -> bool:
+    k = g.node_tile[node]
+    at = LinkedFeatures(g, blocks, upto=k + 1)
+    return at.open_edges(at.group_of(node)) == 0
+
+
+@SETTINGS
+@given(configs_with("sagrada_familia"), seeds, seeds)
+def test_random_games_never_close_the_sagrada_familia_city_and_offer_every_other_placement(config, seed, action_seed):
+    may_close = config.options["sagrada_familia"]["may_close"]
+    blocks = config.options.get("royal_gateways", {}).get("unpaired_gate_blocks_completion", True)
+    other_vetoes = {"river2", "shrines"} & set(config.expansions)
+    memo: dict[str, Any] = {"placed": -1, "exception": None}
+
+    def before(g: Game) -> None:
+        node = sagrada_node(g)
+        if node < 0:
+            return
+        if memo["exception"] is None:
+            memo["exception"] = closed_by_its_tile(g, blocks, node)
+        if memo["exception"]:
+            return
+        if memo["placed"] != len(g.placements):
+            memo["placed"], memo["linked"] = len(g.placements), LinkedFeatures(g, blocks)
+        linked = memo["linked"]
+        if not may_close:
+            assert linked.open_edges(linked.group_of(node)) > 0  # never closed
+        if g.phase != "tile":
+            return
+        offered = {tuple(int(v) for v in row) for row in g.legal_tile_placements()}
+        closing = set() if may_close else closing_by_brute_force(g, linked, blocks, node)
+        assert not offered & closing
+        if not other_vetoes:
+            assert offered == brute_legal_placements(g, g.rules.tiles[g.current_tile]) - closing
+
+    g, events = play_random(config, seed, action_seed, before=before)
+    assert g.followers == {} and not g.guests
+    for e in events:
+        if isinstance(e, TileDiscarded) and e.reason == REFUSED_REASON:
+            assert not may_close
