@@ -168,5 +168,8 @@ def configs_with(draw: Callable, must: str) -> GameConfig:
             "follower_on_gate": draw(st.booleans()),
         }
     if "sagrada_familia" in combo:
-        options["sagrada_familia"] = {"may_close": draw(st.booleans())}
+        options["sagrada_familia"] = {
+            "may_close": draw(st.booleans()),
+            "exception_returns_followers": draw(st.booleans()),
+        }
     return GameConfig(draw(players), ("base", *combo), options)

@@ -143,22 +143,23 @@ def test_the_sagrada_familia_tile_with_no_legal_placement_leaves_the_game():
 
 
 # ------------------------------------------------------------- exception 1
+EXCEPTION_ORDER = ["BA-U", "BA-U", "BA-E", "BA-E", "BA-B", "BA-E", SAGRADA]
+EXCEPTION_MOVES = [
+    "tile 1,0 r0", "pass",  # P0
+    "tile -1,0 r0", "pass",  # P1
+    "tile 1,-1 r3", "follower c1",  # P0: cap facing west
+    "tile -1,-1 r1", "follower c1",  # P1: cap facing east
+    "tile 1,-2 r0", "pass",  # P0: a cloister, so that (0,-2) touches the board
+    "tile 0,-2 r2", "pass",  # P1: cap facing south
+]
+
+
 def test_a_city_closed_by_the_sagrada_familia_tile_scores_zero_and_its_followers_return():
     # Caps face (0,-1) from the east (P0's knight), west (P1's knight) and north;
     # the Sagrada Familia at (0,-1) joins them to the start city and closes it:
     # 5 tiles, which would be 10 points, score 0; both knights go home.
-    g = game(["BA-U", "BA-U", "BA-E", "BA-E", "BA-B", "BA-E", SAGRADA])
-    play(
-        g,
-        [
-            "tile 1,0 r0", "pass",  # P0
-            "tile -1,0 r0", "pass",  # P1
-            "tile 1,-1 r3", "follower c1",  # P0: cap facing west
-            "tile -1,-1 r1", "follower c1",  # P1: cap facing east
-            "tile 1,-2 r0", "pass",  # P0: a cloister, so that (0,-2) touches the board
-            "tile 0,-2 r2", "pass",  # P1: cap facing south
-        ],
-    )
+    g = game(EXCEPTION_ORDER)
+    play(g, EXCEPTION_MOVES)
     ev = play(g, ["tile 0,-1 r0"])  # P0; the city is occupied: no follower decision
     (done,) = of(ev, FeatureCompleted)
     assert (done.kind, done.size, done.occupied) == ("city", 5, True)
@@ -182,6 +183,27 @@ def test_variant_the_city_may_close_scores_zero_and_its_followers_stay_until_the
     (s,) = of(ev, FeatureScored)
     assert s.final and s.items == (CLOSED_SAGRADA_CITY,)
     assert (s.value, s.points, s.returned) == (0, (0, 0), (1, 0))
+    assert g.scores == [0, 0] and g.supply == [7, 7]
+
+
+@pytest.mark.parametrize("returns", [True, False])
+def test_variant_exception_1_returns_the_followers_at_once_by_default(returns):
+    # The exception-1 layout with the variant: the Sagrada Familia tile closes the city;
+    # by default its knights go home at once, with the option off they stay until the end.
+    g = game(
+        EXCEPTION_ORDER + ["BA-U"],
+        options={"sagrada_familia": {"may_close": True, "exception_returns_followers": returns}},
+    )
+    play(g, EXCEPTION_MOVES)
+    ev = play(g, ["tile 0,-1 r0"])
+    assert [(e.final, e.items, e.returned) for e in of(ev, FeatureScored)] == (
+        [(False, (CLOSED_BY_SAGRADA,), (1, 1))] if returns else []
+    )
+    assert g.supply == ([7, 7] if returns else [6, 6])
+    ev = play(g, ["tile 2,0 r0", "pass"])  # the last tile
+    assert [(e.final, e.items, e.returned) for e in of(ev, FeatureScored) if e.kind == "city"] == (
+        [] if returns else [(True, (CLOSED_BY_SAGRADA,), (1, 1))]
+    )
     assert g.scores == [0, 0] and g.supply == [7, 7]
 
 

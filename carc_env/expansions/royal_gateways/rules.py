@@ -142,7 +142,14 @@ def physical_parts(game: Game, root: int) -> list[set[int]]:
     """The physical cities (sets of city nodes joined through tile edges) that feature ``root`` is
     made of; one part unless gates link it.  Reads the board; meant for display, not the hot path."""
     find = game.find
-    nodes = [n for n in range(len(game.parent)) if find(n) == root]
+    tiles, placements, board = game.rules.tiles, game.placements, game.board
+    nodes = [
+        base + i
+        for k in sorted(game.tiles[root])
+        for x, y, t, r, base in (placements[k],)
+        for i in range(len(tiles[t].segments))
+        if find(base + i) == root
+    ]
     parent = {n: n for n in nodes}
 
     def up(n: int) -> int:
@@ -151,7 +158,6 @@ def physical_parts(game: Game, root: int) -> list[set[int]]:
             n = parent[n]
         return n
 
-    tiles, placements, board = game.rules.tiles, game.placements, game.board
     for n in nodes:
         x, y, t, r, base = placements[game.node_tile[n]]
         center = tiles[t].center[r]

@@ -19,7 +19,8 @@ Contract
   would add), and its followers return; the veto has nothing left to guard.
 * Variant ``may_close``: no veto; once the city completes it scores 0 and
   ``defers_scoring`` keeps its followers on it until the end of the game, when
-  the core scores it (0) and returns them.
+  the core scores it (0) and returns them.  A city closed by the tile itself
+  returns its followers at once (``exception_returns_followers``, default True).
 * At the end an incomplete Sagrada Familia city scores as any incomplete city.
 
 State (``game.ext["sagrada_familia"]``, a :class:`SagradaState`): ``node`` (the
@@ -54,6 +55,9 @@ class SagradaFamiliaOptions:
 
     may_close: bool = False
     """The variant: the city may be closed; it then scores 0 and its followers stay until the end."""
+    exception_returns_followers: bool = True
+    """With the variant, a city the Sagrada Familia tile itself closes (exception 1) gives its followers
+    back at once (exception 1's wording); False: they stay until the end like the variant's."""
 
 
 @dataclass
@@ -91,8 +95,12 @@ class SagradaFamilia(Expansion):
         if self.options.may_close or not in_force(game):
             return None
         root = game.find(game.ext[KEY].node)
+        # One tile fills one cell, and links only add open edges: a placement can close the city
+        # only when every open edge of it faces the same empty cell (at most 4 edges).
+        if game.open[root] > 4:
+            return None
         cells = open_cells(game, root)
-        if not cells:
+        if len(cells) != 1:
             return None
         xs, ys = game.frontier_cells()
         for cx, cy in cells:
@@ -130,7 +138,9 @@ class SagradaFamilia(Expansion):
 
     def defers_scoring(self, game: Game, root: int) -> bool:
         st: SagradaState = game.ext[KEY]
-        return self.options.may_close and not st.closed_by_tile and st.node >= 0 and game.find(st.node) == root
+        if not self.options.may_close or st.node < 0 or game.find(st.node) != root:
+            return False
+        return not (st.closed_by_tile and self.options.exception_returns_followers)
 
 
 def in_force(game: Game) -> bool:
