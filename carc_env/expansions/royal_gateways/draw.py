@@ -21,7 +21,7 @@ from PIL import ImageDraw
 
 from ...render.expansions import Canvas, StatusLine, TagStyle
 from ...render.expansions import Drawing as BaseDrawing
-from ...render.geometry import Point
+from ...render.geometry import Point, tile_geometry
 from .rules import GATE_NAMES, GATE_TAGS, KEY, KING, QUEEN, GatewaysState, linked_cities
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +53,14 @@ def _dashed(d: ImageDraw.ImageDraw, a: Point, b: Point, colour: tuple[int, int, 
     for i in range(0, steps, 2):
         t0, t1 = i / steps, min(1.0, (i + 1) / steps)
         d.line([(ax + (bx - ax) * t0, ay + (by - ay) * t0), (ax + (bx - ax) * t1, ay + (by - ay) * t1)], fill=colour, width=width)
+
+
+def _gate_pixel(game: Game, canvas: Canvas, x: int, y: int, tag: str) -> Point:
+    """Where the gate ``tag`` of the tile at (x, y) is drawn (its crown), in pixels."""
+    _, _, t, r, _ = game.placements[game.board[(x, y)]]
+    pos = next((p for _, tg, p in tile_geometry(game.rules.tiles[t], r).tags if tg == tag), (0.5, 0.5))
+    ox, oy = canvas.cell_origin(x, y)
+    return ox + pos[0] * canvas.tile_px, oy + pos[1] * canvas.tile_px
 
 
 class Drawing(BaseDrawing):
@@ -93,10 +101,7 @@ class Drawing(BaseDrawing):
                 parts = {p for t, _, _, p in city.gates if t == tag}
                 if len(ends) < 2 or len(parts) < 2:
                     continue
-                pts = []
-                for x, y in ends[:2]:
-                    ox, oy = canvas.cell_origin(x, y)
-                    pts.append((ox + 0.5 * tp, oy + 0.5 * tp))
+                pts = [_gate_pixel(game, canvas, x, y, tag) for x, y in ends[:2]]
                 _dashed(d, pts[0], pts[1], LINK_COLOURS[tag], max(2, round(0.05 * tp)), max(4.0, 0.12 * tp))
                 r = 0.07 * tp
                 for px, py in pts:
