@@ -29,12 +29,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...core.tiles import CITY
-from ...encoding.observation import ObsContext, ObservationExtension, add_cells
-from .rules import GATE_TAGS, KEY, GatewaysState, linked_cities, waiting_gates
+from ...encoding.observation import ObsContext, ObservationExtension
+from .rules import GATE_TAGS, KEY, GatewaysState, linked_cities
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.config import RuleSet
     from ...core.game import Game
+
+
+def _mark(plane: np.ndarray, cells: list[tuple[int, int]], ctx: ObsContext) -> None:
+    """Set ``plane`` to 1 at the window cells among ``cells`` (absolute ``(x, y)``)."""
+    if not cells:
+        return
+    xy = np.array(cells, dtype=np.intp)
+    cols, rows = xy[:, 0] - ctx.x0, xy[:, 1] - ctx.y0
+    ok = (cols >= 0) & (cols < ctx.cols) & (rows >= 0) & (rows < ctx.rows)
+    plane[rows[ok], cols[ok]] = 1
 
 
 class Observation(ObservationExtension):
@@ -57,19 +67,17 @@ class Observation(ObservationExtension):
 
     def fill_dynamic(self, game: Game, ctx: ObsContext, board: np.ndarray) -> None:
         st: GatewaysState = game.ext[KEY]
-        if sum(len(nodes) for nodes in st.gates.values()) == 0:
+        gates = st.gates.values()
+        if not any(gates):
             return
-        for city in linked_cities(game):
-            for cells in city.parts:
-                add_cells(board[0], np.array(cells, dtype=np.intp), ctx)
+        if any(len(nodes) > 1 for nodes in gates):
+            linked = [cell for city in linked_cities(game) for cells in city.parts for cell in cells]
+            _mark(board[0], linked, ctx)
         if self.blocks:
-            find = game.find
-            for nodes in st.gates.values():
-                if len(nodes) == 1:
-                    root = find(nodes[0])
-                    if waiting_gates(game, root):
-                        add_cells(board[1], np.array(game.feature_tiles(root), dtype=np.intp), ctx)
-        np.minimum(board, 1, out=board)
+            find, placements = game.find, game.placements
+            # the only placed gate of its type: its city waits (blocks_completion says the same)
+            waiting = [placements[k][:2] for nodes in gates if len(nodes) == 1 for k in game.tiles[find(nodes[0])]]
+            _mark(board[1], waiting, ctx)
 
     def fill_globals(self, game: Game, ctx: ObsContext, out: np.ndarray) -> None:
         st: GatewaysState = game.ext[KEY]

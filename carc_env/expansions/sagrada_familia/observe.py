@@ -54,7 +54,8 @@ class Observation(ObservationExtension):
     def fill_dynamic(self, game: Game, ctx: ObsContext, board: np.ndarray) -> None:
         if in_force(game):
             root = game.find(game.ext[KEY].node)
-            add_cells(board[0], np.array(game.feature_tiles(root), dtype=np.intp), ctx)
+            cells = np.array([game.placements[k][:2] for k in game.tiles[root]], dtype=np.intp)
+            add_cells(board[0], cells, ctx)
 
     def fill_globals(self, game: Game, ctx: ObsContext, out: np.ndarray) -> None:
         out[0] = 1.0 if in_force(game) else 0.0
