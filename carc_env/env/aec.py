@@ -143,7 +143,12 @@ per-tile ones follow ``building_*``, dynamic ones follow
 (``carc_env/expansions/<key>/observe.py``, e.g.
 :mod:`carc_env.expansions.count.observe`).  Building kinds and edge kinds
 that an expansion's tiles bring need no channel of their own: they appear in
-``building_{kind}`` and ``edge_{S}_{kind}`` above.
+``building_{kind}`` and ``edge_{S}_{kind}`` above.  For example The Royal
+Gateways add ``king_gate`` / ``queen_gate`` (static: the gate tiles),
+``linked_city`` (tiles of a city whose gates link several physical cities) and
+``gate_waiting`` (tiles of a city whose gate waits for its partner); the
+Sagrada Familia adds ``sagrada_familia`` (static: its tile) and
+``sagrada_city`` (its city, while no placement may close it).
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
