@@ -635,3 +635,42 @@ def test_a_clone_draws_the_same_tokens_independently():
     c = g.clone()
     c.apply("tile 2,0 r1")
     assert tokens_held(c, 1) == ["G2a"] and tokens_held(g, 1) == []
+
+
+# ------------------------------------------------------- window arithmetic
+def _brute_best(counts: list[int], points: tuple[int, ...], loose: int) -> int:
+    """Every multiset of shapes (each used 0..2 times) whose tokens the player holds."""
+    import itertools
+
+    ts = load_token_set()
+    best = 0
+    for mult in itertools.product(range(3), repeat=len(ts.shapes)):
+        need = [0] * len(ts.kinds)
+        value = 0
+        for s, m in zip(ts.shapes, mult, strict=True):
+            for k in s.kinds:
+                need[k] += m
+            value += m * (points[s.size - 1] - loose * len(s.kinds))
+        if all(n <= c for n, c in zip(need, counts, strict=True)):
+            best = max(best, value)
+    return best + loose * sum(counts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_combination_equals_brute_force(seed):
+    import numpy as np
+
+    from carc_env.expansions.stained_glass.tokens import best_windows
+
+    rng = np.random.default_rng(seed)
+    ts = load_token_set()
+    counts = [int(c) for c in rng.integers(0, 3, size=12)]
+    points = tuple(sorted(int(p) for p in rng.integers(0, 70, size=4)))
+    loose = int(rng.integers(0, 3))
+    value, shapes = best_windows(ts, counts, points, loose)
+    assert value == _brute_best(counts, points, loose)
+    used = [0] * 12
+    for i in shapes:
+        for k in ts.shapes[i].kinds:
+            used[k] += 1
+    assert all(u <= c for u, c in zip(used, counts, strict=True))
