@@ -105,13 +105,22 @@ def test_the_bag_starts_with_all_24_tokens_apart_from_the_land_tiles():
     assert g.bag_size == 0  # the land tiles' bag knows nothing of the tokens
 
 
-def test_the_token_bag_is_shuffled_by_the_games_own_generator():
-    a = Game(GameConfig(2, SG), seed=11)
-    b = Game(GameConfig(2, SG), seed=11)
-    c = Game(GameConfig(2, SG), seed=12)
-    assert bag_tokens(a) == bag_tokens(b)
-    assert bag_tokens(a) != bag_tokens(c)
-    assert a.draw_order == b.draw_order
+def test_tokens_are_drawn_at_random_by_the_games_own_generator():
+    # the bag holds 2 copies of each kind; a draw takes bag position rng.integers(24), kinds in token order
+    g = game(["BA-A", "BA-U"])
+    expected = TOKEN_KINDS[int(g.clone().rng.integers(24)) // 2]
+    g.apply("tile 1,0 r1")
+    assert tokens_held(g, 0) == [expected]
+    drawn = set()
+    for seed in range(8):
+        h = Game(GameConfig(2, SG), seed=seed, draw_order=["BA-A", "BA-U"])
+        h.apply("tile 1,0 r1")
+        drawn |= set(tokens_held(h, 0))
+    assert len(drawn) > 1
+
+
+def test_the_token_bag_leaves_the_land_tiles_deal_unchanged():
+    assert Game(GameConfig(2, SG), seed=11).draw_order == Game(GameConfig(2, ("base",)), seed=11).draw_order
 
 
 def test_bag_order_forces_the_first_draws():

@@ -15,7 +15,7 @@ is player-relative, so one policy network serves every seat).
 * ``reset(seed=None) -> (obs, infos)``: game ``i`` is reset with seed
   ``seed + i`` (unseeded: a fresh stream).  ``obs`` is a dict of stacked
   arrays: ``board (N, C, H, W) uint8``, ``globals (N, G) float32``,
-  ``windows (N, P, 12) uint8``, ``action_mask (N, A) int8``.
+  ``windows (N, P, W) uint8``, ``action_mask (N, A) int8``.
 * ``step(actions) -> (obs, rewards, dones, infos)``: ``actions[i]`` is the
   acting seat's action in game ``i`` (it must be enabled in the mask).
   ``rewards`` is ``float32 (N, num_players)``: what each *absolute* seat
