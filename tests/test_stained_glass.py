@@ -263,6 +263,53 @@ def test_no_token_when_the_bag_is_empty_until_scored_tokens_return():
     assert len(tokens_held(g, 1)) == 13 and len(bag_tokens(g)) == 2
 
 
+CATHEDRAL_TILES = """
+set = "test_cathedrals"
+tags = ["cathedral"]
+
+[[tile]]
+id = "TC-cathedral-cap"
+count = 1
+edges = "CFFF"
+features = [ { id = "c1", kind = "city", edges = ["N"], tags = ["cathedral"] } ]
+fields = [ { halves = ["EL", "ER", "SL", "SR", "WL", "WR"], cities = ["c1"] } ]
+"""
+
+
+def test_the_player_completing_a_city_with_a_cathedral_draws_a_token(tmp_path):
+    # No built-in tile holds a cathedral: a test-only plug-in adds a city cap tagged "cathedral".
+    from carc_env.core.expansion import Expansion, register, unregister
+
+    path = tmp_path / "cathedrals.toml"
+    path.write_text(CATHEDRAL_TILES)
+
+    class Cathedrals(Expansion):
+        KEY = "test_cathedrals"
+        REQUIRES = ("base",)
+        tile_files = (str(path),)
+
+    register(Cathedrals)
+    try:
+        g = Game(
+            GameConfig(2, ("base", "test_cathedrals", "stained_glass"), {"stained_glass": {"bag_order": "G3b G2a"}}),
+            seed=0,
+            draw_order=["BA-U", "TC-cathedral-cap", "BA-E", "BA-U"],
+        )
+        play(g, ["tile 1,0 r0", "pass"])  # P0
+        ev = g.apply("tile 0,-1 r2")  # P1: the cathedral closes the start tile's city
+        assert of(ev, TokenDrawn) == []
+        ev = g.apply("pass")
+        (done,) = [e for e in ev if type(e).__name__ == "FeatureCompleted"]
+        assert done.kind == "city" and not done.occupied
+        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G3b", "completed the city with the cathedral at (0,-1)")]
+        plain = game(["BA-E", "BA-U"], bag="G3b")
+        ev = play(plain, ["tile 0,-1 r2", "pass"])  # a city without a cathedral: no token
+        assert [e.kind for e in ev if type(e).__name__ == "FeatureCompleted"] == ["city"]
+        assert of(ev, TokenDrawn) == []
+    finally:
+        unregister("test_cathedrals")
+
+
 # ------------------------------------------------------ thieves (§1.4)
 def thief_phase_texts(g: Game) -> list[str]:
     return texts(g) if g.phase == "glass_thief" else []
