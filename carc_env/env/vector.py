@@ -80,6 +80,7 @@ class CarcassonneVectorEnv:
         self.encoder = enc
         self.channel_names = enc.channel_names
         self.global_names = enc.global_names
+        self.window_names = enc.window_names
         self.single_observation_space = m0.observation_space()
         self.single_action_space = spaces.Discrete(codec.n)
         self.seats = np.zeros(num_envs, dtype=np.int64)
