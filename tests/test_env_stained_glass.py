@@ -226,3 +226,59 @@ def test_the_picture_shows_the_windows_beside_the_board_and_rings_thieves():
     # the panel's height depends only on the configuration (animations pad the width)
     view = (-2, 2, -2, 2)
     assert render_image(g, tile_px=48, view=view).shape[0] == render_image(Game(g.config, seed=1), tile_px=48, view=view).shape[0]
+
+
+# ------------------------------------------------------------ the greedy baseline
+def greedy_text(e: raw_env) -> str:
+    from carc_env.baselines import GreedyPolicy
+
+    return e.action_to_text(GreedyPolicy(seed=0).act(e.observe(e.agent_selection), e))
+
+
+def test_greedy_values_the_token_of_a_completed_cloister():
+    # P0's unoccupied cloister at (0,1) lacks one neighbour, (1,2): completing it earns no point
+    # but a token; every other placement of P1's BA-V earns nothing.
+    from test_stained_glass import COMPLETE_CLOISTER_MOVES, COMPLETE_CLOISTER_ORDER
+
+    e = env_with(COMPLETE_CLOISTER_ORDER, bag_order="G1a G2a G3a")
+    for text in COMPLETE_CLOISTER_MOVES:
+        do(e, "pass" if text == "follower m" else text)
+    assert e.game.player == 1 and e.game.phase == "tile"
+    assert greedy_text(e).startswith("tile 1,2 ")
+
+
+def test_greedy_scores_a_finished_window_unless_one_token_finishes_a_bigger_one():
+    e = env_with(["BA-U", "BA-U"], start_tokens="G1a G1b G1c G3a")
+    do(e, "tile 1,0 r0")
+    do(e, "pass")
+    assert e.game.phase == "glass_window" and greedy_text(e) == "window W1"
+    e = env_with(["BA-U", "BA-U"], start_tokens="G1a G1b G1c G2a G2b")
+    do(e, "tile 1,0 r0")
+    do(e, "pass")
+    assert greedy_text(e) == "pass"  # keep building: one more token makes W1+W2 (18, not 6)
+    e = env_with(["BA-U", "BA-U"], start_tokens="G1a G1b G1c G2a G2b G2c G3a G3b")
+    do(e, "tile 1,0 r0")
+    do(e, "pass")
+    assert greedy_text(e) == "pass"  # W1+W2 is finished and W3 two thirds built
+    e = env_with(["BA-U"], start_tokens="G1a G1b G1c G2a G2b")
+    do(e, "tile 1,0 r0")
+    do(e, "pass")
+    assert greedy_text(e) == "window W1"  # the last tile: no time left to build
+
+
+def test_greedy_places_a_thief_only_when_there_is_something_to_steal():
+    e = env_with(["BA-A", "BA-U"], start_tokens="; G2a")
+    do(e, "tile 1,0 r1")
+    do(e, "follower m")
+    assert greedy_text(e) == "thief r1"
+    e = env_with(["BA-A", "BA-U"])
+    do(e, "tile 1,0 r1")
+    do(e, "follower m")
+    assert e.game.phase == "glass_thief" and greedy_text(e) == "pass"
+
+
+def test_greedy_steals_the_token_that_finishes_its_window():
+    e = env_with(["BA-A", "BA-U"], bag_order="G4b", start_tokens="G1a G1b; G1c G4a G3c")
+    for text in ("tile 1,0 r1", "follower m", "thief r1"):
+        do(e, text)
+    assert greedy_text(e) == "steal 1 G1c"
