@@ -751,8 +751,7 @@ def check_tokens(g: Game) -> None:
     held = [tokens_held(g, p) for p in range(g.num_players)]
     assert len(bag_tokens(g)) + sum(map(len, held)) == TOTAL_TOKENS
     assert sorted(bag_tokens(g) + [t for h in held for t in h]) == sorted(TOKEN_KINDS * 2)
-    for p, owner_x_y_seg in enumerate(thieves(g)):
-        owner, x, y, seg = owner_x_y_seg
+    for owner, x, y, seg in thieves(g):
         assert g.followers[g.node_of(x, y, seg)] == owner
 
 
