@@ -56,7 +56,8 @@ class Observation(ObservationExtension):
         self.n_kinds = len(ts.kinds)
         self.total = ts.total
         self.copies = ts.copies
-        self.shape_kinds = [np.array(s.kinds, dtype=np.intp) for s in ts.shapes]
+        # kinds are grouped by basic window in token order: a window's kinds start at these columns
+        self.window_starts = np.array([ts.window_of.index(w) for w in range(len(ts.windows))], dtype=np.intp)
         self.window_columns = (*(f"token_{k}" for k in ts.kinds), *(f"window_{s.name}" for s in ts.shapes))
         self.dynamic_channels = tuple(f"thieves_p{i}" for i in range(num_players))
         self.max_roads = max([1, *(sum(1 for s in t.segments if s.kind == ROAD) for t in rules.tiles)])
@@ -68,12 +69,19 @@ class Observation(ObservationExtension):
         return [self.copies] * len(self.window_columns)
 
     def fill_windows(self, game: Game, ctx: ObsContext, out: np.ndarray) -> None:
-        held = np.asarray(game.ext[KEY].held, dtype=np.uint8)  # (players, kinds), absolute seats
-        rows = held[(np.arange(self.n) + ctx.me) % self.n]  # row i = relative seat i
-        k = self.n_kinds
-        out[:, :k] = rows
-        for j, kinds in enumerate(self.shape_kinds):
-            out[:, k + j] = rows[:, kinds].min(axis=1)
+        held = game.ext[KEY].held  # [player][kind], absolute seats
+        me, k = ctx.me, self.n_kinds
+        out[:, :k] = held[me:] + held[:me]  # row i = relative seat i
+        rows = out[:, :k]
+        # finished copies of each basic window, then of each run of them (a window's copies are the
+        # fewest of its basic windows'): one sliding minimum per window size
+        basic = np.minimum.reduceat(rows, self.window_starts, axis=1)
+        col, run = k, basic
+        for size in range(1, basic.shape[1] + 1):
+            if size > 1:
+                run = np.minimum(run[:, :-1], basic[:, size - 1 :])
+            out[:, col : col + run.shape[1]] = run
+            col += run.shape[1]
 
     def fill_globals(self, game: Game, ctx: ObsContext, out: np.ndarray) -> None:
         st: GlassState = game.ext[KEY]

@@ -52,7 +52,7 @@ from ...core.events import Event, FollowerPlaced, ScoreItem
 from ...core.expansion import ConfigError, Expansion
 from ...core.stages import Stage
 from ...core.tiles import BUILDING, CITY, ROAD
-from .tokens import TokenDataError, TokenSet, basic_copies, best_windows, complete_copies, load_token_set
+from .tokens import TokenDataError, TokenSet, basic_copies, best_windows, load_token_set
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.game import Game
@@ -396,28 +396,32 @@ class StainedGlass(Expansion):
             kinds.add(SHRINE)
         self.cloister_kinds = frozenset(kinds)
         self.points = options.points()
+        ts = self.tokens
+        self.window_kinds = [tuple(k for k in range(len(ts.kinds)) if ts.window_of[k] == w) for w in range(len(ts.windows))]
+        self._table: _TileTable | None = None
 
     def new_state(self) -> GlassState:
         return GlassState()
 
     def table(self, game: Game) -> _TileTable:
         """Per tile type: its cloister-like building, the roads ending there, cathedral cities (per rule set)."""
+        if self._table is None:  # an expansion instance serves one rule set
+            self._table = self._build_table(game)
+        return self._table
 
-        def build() -> _TileTable:
-            kinds = self.cloister_kinds
-            building, bseg, dead, roads, cath = [], [], [], [], []
-            for tile in game.rules.tiles:
-                segs = tile.segments
-                b = [i for i, s in enumerate(segs) if s.kind == BUILDING and s.building in kinds]
-                building.append(segs[b[0]].building if b else "")
-                bseg.append(tuple(b))
-                r = tuple(i for i, s in enumerate(segs) if s.kind == ROAD)
-                roads.append(r)
-                dead.append(tuple(i for i in r if len(segs[i].edges) == 1) if b else ())
-                cath.append(tuple(i for i, s in enumerate(segs) if s.kind == CITY and CATHEDRAL_TAG in s.tags))
-            return _TileTable(tuple(building), tuple(bseg), tuple(dead), tuple(roads), tuple(cath))
-
-        return game.rules.cache(f"{KEY}.tiles.{sorted(self.cloister_kinds)}", build)
+    def _build_table(self, game: Game) -> _TileTable:
+        kinds = self.cloister_kinds
+        building, bseg, dead, roads, cath = [], [], [], [], []
+        for tile in game.rules.tiles:
+            segs = tile.segments
+            b = [i for i, s in enumerate(segs) if s.kind == BUILDING and s.building in kinds]
+            building.append(segs[b[0]].building if b else "")
+            bseg.append(tuple(b))
+            r = tuple(i for i, s in enumerate(segs) if s.kind == ROAD)
+            roads.append(r)
+            dead.append(tuple(i for i in r if len(segs[i].edges) == 1) if b else ())
+            cath.append(tuple(i for i, s in enumerate(segs) if s.kind == CITY and CATHEDRAL_TAG in s.tags))
+        return _TileTable(tuple(building), tuple(bseg), tuple(dead), tuple(roads), tuple(cath))
 
     # -------------------------------------------------------------- setup
     def setup(self, game: Game) -> None:
@@ -604,8 +608,12 @@ class StainedGlass(Expansion):
 
     # ------------------------------------------------------------- windows
     def complete_shapes(self, game: Game, player: int) -> list[int]:
+        """Indices of the shapes ``player``'s tokens complete now (a shape: every basic window of it)."""
         held = game.ext[KEY].held[player]
-        return [i for i, s in enumerate(self.tokens.shapes) if complete_copies(held, s)]
+        done = [all(held[k] for k in kinds) for kinds in self.window_kinds]
+        if not any(done):
+            return []
+        return [i for i, s in enumerate(self.tokens.shapes) if all(done[w] for w in s.windows)]
 
     def _take_window(self, game: Game, player: int, i: int, final: bool) -> ScoreItem:
         st: GlassState = game.ext[KEY]
