@@ -817,3 +817,25 @@ def test_random_games_with_random_options_keep_the_token_invariants(config, seed
     check_windows(events)
     again = replay(to_record(g))
     assert again.scores == g.scores and bag_tokens(again) == bag_tokens(g)
+
+
+def test_roads_ending_at_a_cloister_like_building_are_the_one_sided_roads_of_its_tile():
+    # The data reading of "a road that ends at the cloister" (docs/rules/stained_glass.md), checked
+    # against every built-in tile with a building and a road: one-sided roads end at the building,
+    # St. Mary's two-sided road passes its church.
+    from carc_env.core.tiles import BUILDING, ROAD
+
+    expected = {
+        "BA-A": ["r1"], "DA-st-louis": ["r1", "r2", "r3", "r4"], "DA-st-mary": [],
+        "CU-shrine-road": ["r1"], "CU-shrine-city-road": ["r1"], "CU-shrine-2roads": ["r1", "r2"],
+        "CU-shrine-CRFR": ["r1", "r2"],
+    }  # fmt: skip
+    options = {"stained_glass": {"shrines_are_cloisters": True}, "shrines": {"sixth_tile": True}}
+    g = Game(GameConfig(2, ("base", "darmstadt", "king_robber", "river2", "shrines", "stained_glass"), options), seed=0)
+    exp = g.rules.by_key["stained_glass"]
+    table = exp.table(g)
+    found = {}
+    for t, tile in enumerate(g.rules.tiles):
+        if any(s.kind == BUILDING for s in tile.segments) and any(s.kind == ROAD for s in tile.segments):
+            found[tile.id] = [tile.segments[i].name for i in table.dead_ends[t]]
+    assert found == expected
