@@ -45,6 +45,7 @@ Action texts: ``thief NAME``, ``steal P KIND`` / ``steal P``, ``window SHAPE`` a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from ...core.actions import Action, IllegalActionError, Pass
@@ -399,6 +400,8 @@ class StainedGlass(Expansion):
         ts = self.tokens
         self.window_kinds = [tuple(k for k in range(len(ts.kinds)) if ts.window_of[k] == w) for w in range(len(ts.windows))]
         self._table: _TileTable | None = None
+        self._window_getters = [itemgetter(*kinds, kinds[0]) for kinds in self.window_kinds]  # a tuple even for one kind
+        self.smallest_window = min(len(kinds) for kinds in self.window_kinds)
 
     def new_state(self) -> GlassState:
         return GlassState()
@@ -610,7 +613,9 @@ class StainedGlass(Expansion):
     def complete_shapes(self, game: Game, player: int) -> list[int]:
         """Indices of the shapes ``player``'s tokens complete now (a shape: every basic window of it)."""
         held = game.ext[KEY].held[player]
-        done = [all(held[k] for k in kinds) for kinds in self.window_kinds]
+        if sum(held) < self.smallest_window:
+            return []
+        done = [all(get(held)) for get in self._window_getters]
         if not any(done):
             return []
         return [i for i, s in enumerate(self.tokens.shapes) if all(done[w] for w in s.windows)]
