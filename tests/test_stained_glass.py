@@ -276,7 +276,7 @@ fields = [ { halves = ["EL", "ER", "SL", "SR", "WL", "WR"], cities = ["c1"] } ]
 """
 
 
-def test_the_player_completing_a_city_with_a_cathedral_draws_a_token(tmp_path):
+def test_placing_a_cathedral_tile_and_completing_its_city_draw_a_token_each(tmp_path):
     # No built-in tile holds a cathedral: a test-only plug-in adds a city cap tagged "cathedral".
     from carc_env.core.expansion import Expansion, register, unregister
 
@@ -296,12 +296,13 @@ def test_the_player_completing_a_city_with_a_cathedral_draws_a_token(tmp_path):
             draw_order=["BA-U", "TC-cathedral-cap", "BA-E", "BA-U"],
         )
         play(g, ["tile 1,0 r0", "pass"])  # P0
-        ev = g.apply("tile 0,-1 r2")  # P1: the cathedral closes the start tile's city
-        assert of(ev, TokenDrawn) == []
+        ev = g.apply("tile 0,-1 r2")  # P1 places the cathedral tile: it closes the start tile's city
+        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G3b", "placed the cathedral tile TC-cathedral-cap at (0,-1)")]
         ev = g.apply("pass")
         (done,) = [e for e in ev if type(e).__name__ == "FeatureCompleted"]
         assert done.kind == "city" and not done.occupied
-        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G3b", "completed the city with the cathedral at (0,-1)")]
+        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G2a", "completed the city with the cathedral at (0,-1)")]
+        assert g.phase == "tile"  # a cathedral tile has no cloister: no thief
         plain = game(["BA-E", "BA-U"], bag="G3b")
         ev = play(plain, ["tile 0,-1 r2", "pass"])  # a city without a cathedral: no token
         assert [e.kind for e in ev if type(e).__name__ == "FeatureCompleted"] == ["city"]

@@ -9,9 +9,9 @@ token data: ``data/tokens/stained_glass.toml``, read by :mod:`.tokens`)
   ``bag_order`` puts named tokens first in the bag (drawn first, in order);
   ``start_tokens`` hands tokens out at setup (``"G1a G1b; G2a"``: player 0 holds G1a and
   G1b, player 1 G2a).  Both are recorded in the config, so records replay.
-* Getting tokens: the player who places a tile with a cloister-like building
-  (``after_placement``) and the turn's player for every completed cloister-like building
-  or city holding a ``cathedral``-tagged segment (``on_completed``) take one each
+* Getting tokens: the player who places a tile with a cloister-like building or a
+  ``cathedral``-tagged city segment (``after_placement``) and the turn's player for every
+  completed cloister-like building or city holding a cathedral (``on_completed``) take one each
   (``TokenDrawn``); nothing when the bag is empty.  Cloister-like: ``cloister`` always,
   ``church`` unless ``churches_are_cloisters=False``, ``shrine`` if
   ``shrines_are_cloisters=True``.
@@ -463,7 +463,8 @@ class StainedGlass(Expansion):
 
     def after_placement(self, game: Game, x: int, y: int) -> None:
         t = game.placements[-1][2]
-        kind = self.table(game).building[t]
+        tab = self.table(game)
+        kind = tab.building[t] or ("cathedral" if tab.cathedral[t] else "")
         if kind:
             self.draw_token(game, game.player, f"placed the {kind} tile {game.rules.tiles[t].id} at ({x},{y})")
 
