@@ -22,7 +22,9 @@ a change in the machine's load hits them alike:
 * ``jit``: the compiled engine's one-time cost, measured in fresh processes:
   compiling (an empty cache) and loading the cache (a second process).
 
-Speed is measured here and only here (never in a timed test).
+Speed is measured here and only here (never in a timed test).  Bad arguments
+(``--players 6``, ``--expansions foo``, ``--seconds -1``, ``--seed -1``) end the
+script with one line naming the argument and exit status 2.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents import cli  # noqa: E402
 from carc_env.core import Game, GameConfig, Pass, PlaceFollower, PlaceTile  # noqa: E402
 
 TARGETS = {  # the bars of issue #17 (base game, 2 players)
@@ -156,21 +159,23 @@ def jit_cost(kw: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.Parser(prog="bench.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true", help="print one JSON line")
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--expansions", default="base", help="comma-separated expansion keys")
-    ap.add_argument("--seconds", type=float, default=10.0, help="time per measurement (split over the rounds)")
-    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds (default 2)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--num-envs", type=int, default=64, help="games in the vector env measurements")
+    ap.add_argument("--players", type=cli.players, default=2, help="2 to 5")
+    ap.add_argument("--expansions", default="base", help="comma-separated expansion keys ('base' is added)")
+    ap.add_argument("--seconds", type=cli.positive_float, default=10.0,
+                    help="time per measurement, split over the rounds (> 0)")
+    ap.add_argument("--rounds", type=cli.int_range(1), default=2, help="interleaved rounds (>= 1, default 2)")
+    ap.add_argument("--seed", type=cli.seed, default=0, help=">= 0")
+    ap.add_argument("--num-envs", type=cli.int_range(1), default=64, help="games in the vector env measurements")
     ap.add_argument("--no-env", action="store_true", help="measure the engines only")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo peers")
     ap.add_argument("--no-jit", action="store_true", help="skip measuring the compile time (two fresh processes)")
     args = ap.parse_args(argv)
-    if args.seconds <= 0 or args.rounds < 1 or args.num_envs < 1:
-        ap.error("--seconds must be positive, --rounds and --num-envs at least 1")
-    expansions = tuple(args.expansions.split(","))
+    try:
+        expansions = cli.expansions(args.players)(args.expansions)
+    except argparse.ArgumentTypeError as exc:
+        ap.error(f"argument --expansions: {exc}")
     config = GameConfig(num_players=args.players, expansions=expansions)
     kw = {"num_players": args.players, "expansions": expansions}
     result: dict = {

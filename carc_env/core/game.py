@@ -3,14 +3,27 @@
 Contract
 --------
 * ``Game(config, seed=..., draw_order=...)`` sets a game up; the same
-  ``(config, seed, draw_order, actions)`` always gives the same game.
+  ``(config, seed, draw_order, actions)`` always gives the same game.  The
+  game's one random generator (``game.rng``) shuffles the bag at setup, and
+  plug-ins may draw from it during play (the Stained Glass token bag): it is
+  in the same state after setup whether or not a draw order is forced, so a
+  game replayed from its seed, its recorded draw order and its actions draws
+  the same numbers.  Without a seed a fresh one is drawn and kept in
+  ``game.seed`` (so records always name one).
 * ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
   expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
   the turn's player, ``game.turn_player``).
+* ``seed`` is None or a non-negative integer (numpy integers are stored as
+  ``int``, so the game record stays JSON); ``draw_order`` a list of tile ids.
+  Anything else raises :class:`ConfigError`.
 * ``game.legal_actions()`` lists every legal action; ``game.apply(action)``
   is the only way the state changes.  It returns the events of the change and
   raises :class:`IllegalActionError` (saying what was wrong) for anything
-  illegal, leaving the state untouched.
+  illegal, leaving the state untouched.  Types are checked first: an action
+  whose fields are not of their annotated types (a float coordinate, a string,
+  a bool) or that is no action at all raises
+  :class:`~carc_env.core.actions.ActionTypeError` (an ``IllegalActionError``
+  and a ``TypeError``); numpy integers are accepted and stored as ``int``.
 * ``game.clone()`` is a cheap independent copy (for search).  Every attribute
   is copied as :data:`Game.CLONE` says; an attribute it does not name makes
   ``clone`` raise, so a new mutable field can never be shared by accident.
@@ -42,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
+from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, checked_action, parse_basic
 from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
     Event,
@@ -155,6 +168,11 @@ class Game:
         self.rules = rules
         self.config = config
         self.num_players = config.num_players
+        seed = _checked_seed(seed)
+        if seed is None:
+            # A fresh seed is drawn and kept, so that the game's record replays it: expansions draw
+            # from the generator during play (a token bag), which a recorded draw order cannot fix.
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._infos: tuple[TileInfo, ...] = rules.tile_infos
@@ -205,17 +223,19 @@ class Game:
 
         for exp in rules.expansions:
             exp.setup(self)
+        # The shuffled bag is built even when a draw order is forced, so that the generator is in
+        # the same state after setup either way: a record (which forces the recorded draw order)
+        # then replays every later random draw of the game too.
         bag: list[int] = []
+        for t, tile in enumerate(rules.tiles):
+            bag.extend([t] * tile.count)
+        for start in self._start_tiles_used:
+            bag.remove(start)
+        bag = [bag[i] for i in self.rng.permutation(len(bag))]
+        for exp in rules.expansions:
+            bag = exp.build_bag(self, bag)
         if draw_order is not None:
             bag = self._bag_from_order(draw_order)
-        else:
-            for t, tile in enumerate(rules.tiles):
-                bag.extend([t] * tile.count)
-            for start in self._start_tiles_used:
-                bag.remove(start)
-            bag = [bag[i] for i in self.rng.permutation(len(bag))]
-            for exp in rules.expansions:
-                bag = exp.build_bag(self, bag)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
         self._run()
@@ -227,6 +247,14 @@ class Game:
     def _bag_from_order(self, order: Sequence[str]) -> list[int]:
         if isinstance(order, str):
             raise ConfigError("draw_order must be a list of tile ids, not a string")
+        if not isinstance(order, (Sequence, np.ndarray)) or isinstance(order, (bytes, bytearray)):
+            raise ConfigError(
+                f"draw_order must be a list of tile ids (e.g. ['BA-D', 'BA-U']), got {order!r} of type "
+                f"{type(order).__name__}"
+            )
+        for pos, tid in enumerate(order):
+            if not isinstance(tid, str):
+                raise ConfigError(f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}")
         available: dict[int, int] = {}
         for t, tile in enumerate(self.rules.tiles):
             available[t] = tile.count
@@ -332,8 +360,7 @@ class Game:
         """Apply the deciding player's action; return the events it caused."""
         if self.over:
             raise IllegalActionError("the game is over; no action is legal")
-        if isinstance(action, str):
-            action = self.parse_action(action)
+        action = checked_action(self.parse_action(action) if isinstance(action, str) else action)
         stage = self._stage_list()[self._stage_i]
         done = stage.apply(self, action)
         self.history.append(action)
@@ -487,14 +514,18 @@ class Game:
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
             masks = compat[t][self._fpat[: self._nf]]
+            reason = "no legal placement"
             for veto in rules.h_veto:
-                veto(self, t, masks)
+                had = masks.any()
+                why = veto(self, t, masks)
+                if why and had and not masks.any():
+                    reason = why
             if masks.any():
                 self.current_tile = t
                 self._masks = masks
                 self.player = self.turn_player
                 return
-            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, "no legal placement"))
+            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, reason))
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
@@ -513,7 +544,12 @@ class Game:
                 + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
             )
         x, y, r = int(x), int(y), int(r)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, r)]
         self._put_tile(t, x, y, r)
+        if links:
+            base = self.placements[-1][4]
+            for segment, node in links:
+                self._union(base + segment, node)
         self.current_tile = -1
         self.events.append(TilePlaced(self.player, tile.id, x, y, r))
         for hook in self.rules.h_after_placement:
@@ -802,6 +838,8 @@ class Game:
         for hook in self.rules.h_on_completed:
             hook(self, root, kind, size)
         if root in self.occupants or root in self.guests:
+            if any(defer(self, root) for defer in self.rules.h_defers_scoring):
+                return  # scored at the end of the game, its followers stay until then
             self.score_feature(root, final=False)
 
     def _kind_name(self, root: int) -> str:
@@ -856,9 +894,16 @@ class Game:
             counts[self.followers[node]] += 1
         for p in self.guests.get(root, ()):
             counts[p] += 1
-        items = self.feature_value(root, final)
-        for hook in self.rules.h_score_items:
-            hook(self, root, final, items, counts)
+        items = None
+        for override in self.rules.h_score_override:
+            items = override(self, root, final)
+            if items is not None:
+                items = list(items)
+                break
+        if items is None:
+            items = self.feature_value(root, final)
+            for hook in self.rules.h_score_items:
+                hook(self, root, final, items, counts)
         value = sum(i.points for i in items)
         best = max(counts)
         winners = tuple(p for p in range(n) if best > 0 and counts[p] == best)
@@ -919,13 +964,16 @@ class Game:
         return self._union(a, b)
 
     def _finish(self) -> None:
-        """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
+        """End-of-game scoring: roads, cities, buildings, then fields, then expansions.
+
+        Every feature still holding followers is scored: the incomplete ones, and completed ones
+        whose scoring an expansion deferred to the end (``defers_scoring``)."""
         self.current_tile = -1
         occ = self.occupants.keys() | self.guests.keys()
         roots = [i for i, p in enumerate(self.parent) if p == i and i in occ]
         for kind in (ROAD, CITY, BUILDING, FIELD):
             for root in roots:
-                if self.kind[root] != kind or root in self.completed:
+                if self.kind[root] != kind:
                     continue
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)
@@ -959,6 +1007,17 @@ class Game:
         return all(
             self.supply[p] + per[p] + extra[p] == self.config.followers for p in range(self.num_players)
         )
+
+
+def _checked_seed(seed: Any) -> int | None:
+    """A game seed: None or a non-negative integer, as a Python int (JSON-serialisable)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 def new_game(

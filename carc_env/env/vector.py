@@ -13,11 +13,16 @@ now.  Observations are returned from that seat's point of view (the encoding
 is player-relative, so one policy network serves every seat).
 
 * ``reset(seed=None) -> (obs, infos)``: game ``i`` is reset with seed
-  ``seed + i`` (unseeded: a fresh stream).  ``obs`` is a dict of stacked
+  ``seed + i`` (unseeded: a fresh stream); a seeded reset also restarts the
+  episode counters that rotate the learner seat, so it fully determines what
+  follows whatever came before.  ``obs`` is a dict of stacked
   arrays: ``board (N, C, H, W) uint8``, ``globals (N, G) float32``,
-  ``windows (N, P, 12) uint8``, ``action_mask (N, A) int8``.
+  ``windows (N, P, W) uint8``, ``action_mask (N, A) int8``.
 * ``step(actions) -> (obs, rewards, dones, infos)``: ``actions[i]`` is the
-  acting seat's action in game ``i`` (it must be enabled in the mask).
+  acting seat's action in game ``i`` (an integer enabled in the mask).  The
+  whole batch is checked before any game moves: one ill-typed or illegal
+  action raises (``ActionTypeError`` / ``IllegalActionError`` naming
+  ``actions[i]``) and changes nothing, so the call can be retried.
   ``rewards`` is ``float32 (N, num_players)``: what each *absolute* seat
   earned during this step (terminal rewards included), so a self-play
   learner credits ``rewards[i, s]`` to seat ``s``'s latest transition in game
@@ -46,6 +51,9 @@ process may use); with ``opponents`` each game steps on the compiled engine
 one decision at a time.  ``engine`` says which runs (``"numba"`` or
 ``"python"``), ``engine_reason`` why the Python engine does.  The outputs are
 identical either way (tested).
+
+The returned observation arrays are read-only (``action_masks()`` is computed
+from them); copy them to modify.
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core import ConfigError, IllegalActionError
+from ..core import ActionTypeError, ConfigError, IllegalActionError, as_index
 from ..fast import select_engine
 from .fast_match import FastMatch
 from .gym_env import _policies
@@ -104,6 +112,7 @@ class CarcassonneVectorEnv:
         self.encoder = enc
         self.channel_names = enc.channel_names
         self.global_names = enc.global_names
+        self.window_names = enc.window_names
         self.single_observation_space = m0.observation_space()
         self.single_action_space = spaces.Discrete(codec.n)
         self.seats = np.zeros(num_envs, dtype=np.int64)
@@ -172,9 +181,33 @@ class CarcassonneVectorEnv:
         m.observe_into(seat, {k: v[i] for k, v in batch.items()})
 
     # ------------------------------------------------------------------ API
+    def _checked_actions(self, actions: Any) -> list[int]:
+        """The batch as ints, each legal in its game; raise naming the first bad one.  Changes nothing."""
+        try:
+            arr = np.asarray(actions)
+        except ValueError as exc:  # ragged nesting
+            raise ValueError(f"actions must be a sequence of {self.num_envs} integers: {exc}") from None
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype == object:
+            ints = [as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())]
+        elif np.issubdtype(arr.dtype, np.integer):
+            ints = arr.tolist()
+        else:
+            raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
+        for i, (m, a) in enumerate(zip(self.matches, ints, strict=True)):
+            try:
+                m.check(a)
+            except IllegalActionError as exc:
+                raise type(exc)(f"actions[{i}] (game {i}): {exc}; no game was stepped") from None
+        return ints
+
     def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         if seed is not None:
-            self._seed = seed
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+            self._seed = int(seed)
+            self._episodes[:] = 0  # the learner-seat rotation restarts too: a seeded reset determines everything
         batch = self._empty_batch()
         infos: list[dict[str, Any]] = []
         self._pending[:] = 0
@@ -187,17 +220,20 @@ class CarcassonneVectorEnv:
             batch = self._batch.observe_acting()
             self.seats[:] = [m.player for m in self.matches]
         infos = [{"seat": int(s)} for s in self.seats.tolist()]
-        self._obs = batch
+        self._publish(batch)
         return batch, infos
+
+    def _publish(self, batch: dict[str, np.ndarray]) -> None:
+        for a in batch.values():
+            a.flags.writeable = False
+        self._obs = batch
 
     def step(
         self, actions: np.ndarray | list[int]
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        actions = self._checked_actions(actions)  # the whole batch, before any game moves
         if self._batched:
             return self._step_batched(actions)
         rewards = self._pending
@@ -207,7 +243,7 @@ class CarcassonneVectorEnv:
         infos: list[dict[str, Any]] = []
         for i in range(self.num_envs):
             m = self.matches[i]
-            rewards[i] += m.step(int(actions[i]))
+            rewards[i] += m.step(actions[i])
             self._lengths[i] += 1
             self._advance(i, rewards[i])
             info: dict[str, Any] = {}
@@ -228,27 +264,14 @@ class CarcassonneVectorEnv:
             if view.dropped:
                 info["actions_out_of_range"] = view.dropped
             infos.append(info)
-        self._obs = batch
+        self._publish(batch)
         return batch, rewards, dones, infos
 
     def _step_batched(
-        self, actions: np.ndarray
+        self, actions: list[int]
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Self-play on the compiled engine: one kernel call for the whole batch."""
-        assert self._obs is not None
-        if actions.dtype.kind in "iu" or (actions.dtype.kind == "f" and np.array_equal(actions, np.floor(actions))):
-            acts = actions.astype(np.int64)
-        else:
-            raise IllegalActionError(f"actions must be integers, got {actions.dtype} values {actions[:4]}")
-        mask = self._obs["action_mask"]
-        ok = (acts >= 0) & (acts < mask.shape[1])
-        ok[ok] = mask[np.flatnonzero(ok), acts[ok]] != 0
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise IllegalActionError(
-                f"game {i}: action {int(acts[i])} is not legal for seat {int(self.seats[i])} "
-                f"(legal: {int(mask[i].sum())} action(s), see the action mask); no game was stepped"
-            )
+        acts = np.asarray(actions, dtype=np.int64)
         batch, rewards64, dones, final, eplen, seats = self._batch.step(acts)
         rewards = rewards64.astype(np.float32)
         self.seats[:] = seats
