@@ -22,6 +22,7 @@ other options runs on the Python engine.
 
 from __future__ import annotations
 
+import inspect
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet, ruleset
-from ..core.expansion import overrides
+from ..core.expansion import Expansion, overrides
 from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, EDGE_CODES, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from ..expansions import part
@@ -37,12 +38,16 @@ from .support import PARAMETERS, FastSupport
 
 # ---------------------------------------------------------------- coverage
 
-_HOOKS = (
-    "setup", "build_bag", "placement_veto", "after_placement", "follower_spots", "blocks_completion",
-    "extra_completions", "score_items", "on_completed", "on_scored", "building_target", "field_cities",
-    "feature_size", "extra_completed", "next_player", "followers_held", "final_scoring", "stages",
+_CONFIG_TIME = ("check_config", "claims", "new_state")
+_HOOKS = tuple(
+    name for name, value in vars(Expansion).items()
+    if inspect.isfunction(value) and not name.startswith("_") and name not in _CONFIG_TIME
 )  # fmt: skip
-"""The hooks that change what happens in a game (config-time and state hooks are not listed)."""
+"""The hooks that change what happens in a game: every public method of
+:class:`~carc_env.core.expansion.Expansion` but the config-time ones, so that a
+hook the core gains later (``placement_links``, ``score_override``,
+``defers_scoring``...) keeps a plug-in overriding it on the Python engine
+until its fast part lists it."""
 
 
 def _support(key: str) -> FastSupport | None:
@@ -205,6 +210,18 @@ def _channel(names: list[str], name: str) -> int:
         raise ValueError(f"observation channel {name!r} not found; the encoder's layout changed") from None
 
 
+def _expect(ok: bool, what: str) -> None:
+    """A consistency check between the kernels and the Python layers they mirror (a real check, so that it
+    holds under ``python -O``): a failure is a bug of this package, never of the caller's input."""
+    if not ok:
+        raise RuntimeError(f"carc_env.fast cannot build its tables: {what}")
+
+
+def _expect_channel(names: list[str], index: int, name: str) -> None:
+    got = names[index] if 0 <= index < len(names) else None
+    _expect(got == name, f"observation channel {index} is {got!r}, expected {name!r}; the encoder's layout changed")
+
+
 def build_layout(options: Any) -> Layout:
     """Tables of validated env options (the caller checks :func:`coverage` first)."""
     rules = ruleset(options.game_config())
@@ -223,8 +240,9 @@ def build_layout(options: Any) -> Layout:
     ch_mine = _channel(names, "mine_N")
     ch_others = _channel(names, "others_N")
     for s in range(4):
-        assert names[ch_complete + s] == f"complete_{sides[s]}" and names[ch_mine + s] == f"mine_{sides[s]}"
-        assert names[ch_others + s] == f"others_{sides[s]}"
+        _expect_channel(names, ch_complete + s, f"complete_{sides[s]}")
+        _expect_channel(names, ch_mine + s, f"mine_{sides[s]}")
+        _expect_channel(names, ch_others + s, f"others_{sides[s]}")
     ch_cb = _channel(names, "complete_building")
     ch_fm = _channel(names, "field_mine")
     ch_fo = _channel(names, "field_others")
@@ -304,7 +322,9 @@ def build_layout(options: Any) -> Layout:
     P[P_MAXSEG] = S
     P[P_TILE_N] = codec.tile_range.size
     P[P_FOL_START] = codec.follower_range.start
-    assert codec.follower_range.size == S + 1 and codec.tile_range.start == 0
+    _expect(codec.follower_range.size == S + 1 and codec.tile_range.start == 0,
+            f"the codec's layout changed: follower range {codec.follower_range.size} (expected {S + 1}), "
+            f"tile range from {codec.tile_range.start} (expected 0)")
     P[P_NACT] = codec.n
     P[P_TOTAL] = max(1, total)
     P[P_START_T] = start_t
@@ -323,7 +343,7 @@ def build_layout(options: Any) -> Layout:
     P[P_RIVER_TOTAL] = params.get("river_tiles", 1)
     P[P_CH_RIVER_END] = params.get("ch_river_end", -1)
     P[P_G_RIVER] = params.get("g_river_tiles_left", -1)
-    assert EDGE_CODES["I"] == RIVER_EDGE
+    _expect(EDGE_CODES["I"] == RIVER_EDGE, f"the river edge code changed ({EDGE_CODES['I']}, kernels use {RIVER_EDGE})")
     P[P_CH_COMPLETE] = ch_complete
     P[P_CH_COMPLETE_B] = ch_cb
     P[P_CH_MINE] = ch_mine
@@ -340,12 +360,13 @@ def build_layout(options: Any) -> Layout:
     P[P_CH_BNB] = _channel(names, "building_neighbours")
     P[P_NCH] = encoder.n_channels
     for i in range(n):
-        assert names[P[P_CH_FOLLOWERS] + i] == f"followers_p{i}"
+        _expect_channel(names, P[P_CH_FOLLOWERS] + i, f"followers_p{i}")
     for k, kind in enumerate(("city", "road", "field", "building")):
-        assert names[P[P_CH_FKIND] + k] == f"follower_on_{kind}"
+        _expect_channel(names, P[P_CH_FKIND] + k, f"follower_on_{kind}")
     for s in range(4):
-        assert names[P[P_CH_LEGAL] + s] == f"legal_r{s}"
-        assert names[P[P_CH_OPEN] + s] == f"open_{sides[s]}" and names[P[P_CH_SIZE] + s] == f"size_{sides[s]}"
+        _expect_channel(names, P[P_CH_LEGAL] + s, f"legal_r{s}")
+        _expect_channel(names, P[P_CH_OPEN] + s, f"open_{sides[s]}")
+        _expect_channel(names, P[P_CH_SIZE] + s, f"size_{sides[s]}")
     P[P_G_DRAWN] = gnames.index(f"drawn_tile_{tiles[0].id}")
     P[P_G_PLACED] = gnames.index(f"placed_tile_{tiles[0].id}")
     P[P_G_PLACED_ROT] = gnames.index("placed_rotation_0")
@@ -382,8 +403,12 @@ def build_layout(options: Any) -> Layout:
     F = np.zeros(F_LEN, dtype=np.float64)
     F[F_REWARD_SCALE] = float(options.reward_scale)
     F[F_INV_FOLLOWERS] = 1.0 / options.followers
-    assert encoder.static_table.shape == (nt, 4, encoder.n_static)
-    assert rules.compat.shape[1] == N_PATTERNS
+    _expect(encoder.static_table.shape == (nt, 4, encoder.n_static),
+            f"the encoder's static table has shape {encoder.static_table.shape}, expected {(nt, 4, encoder.n_static)}")
+    _expect(rules.compat.shape[1] == N_PATTERNS,
+            f"the compatibility table has {rules.compat.shape[1]} patterns, the kernels {N_PATTERNS}")
+    # The kernels leave the windows tensor zero: no covered plug-in declares windows columns.
+    _expect(not encoder.window_names, f"windows columns {encoder.window_names} are not computed by the kernels")
     tables = Tables(
         tile=tile, compat=np.ascontiguousarray(rules.compat), static=np.ascontiguousarray(encoder.static_table),
         inv32=inv32, P=P, F=F,
