@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _state import game_state
 
-from carc_env.core import Game, GameConfig, Pass, PlaceFollower, PlaceTile
+from carc_env.core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
 from carc_env.core.record import RecordError, replay, to_record
 from carc_env.env.differential import Mismatch, compare_batch, compare_game
 from carc_env.env.match import Match
@@ -236,3 +237,119 @@ def test_random_play_kernel_plays_games_the_reference_replays(batches):
             assert stats["games"] == 1 and stats["decisions"] >= 60 and stats["max_legal"] >= 1
             assert fast.over(0) and fast.seeds[0] == seed
             assert replay(fast.record(0)).scores == fast.scores(0)
+
+
+# ----------------------------------------------------------------- after #12 / #13 / #14: the same contracts
+def test_forced_and_seeded_games_build_the_identical_reference_state(batches):
+    """The reference Game always shuffles its bag, even when a draw order is forced (so its generator
+    is in the same state either way): the compiled engine's reference game (rebuilt from its seed, its
+    forced order and its actions) equals the Python engine's, generator included, for seeded, forced
+    and seedless games."""
+    opts, fast = batches({"expansions": ("river2",)})
+    order = ["BA-E", "R2-fork", "R2-lake-volcano", "BA-U", "BA-V", "BA-E", "BA-K"]
+    for seed, forced in ((4, None), (5, order), (None, None), (None, order)):
+        ref = Match(opts)
+        ref.reset(seed, forced)
+        fast.reset(0, ref.game.seed, forced)
+        assert isinstance(fast.seeds[0], int) and fast.seeds[0] == ref.game.seed
+        rng = np.random.default_rng(0)
+        while not ref.game.over and len(ref.game.history) < 12:
+            a = int(rng.choice(np.flatnonzero(ref.mask())))
+            assert ref.step(a) == fast.step_game(0, a)
+        assert game_state(fast.game(0)) == game_state(ref.game)
+
+
+def test_a_seedless_reset_gets_a_concrete_seed_whose_record_replays(batches):
+    opts, _ = batches({})
+    fresh = FastBatch(opts, 1)  # no seed stream yet
+    fresh.reset(0)
+    seed = fresh.seeds[0]
+    assert isinstance(seed, int) and seed >= 0
+    assert fresh.draw_order(0) == Game(opts.game_config(), seed=seed).draw_order
+    fresh.step_game(0, int(np.flatnonzero(fresh.mask(0))[0]))
+    record = fresh.record(0)
+    assert record["seed"] == seed and replay(record).history == fresh.game(0).history
+
+
+def test_windows_tensor_is_the_encoders_shape_and_zero(batches):
+    """#13 moved the windows columns into the plug-ins: no covered plug-in declares any, so the tensor
+    stays (players, 12) zeros on both engines (byte equality is checked by every compare_game)."""
+    for kw in ({}, {"num_players": 5, "expansions": ("river2", "king_robber")}):
+        opts, fast = batches(kw)
+        enc = fast.layout.encoder
+        assert enc.window_names == [] and enc.windows_shape == (opts.num_players, 12)
+        fast.reset(0, 1)
+        obs = fast.observe(0, 0)
+        assert obs["windows"].shape == enc.windows_shape and not obs["windows"].any()
+
+
+def test_apply_checks_types_like_the_reference(batches):
+    """FastBatch.apply (records, replays) refuses what Game.apply refuses, with its words, and changes nothing."""
+    opts, fast = batches({})
+    fast.reset(0, 2)
+    ref = Game(opts.game_config(), seed=2)
+    legal = ref.legal_actions()[0]
+    for bad in (PlaceTile(float(legal.x), legal.y, legal.rotation), PlaceTile(legal.x, legal.y, True),
+                PlaceTile(str(legal.x), legal.y, legal.rotation), PlaceTile(None, legal.y, legal.rotation), PlaceFollower(1.0), None, 3):
+        before = [a[0].copy() for a in fast.state]
+        with pytest.raises(ActionTypeError) as got:
+            fast.apply(0, bad)
+        with pytest.raises(ActionTypeError) as want:
+            ref.apply(bad)
+        assert str(got.value) == str(want.value)
+        assert all(np.array_equal(a, b) for a, b in zip(before, (a[0] for a in fast.state), strict=True))
+    with pytest.raises(IllegalActionError, match="not legal"):
+        fast.apply(0, PlaceTile(10**30, 0, 0))  # far beyond any board (and int64)
+    fast.apply(0, legal)
+    ref.apply(legal)
+    assert fast.game(0).history == ref.history
+
+
+def test_batched_step_refuses_floats_and_bad_shapes(batches):
+    opts, _ = batches({})
+    fast = FastBatch(opts, 3)
+    for g in range(3):
+        fast.reset(g, g, prepare_next=True)
+    acts = np.array([int(np.flatnonzero(fast.mask(g))[0]) for g in range(3)])
+    before = [a.copy() for a in fast.state]
+    for bad, err in ((acts.astype(np.float64), ActionTypeError), (acts > 0, ActionTypeError),
+                     (acts[:2], ValueError), (np.array([acts[0], -1, acts[2]]), IllegalActionError),
+                     (np.array([acts[0], acts[1], 2**40]), IllegalActionError)):
+        with pytest.raises(err):
+            fast.step(bad)
+        assert all(np.array_equal(a, b) for a, b in zip(before, fast.state, strict=True))
+    fast.step(acts.astype(np.int32))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: dict(r, actions=None),
+        lambda r: dict(r, actions=[*r["actions"][:2], 7]),
+        lambda r: dict(r, scores=None),
+        lambda r: dict(r, scores=["1", 2]),
+        lambda r: dict(r, format="other"),
+        lambda r: dict(r, version=2),
+        lambda r: {k: v for k, v in r.items() if k != "draw_order"},
+        lambda r: dict(r, config="base"),
+        lambda r: dict(r, seed=-1),
+        lambda r: dict(r, seed="3"),
+        lambda r: dict(r, draw_order=[*r["draw_order"][:3], "XX-9"]),
+        lambda r: dict(r, draw_order=5),
+        lambda r: [r],
+    ],
+)
+def test_malformed_records_are_refused_like_the_reference_and_change_nothing(batches, change):
+    opts, fast = batches({})
+    record = change(to_record(_random_python_game(opts.game_config(), 8)))
+    fast.reset(0, 4)
+    fast.step_game(0, int(np.flatnonzero(fast.mask(0))[0]))
+    before = ([a[0].copy() for a in fast.state], fast.seeds[0], fast.draw_orders[0], fast.record(0))
+    with pytest.raises(RecordError) as got:
+        fast.replay(0, record)
+    with pytest.raises(RecordError) as want:
+        replay(record)
+    if "config" not in str(want.value) and "draw order" not in str(want.value):
+        assert str(got.value) == str(want.value)  # the record's own checks: the same words
+    after = ([a[0].copy() for a in fast.state], fast.seeds[0], fast.draw_orders[0], fast.record(0))
+    assert all(np.array_equal(a, b) for a, b in zip(before[0], after[0], strict=True)) and before[1:] == after[1:]

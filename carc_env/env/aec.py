@@ -377,6 +377,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._zero_mask = np.zeros(codec.n, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickled arrays come back writable: the masks in the infos are handed out read-only again
+        self.__dict__.update(state)
+        self._zero_mask.flags.writeable = False
+        for info in getattr(self, "infos", {}).values():
+            for v in info.values():
+                if isinstance(v, np.ndarray):
+                    v.flags.writeable = False
+
     # ------------------------------------------------------------------ public helpers
     @property
     def game(self) -> Game:
@@ -439,12 +448,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self._seat.get(agent) if isinstance(agent, str) else None
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() before observe()")
         return self.match.observe(seat)
 
     def last(self, observe: bool = True) -> tuple:
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() (successfully) before last()")
         return super().last(observe)
 
@@ -508,7 +517,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         view = self.match.view()
         mask = view.mask
         if not mask.any():  # pragma: no cover - an engine/codec bug, never user input
-            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.game.phase!r} (engine/codec bug)")
+            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.phase!r} (engine/codec bug)")
         info: dict[str, Any] = {"action_mask": mask}
         if view.outside:
             info["placements_outside_window"] = view.outside
@@ -528,7 +537,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
             return None
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() before render()")
         from ..render import render_image, render_text
 

@@ -8,10 +8,20 @@ identically (``tests/test_fast_differential.py``); ``match.engine`` says
 which one runs (``"numba"`` or ``"python"``) and ``match.engine_reason`` why
 the Python engine runs when it does.
 
+``FastMatch`` keeps every contract of ``Match``, with the same errors and
+messages (``tests/test_env_reliability.py``, ``tests/test_fuzz.py`` run on both
+engines): ``check``/``step`` take integers only (:func:`carc_env.core.as_index`)
+and refuse an illegal index before anything changes; the observation and mask
+arrays it hands out are read-only; ``reset`` checks the seed and builds the
+draw order before it changes anything, so a failing reset leaves the match
+(seed stream included) as it was.
+
 ``FastMatch.game`` is the reference :class:`~carc_env.core.Game` of the
 running game, rebuilt on demand by replaying the game's actions through the
 Python engine (what rendering, action text conversion and search-based
-baselines read); the stepping itself never touches it.
+baselines read); once built it follows every later step of that game.  The
+stepping never needs it: the envs read the cheap accessors ``started``,
+``phase``, ``over``, ``player`` and ``scores`` instead.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from gymnasium import spaces
 
 from ..core import Game, IllegalActionError, as_index
 from ..fast import select_engine
-from .match import Match
+from .match import Match, _freeze
 from .options import EnvOptions
 
 
@@ -61,6 +71,13 @@ class FastMatch:
         self._started = False
         self._obs: dict[int, dict[str, np.ndarray]] = {}
         self._obs_version: tuple[int, int] = (-1, -1)
+        self._no_actions = np.zeros(self.codec.n, dtype=np.int8)  # the mask once the game is over
+        self._no_actions.flags.writeable = False
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled arrays come back writable: hand out read-only ones again
+        self.__dict__.update(state)
+        _freeze(self._no_actions, *(a for obs in self._obs.values() for a in obs.values()))
 
     # ------------------------------------------------------------------ state
     @property
@@ -69,11 +86,22 @@ class FastMatch:
         return self.batch.game(self.g) if self._started else None
 
     @property
+    def started(self) -> bool:
+        """Whether a game has been started (``reset`` succeeded once)."""
+        return self._started
+
+    @property
+    def phase(self) -> str:
+        """The current decision phase (``"game_over"`` at the end)."""
+        return self.batch.phase(self.g)
+
+    @property
     def over(self) -> bool:
         return self.batch.over(self.g)
 
     @property
     def player(self) -> int:
+        """The deciding seat."""
         return self.batch.player(self.g)
 
     @property
@@ -85,10 +113,8 @@ class FastMatch:
         return self.batch.seeds[self.g]
 
     # ------------------------------------------------------------------ lifecycle
-    def next_seed(self, seed: int | None) -> int:
-        return self.batch.next_seed(self.g, seed)
-
     def reset(self, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
+        """Start a new game; on any error (bad seed, bad draw order) the match is unchanged."""
         self.batch.reset(self.g, seed, draw_order, prepare_next=prepare_next)
         self._started = True
 
@@ -100,9 +126,9 @@ class FastMatch:
         return self.observe(self.batch.player(self.g))
 
     def mask(self) -> np.ndarray:
-        """The deciding seat's legal-action mask (int8; shared with its observation, do not modify)."""
+        """The deciding seat's legal-action mask (int8, read-only: ``step`` validates against it)."""
         obs = self._acting_obs()
-        return obs["action_mask"] if obs is not None else np.zeros(self.codec.n, dtype=np.int8)
+        return obs["action_mask"] if obs is not None else self._no_actions
 
     def outside(self) -> int:
         return self.batch.outside(self.g)
@@ -149,14 +175,20 @@ class FastMatch:
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
-        """Observation of the current state for absolute ``seat`` (cached until the next step)."""
+        """Observation of the current state for absolute ``seat`` (cached until the next step; every
+        array read-only, so a caller cannot change what the next ``observe`` returns)."""
+        if not self._started:
+            raise RuntimeError("the match has not been reset; call reset() before observe()")
         version = self.batch.version(self.g)
         if version != self._obs_version:
             self._obs = {}
             self._obs_version = version
         obs = self._obs.get(seat)
         if obs is None:
-            obs = self._obs[seat] = self.batch.observe(self.g, seat)
+            obs = self.batch.observe(self.g, seat)
+            for a in obs.values():
+                a.flags.writeable = False
+            self._obs[seat] = obs
         return obs
 
     def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:

@@ -182,7 +182,12 @@ class CarcassonneVectorEnv:
 
     # ------------------------------------------------------------------ API
     def _checked_actions(self, actions: Any) -> list[int]:
-        """The batch as ints, each legal in its game; raise naming the first bad one.  Changes nothing."""
+        """The batch as ints, each legal in its game; raise naming the first bad one.  Changes nothing.
+
+        Each game's own ``check`` says what is wrong (the same words on both engines).  On the batched
+        compiled path the legality of the whole batch is first looked up at once in the published masks
+        (the acting seats' masks, read-only, what each game's ``check`` reads too), so only a bad action
+        costs a per-game check."""
         try:
             arr = np.asarray(actions)
         except ValueError as exc:  # ragged nesting
@@ -195,11 +200,20 @@ class CarcassonneVectorEnv:
             ints = arr.tolist()
         else:
             raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
-        for i, (m, a) in enumerate(zip(self.matches, ints, strict=True)):
+        suspects: Any = range(self.num_envs)
+        if self._batched and self._obs is not None:
+            mask = self._obs["action_mask"]
+            n = mask.shape[1]
+            vals = np.array([a if 0 <= a < n else -1 for a in ints], dtype=np.int64)
+            legal = (vals >= 0) & (mask[np.arange(self.num_envs), np.maximum(vals, 0)] != 0)
+            suspects = np.flatnonzero(~legal)[:1].tolist()
+        for i in suspects:
             try:
-                m.check(a)
+                self.matches[i].check(ints[i])
             except IllegalActionError as exc:
                 raise type(exc)(f"actions[{i}] (game {i}): {exc}; no game was stepped") from None
+        if self._batched and suspects:  # pragma: no cover - the published mask and the game disagree: a bug
+            raise RuntimeError(f"actions[{suspects[0]}]: the published mask and game {suspects[0]}'s check disagree")
         return ints
 
     def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
@@ -222,6 +236,11 @@ class CarcassonneVectorEnv:
         infos = [{"seat": int(s)} for s in self.seats.tolist()]
         self._publish(batch)
         return batch, infos
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._obs is not None:  # unpickled arrays come back writable
+            self._publish(self._obs)
 
     def _publish(self, batch: dict[str, np.ndarray]) -> None:
         for a in batch.values():
@@ -270,7 +289,7 @@ class CarcassonneVectorEnv:
     def _step_batched(
         self, actions: list[int]
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        """Self-play on the compiled engine: one kernel call for the whole batch."""
+        """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already)."""
         acts = np.asarray(actions, dtype=np.int64)
         batch, rewards64, dones, final, eplen, seats = self._batch.step(acts)
         rewards = rewards64.astype(np.float32)
@@ -288,7 +307,7 @@ class CarcassonneVectorEnv:
         outside = self._batch.outside_all()
         for i in np.flatnonzero(outside).tolist():
             infos[i]["placements_outside_window"] = int(outside[i])
-        self._obs = batch
+        self._publish(batch)  # fresh arrays each step, handed out read-only like the Python path's
         return batch, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

@@ -32,6 +32,7 @@ many threads over disjoint ranges of games.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -39,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
-from ..core.actions import parse_basic
+from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
+from ..core.actions import checked_action, parse_basic
 from . import kernels as K
 from .tables import (
     HIST_W,
@@ -57,6 +58,8 @@ from .tables import (
     Layout,
     build_layout,
 )
+
+_COORD_LIMIT = 1 << 40
 
 
 def alloc_state(lay: Layout, G: int) -> K.State:
@@ -130,17 +133,21 @@ class FastBatch:
         self.encoder = self.layout.encoder
 
     # ------------------------------------------------------------------ seeds and bags
-    def next_seed(self, g: int, seed: int | None) -> int:
-        """Match.next_seed for game g's stream."""
+    def _seed_stream(self, g: int, seed: Any) -> tuple[int, np.random.Generator]:
+        """The game seed of a reset of game g and its seed stream after it, without changing anything
+        (``Match``'s rule: ``seed`` itself and a new stream, else the next seed of the last stream)."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-            self._seed_rngs[g] = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
-            return int(seed)
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+            return int(seed), np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
         rng = self._seed_rngs[g]
-        if rng is None:
-            rng = self._seed_rngs[g] = np.random.default_rng()
-        return int(rng.integers(2**62))
+        stream = np.random.default_rng() if rng is None else copy.deepcopy(rng)
+        return int(stream.integers(2**62)), stream
+
+    def next_seed(self, g: int, seed: int | None) -> int:
+        """The game seed of game g's next reset; its seed stream moves on (Match's seed rule)."""
+        s, self._seed_rngs[g] = self._seed_stream(g, seed)
+        return s
 
     def bag_of(self, seed: int) -> np.ndarray:
         """The draw order (after the start tile) ``Game(config, seed=seed)`` shuffles: same generator, same call."""
@@ -165,14 +172,20 @@ class FastBatch:
         self.state.gi[g, K.G_NEXTBAG_N] = len(bag)
 
     def reset(self, g: int, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
-        """Start game g (seed semantics of Match.reset); ``prepare_next`` readies its auto-reset successor."""
-        s = self.next_seed(g, seed)
+        """Start game g (seed semantics of Match.reset); ``prepare_next`` readies its auto-reset successor.
+
+        The seed is checked and the draw order built (a forced one validated by the reference ``Game``)
+        before anything changes: a reset that raises leaves game g, its seed stream included, as it was."""
+        s, stream = self._seed_stream(g, seed)
         bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
+        order = None if draw_order is None else list(draw_order)
+        # nothing raises from here on
+        self._seed_rngs[g] = stream
         self._load_next(g, bag)
         K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
         self._vers[g] += 1
         self.seeds[g] = s
-        self.draw_orders[g] = None if draw_order is None else list(draw_order)
+        self.draw_orders[g] = order
         self._shadow[g] = None
         self._next_seeds[g] = None
         if prepare_next:
@@ -205,10 +218,21 @@ class FastBatch:
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
     ) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game.  Returns ``(obs, rewards float64 (G, P), dones, final_scores, episode_lengths,
-        seats)``; ``obs`` (acting seat of each game) is None without ``observe``.  The caller checks the
-        actions against the masks first; an illegal one raises here and its game is left unchanged."""
+        seats)``; ``obs`` (acting seat of each game) is None without ``observe``.
+
+        Ill-typed or out-of-range actions raise before any game moves; the legality of each action is
+        the caller's to check against the masks first (the vector env does, for the whole batch): an
+        illegal one found by the kernels raises after the other games moved, its own game unchanged."""
         G, n = self.num_games, self.num_players
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        arr = np.asarray(actions)
+        if arr.shape != (G,):
+            raise ValueError(f"actions must have shape ({G},), got {arr.shape}")
+        if arr.dtype.kind not in "iu":  # never truncate floats (or bools) into actions
+            raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}")
+        if ((arr < 0) | (arr >= self.codec.n)).any():
+            g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
+            raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
+        actions = np.ascontiguousarray(arr, dtype=np.int64)
         rewards = np.zeros((G, n), dtype=np.float64)
         dones = np.zeros(G, dtype=np.bool_)
         final = np.zeros((G, n), dtype=np.int64)
@@ -276,30 +300,44 @@ class FastBatch:
 
     # ------------------------------------------------------------------ one game
     def step_game(self, g: int, action: int) -> list[float]:
-        """Apply flat ``action`` in game g (no auto-reset); the rewards of every seat."""
+        """Apply flat ``action`` (an integer) in game g (no auto-reset); the rewards of every seat.
+        An illegal action raises IllegalActionError and leaves the game as it was."""
+        action = as_index(action, "an action")
+        if self.over(g):
+            raise IllegalActionError(f"action {action}: the game is over; no action is legal")
+        if not 0 <= action < self.codec.n:
+            raise IllegalActionError(f"action {action} is outside the action space 0..{self.codec.n - 1}")
         r = self._scratch_rewards
+        if not K.step_one(self.tables, self.state, g, -1, action, 0, 0, r):
+            raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
         self._vers[g] += 1
-        if not K.step_one(self.tables, self.state, g, -1, int(action), 0, 0, r):
-            raise IllegalActionError(f"action {int(action)} is not legal in phase {self.phase(g)!r} (see the mask)")
         if self._shadow[g] is not None:
             self._sync(g)
         return r[: self.num_players].tolist()
 
     def apply(self, g: int, action: PlaceTile | PlaceFollower | Pass) -> list[float]:
-        """Apply a core action (absolute coordinates) in game g; the rewards of every seat."""
-        r = self._scratch_rewards
+        """Apply a core action (absolute coordinates) in game g; the rewards of every seat.
+
+        Checked like ``Game.apply``: the action's field types first (``ActionTypeError``), then its
+        legality (``IllegalActionError``); a refused action leaves the game as it was."""
+        if self.over(g):
+            raise IllegalActionError("the game is over; no action is legal")
+        action = checked_action(action)
         t = type(action)
         if t is PlaceTile:
-            args = (0, int(action.x), int(action.y), int(action.rotation))
+            args = (0, action.x, action.y, action.rotation)
         elif t is PlaceFollower:
-            args = (1, int(action.segment), 0, 0)
+            args = (1, action.segment, 0, 0)
         elif t is Pass:
             args = (2, 0, 0, 0)
         else:
             raise IllegalActionError(f"the compiled engine has no action {action!r}")
-        self._vers[g] += 1
+        if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        r = self._scratch_rewards
         if not K.step_one(self.tables, self.state, g, *args, r):
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        self._vers[g] += 1
         if self._shadow[g] is not None:
             self._sync(g)
         return [float(v) for v in r[: self.num_players]]
@@ -352,33 +390,47 @@ class FastBatch:
     def replay(self, g: int, record: Any) -> None:
         """Load a JSON game record (written by either engine) into game g and replay its actions here.
 
-        Raises ``RecordError`` if the record is not of this configuration, names the first action that
-        does not replay, or if the replay ends with other scores than the record's."""
-        from ..core.record import FORMAT, VERSION, RecordError
+        Raises ``RecordError`` (the reference's checks and words, :func:`carc_env.core.record.check_record`)
+        if the record is malformed or not of this configuration, names the first action that does not
+        replay, or if the replay ends with other scores than the record's; game g is then left as it was."""
+        from ..core.record import RecordError, check_record
 
-        if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("version") != VERSION:
-            raise RecordError(f"not a carc_env game record of version {VERSION}")
-        for key in ("config", "seed", "draw_order", "actions"):
-            if key not in record:
-                raise RecordError(f"record has no {key!r}")
+        actions, scores = check_record(record)
         mine = self.layout.rules.config
         try:
             same = GameConfig.from_dict(record["config"]).key() == mine.key()
         except (ValueError, TypeError) as exc:
-            raise RecordError(f"record config is invalid: {exc}") from None
+            raise RecordError(f"record config, seed or draw order is invalid: {exc}") from None
         if not same:
             raise RecordError(f"the record's config {record['config']} is not this engine's {mine.to_dict()}")
+        saved = self._save(g)
         try:
-            self.reset(g, seed=record["seed"], draw_order=record["draw_order"])
-        except (ValueError, TypeError) as exc:
-            raise RecordError(f"record seed or draw order is invalid: {exc}") from None
-        for i, text in enumerate(record["actions"]):
             try:
-                self.apply(g, self._parse(g, text))
-            except IllegalActionError as exc:
-                raise RecordError(f"action {i} ({text!r}) does not replay: {exc}") from None
-        if "scores" in record and list(record["scores"]) != self.scores(g):
-            raise RecordError(f"replay ends with scores {self.scores(g)}, the record says {record['scores']}")
+                self.reset(g, seed=record["seed"], draw_order=record["draw_order"])
+            except (ValueError, TypeError) as exc:  # ConfigError is a ValueError
+                raise RecordError(f"record config, seed or draw order is invalid: {exc}") from None
+            for i, text in enumerate(actions):
+                try:
+                    self.apply(g, self._parse(g, text))
+                except IllegalActionError as exc:
+                    raise RecordError(f"action {i} ({text!r}) does not replay: {exc}") from None
+            if scores is not None and scores != self.scores(g):
+                raise RecordError(f"replay ends with scores {self.scores(g)}, the record says {scores}")
+        except BaseException:
+            self._restore(g, saved)
+            raise
+
+    def _save(self, g: int) -> tuple[Any, ...]:
+        """Everything of game g (state rows and Python-side fields), for :meth:`_restore`."""
+        rows = tuple(a[g].copy() for a in self.state)
+        return (rows, self.seeds[g], self.draw_orders[g], copy.deepcopy(self._seed_rngs[g]), self._next_seeds[g],
+                self._shadow[g])
+
+    def _restore(self, g: int, saved: tuple[Any, ...]) -> None:
+        rows, self.seeds[g], self.draw_orders[g], self._seed_rngs[g], self._next_seeds[g], self._shadow[g] = saved
+        for a, row in zip(self.state, rows, strict=True):
+            a[g] = row
+        self._vers[g] += 1  # observations cached meanwhile are stale
 
     def observe(self, g: int, seat: int) -> dict[str, np.ndarray]:
         """Observation of game g for absolute ``seat`` (fresh arrays)."""
