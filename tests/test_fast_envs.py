@@ -11,6 +11,7 @@ without opponents).  Engine selection, pickling and the no-Numba fallback
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -185,6 +186,54 @@ def test_engine_selection():
         make_env(engine="numba", expansions=("shrines",))
     with pytest.raises(ConfigError, match="option engine must be one of"):
         make_env(engine="cython")
+
+
+@pytest.mark.parametrize("expansions", [("stained_glass",), ("royal_gateways",), ("sagrada_familia",),
+                                        ("river2", "king_robber", "stained_glass")])
+def test_expansions_without_compiled_rules_run_on_the_python_engine_and_say_why(expansions):
+    """#13's and #14's plug-ins have no fast part: their configurations select the Python engine with
+    a reason naming the plug-in, in every env, and engine='numba' refuses them."""
+    key = expansions[-1]
+    why = f"expansion {key!r} has no compiled rules (its plug-in has no fast part)"
+    raw = make_env(expansions=expansions).unwrapped
+    assert (raw.engine, raw.engine_reason) == ("python", why)
+    venv = CarcassonneVectorEnv(2, expansions=expansions)
+    assert (venv.engine, venv.engine_reason, venv._batch) == ("python", why, None)
+    gym = CarcassonneGymEnv(expansions=expansions)
+    assert gym.aec.engine == "python"
+    raw.reset(seed=1)
+    raw.step(int(np.flatnonzero(raw.match.mask())[0]))  # and it plays
+    with pytest.raises(ConfigError, match=re.escape(f"engine='numba' cannot run this configuration: {why}")):
+        make_env(engine="numba", expansions=expansions)
+
+
+def test_stepping_never_rebuilds_the_reference_game():
+    """The envs read the compiled match's cheap accessors (over, player, scores, phase) while stepping;
+    the reference game is rebuilt only when someone reads ``.game`` (a greedy opponent, a render)."""
+    e = make_env(engine="numba", num_players=3)
+    e.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    raw = e.unwrapped
+    assert raw.match.over and raw.match.batch._shadow[0] is None
+    gym = CarcassonneGymEnv(engine="numba", num_players=3, opponents=RandomPolicy(seed=1))
+    obs, _ = gym.reset(seed=4)
+    done = False
+    while not done:
+        obs, _, done, _, _ = gym.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert gym.aec.match.batch._shadow[0] is None
+    venv = CarcassonneVectorEnv(3, engine="numba", opponents=RandomPolicy(seed=1))
+    obs, _ = venv.reset(seed=5)
+    for _ in range(200):
+        obs, *_ = venv.step([int(rng.choice(np.flatnonzero(m))) for m in obs["action_mask"]])
+    assert venv._batch._shadow == [None] * 3
+    greedy = CarcassonneGymEnv(engine="numba", opponents=GreedyPolicy(seed=1), learner_seat=1)
+    obs, _ = greedy.reset(seed=4)  # seat 0 (greedy) moves first and reads env.game (its one-ply scan)
+    greedy.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    batch = greedy.aec.match.batch
+    assert batch._shadow[0] is not None and batch._shadow[0].history == batch.actions(0)  # built, and it follows
 
 
 def test_compiled_env_pickles_mid_game():
