@@ -102,7 +102,11 @@ def _float(text: str, what: str, lo: float | None = None, hi: float | None = Non
 
 
 def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
-    eps = _float(arg, f"player 'greedy:{arg}': epsilon", 0.0, 1.0) if arg else 0.0
+    eps = (
+        _float(arg, f"player 'greedy:{arg}': greedy:EPS needs a number 0 <= EPS <= 1 (the chance of a random move)", 0.0, 1.0)
+        if arg
+        else 0.0
+    )
     return GreedyPolicy(epsilon=eps, seed=seed)
 
 

@@ -31,13 +31,15 @@ from .policy import obs_to_tensors, pad_placements, shapes_from_env, with_action
 
 @dataclass
 class PPOConfig:
+    # Defaults = configs/default.yaml (tests/test_agents.py keeps them equal), so a config that
+    # leaves a key out gets the value of the documented default run.
     num_envs: int = 16
     steps_per_update: int = 1024  # learner decisions per update (over all games)
-    epochs: int = 4
+    epochs: int = 3
     minibatch: int = 256
-    lr: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
+    lr: float = 3e-3
+    gamma: float = 0.999
+    gae_lambda: float = 0.99
     clip: float = 0.2
     value_coef: float = 0.5
     entropy_coef: float = 0.01
@@ -55,12 +57,11 @@ class PPOConfig:
 
 
 class NetOpponent:
-    """A frozen (or the live) network playing greedily or by sampling."""
+    """A frozen (or the live) network; it always samples its actions."""
 
-    def __init__(self, net: PolicyNet, name: str, sample: bool = True) -> None:
+    def __init__(self, net: PolicyNet, name: str) -> None:
         self.net = net
         self.name = name
-        self.sample = sample
 
 
 class SelfPlayTrainer:
@@ -113,7 +114,11 @@ class SelfPlayTrainer:
             return self._live
         net = self._snapshot_nets.get(key)
         if net is None:
-            net = PolicyNet(self.shapes, self.cfg.net)
+            # Built lazily (and again after a resume, which does not store the built nets): the
+            # construction's random initialisation must not draw from the global torch generator,
+            # or every later sample would depend on when the net happened to be built.
+            with torch.random.fork_rng(devices=[]):
+                net = PolicyNet(self.shapes, self.cfg.net)
             net.load_state_dict(self.snapshots[key])
             net.eval()
             net = self._snapshot_nets[key] = NetOpponent(net, f"snapshot{key}")
@@ -261,6 +266,7 @@ class SelfPlayTrainer:
             buf["board"].append(batch.board[j])
             buf["globals"].append(batch.globs[j])
             buf["spots"].append(batch.spots[j])
+            buf["windows"].append(batch.windows[j])
             buf["place_index"].append(torch.from_numpy(obs[j]["place_index"]))
             buf["place_features"].append(torch.from_numpy(obs[j]["place_features"]))
             buf["mask"].append(batch.mask[j])
@@ -304,6 +310,7 @@ class SelfPlayTrainer:
         boards = torch.stack(buf["board"])
         globs = torch.stack(buf["globals"])
         spots = torch.stack(buf["spots"])
+        windows = torch.stack(buf["windows"])
         masks = torch.stack(buf["mask"])
         actions = torch.as_tensor(buf["action"])
         old_logp = torch.as_tensor(buf["logp"])
@@ -319,7 +326,7 @@ class SelfPlayTrainer:
                 mb = perm[start : start + c.minibatch]
                 p_idx, p_feat = pad_placements([buf["place_index"][k] for k in mb.tolist()],
                                                [buf["place_features"][k] for k in mb.tolist()])
-                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat)
+                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat, windows[mb])
                 ml = masked_logits(logits, masks[mb])
                 logp_all = torch.log_softmax(ml, dim=1)
                 logp = logp_all.gather(1, actions[mb, None]).squeeze(1)

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
+from _combos import builtin_expansions, combinations
 
 import carc_env  # noqa: F401  (registers the expansions)
 from carc_env.core import Game
-from carc_env.core.expansion import registry
 from carc_env.encoding import ActionCodec
 
-EXPANSIONS = tuple(sorted(k for k in registry() if k != "base"))
+EXPANSIONS = builtin_expansions()
 ALL = ("base", *EXPANSIONS)
-COMBOS = [c for r in range(len(EXPANSIONS) + 1) for c in itertools.combinations(EXPANSIONS, r)]
+COMBOS = combinations(EXPANSIONS)  # alone, pairs, all, a seeded sample of the rest (tests/_combos.py)
 SHOWCASE = [(k,) for k in EXPANSIONS] + [EXPANSIONS]
 OPTIONAL = ("follower", "count_leave", "count_deploy", "count_final")  # phases whose last entry is pass
 
@@ -28,9 +26,9 @@ def seed_quarters(game: Game, rng: np.random.Generator) -> None:
         return
     for p in range(game.num_players):
         for _ in range(int(rng.integers(1, 3))):
-            game.supply[p] -= 1
-            st["quarters"][int(rng.integers(4))][p] += 1
-    st["count"] = int(rng.integers(4))
+            game.take_follower(p)
+            st.quarters[int(rng.integers(4))][p] += 1
+    st.count = int(rng.integers(4))
     assert game.followers_conserved()
 
 

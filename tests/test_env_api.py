@@ -268,22 +268,38 @@ def test_package_level_names():
     assert carc_env.raw_env is aec.raw_env
 
 
-def test_every_channel_and_global_is_documented():
-    from carc_env.core.expansion import registry
-    from carc_env.encoding import extensions
-
-    doc = aec.__doc__ + extensions.__doc__
+def _documented(doc: str) -> list[re.Pattern]:
     patterns = []
     for m in re.finditer(r"``([A-Za-z0-9_{}]+)``", doc):
-        pat = re.sub(r"\\\{[^}]*\\\}", r"[A-Za-z0-9_-]+", re.escape(m.group(1)))
+        pat = re.sub(r"\\\{[^}]*\\\}", r"[A-Za-z0-9_+-]+", re.escape(m.group(1)))
         patterns.append(re.compile(pat + r"$"))
+    return patterns
+
+
+def test_every_channel_and_global_is_documented():
+    """The core's channels and globals in the env docstring, each plug-in's in its observe module."""
+    from carc_env.core.expansion import registry
+    from carc_env.expansions import part
+
+    core = _documented(aec.__doc__)
     everything = tuple(k for k in registry() if k != "base")
     for n, exps in ((2, ()), (5, ()), (3, everything)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # generic codecs of expansion phases
             e = raw_env(num_players=n, expansions=("base", *exps))
-        for name in e.channel_names + e.global_names:
-            assert any(p.match(name) for p in patterns), f"{name} is not documented in carc_env.env.aec"
+        enc = e.match.encoder
+        owned = {}
+        for exp in e.match.rules.expansions:
+            module = part(exp.KEY, "observe")
+            if module is None:
+                continue
+            ext = next(x for x in enc.extensions if type(x) is module.Observation)
+            for name in (*ext.static_channels, *ext.dynamic_channels, *ext.global_names, *ext.window_columns):
+                owned[name] = (exp.KEY, _documented(module.__doc__))
+        for name in e.channel_names + e.global_names + e.window_names:
+            key, patterns = owned.get(name, ("the core", core))
+            where = "carc_env.env.aec" if key == "the core" else f"the observe module of plug-in {key!r}"
+            assert any(p.match(name) for p in patterns), f"{name} is not documented in {where}"
     e = raw_env()
     assert len(e.channel_names) == 54 and len(e.global_names) == 92  # the counts the docstring gives
 
@@ -300,5 +316,6 @@ def test_wrapper_stack_is_the_classic_one():
         _ = e.agents
     e.reset(seed=0)
     assert e.agents == e.unwrapped.agents and e.agent_selection == e.unwrapped.agent_selection
-    with pytest.raises(AssertionError, match="action space"):
+    # a real check (not PettingZoo's assert, which python -O removes): see test_input_validation
+    with pytest.raises(IllegalActionError, match="outside the action space"):
         e.step(e.action_space(e.agent_selection).n)

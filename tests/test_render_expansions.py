@@ -11,9 +11,10 @@ from test_count import in_quarter, steal_setup
 from carc_env.core import Game, GameConfig, new_game
 from carc_env.encoding import ActionCodec
 from carc_env.expansions.count import BLACKSMITH, CASTLE, CATHEDRAL, MARKET
+from carc_env.expansions.count.draw import COUNT_COLOUR
+from carc_env.expansions.darmstadt.draw import ELEMENT_COLOUR
 from carc_env.render import cell_box, player_colour, render_image, render_text
 from carc_env.render.expansions import guests, status_lines
-from carc_env.render.image import COUNT_COLOUR, ELEMENT_COLOUR
 from carc_env.render.text import CELL_H, CELL_W, LABEL_W
 
 
@@ -31,22 +32,22 @@ def quarters_game() -> Game:
     in_quarter(g, CASTLE, 0)
     in_quarter(g, CASTLE, 2, 2)
     in_quarter(g, CATHEDRAL, 1, 3)
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     return g
 
 
 def test_text_header_names_holders_quarters_and_river():
     g = quarters_game()
     lines = _lines(render_text(g))
-    assert lines[2:11] == [
-        "King: nobody yet",
-        "Robber Baron: nobody yet",
+    assert lines[2:11] == [  # each plug-in's lines, in expansion order
         "Count on the market",
         "  castle: P0 x1, P2 x2",
         "  market (Count): -",
         "  blacksmith: -",
         "  cathedral: P1 x3",
         "Sent from the quarters: -",
+        "King: nobody yet",
+        "Robber Baron: nobody yet",
         "River: 11 tiles to place, open ends (3,-1)",
     ]
     # the number of expansion lines depends on the configuration only
@@ -108,7 +109,7 @@ def test_picture_shows_the_count_and_the_followers_in_quarters(tile_px):
     fx, fy = _gold_centre(a, block)
     assert fx > 0.5 and fy < 0.5  # the market is the north-east quarter
     for count, (east, south) in ((CASTLE, (False, False)), (BLACKSMITH, (False, True)), (CATHEDRAL, (True, True))):
-        g.ext["count"]["count"] = count
+        g.ext["count"].count = count
         fx, fy = _gold_centre(render_image(g, tile_px=tile_px, panel=False), block)
         assert (fx > 0.5, fy > 0.5) == (east, south), count
     left, top, right, bottom = block
@@ -158,3 +159,28 @@ def test_random_games_with_every_expansion_render(tile_px):
         g.apply(codec.decode(g, pick(g, codec, codec.mask(g), rng)))
         k += 1
     assert render_image(g, tile_px=tile_px).shape[2] == 3
+
+
+def test_a_plug_in_draws_a_block_in_the_side_panel():
+    from _toy_plugins.panel.draw import COLOUR
+
+    from carc_env.core import Game, GameConfig
+    from carc_env.core.expansion import Expansion, register, unregister
+    from carc_env.render import render_image
+
+    class PanelPlugin(Expansion):
+        KEY = "test_panel"
+        REQUIRES = ("base",)
+
+    view = (-1, 1, -1, 1)
+    plain = render_image(Game(GameConfig(2), seed=0), tile_px=32, view=view)
+    register(PanelPlugin, package="_toy_plugins.panel")
+    try:
+        img = render_image(Game(GameConfig(2, ("base", "test_panel")), seed=0), tile_px=32, view=view)
+    finally:
+        unregister("test_panel")
+    hits = np.argwhere((img == COLOUR).all(axis=2))
+    assert len(hits) == 40 * 30  # the whole block, once
+    panel_x = int(np.argmax((img[0] == (40, 45, 55)).all(axis=1)))  # the panel's background starts here
+    assert panel_x > 3 * 32 and hits[:, 1].min() > panel_x  # in the side panel, right of the board
+    assert img.shape[0] >= plain.shape[0] and not (plain == COLOUR).all(axis=2).any()

@@ -3,15 +3,33 @@
 Contract
 --------
 * ``Game(config, seed=..., draw_order=...)`` sets a game up; the same
-  ``(config, seed, draw_order, actions)`` always gives the same game.
+  ``(config, seed, draw_order, actions)`` always gives the same game.  The
+  game's one random generator (``game.rng``) shuffles the bag at setup, and
+  plug-ins may draw from it during play (the Stained Glass token bag): it is
+  in the same state after setup whether or not a draw order is forced, so a
+  game replayed from its seed, its recorded draw order and its actions draws
+  the same numbers.  Without a seed a fresh one is drawn and kept in
+  ``game.seed`` (so records always name one).
 * ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
   expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
   the turn's player, ``game.turn_player``).
+* ``seed`` is None or a non-negative integer (numpy integers are stored as
+  ``int``, so the game record stays JSON); ``draw_order`` a list of tile ids.
+  Anything else raises :class:`ConfigError`.
 * ``game.legal_actions()`` lists every legal action; ``game.apply(action)``
   is the only way the state changes.  It returns the events of the change and
   raises :class:`IllegalActionError` (saying what was wrong) for anything
-  illegal, leaving the state untouched.
-* ``game.clone()`` is a cheap independent copy (for search).
+  illegal, leaving the state untouched.  Types are checked first: an action
+  whose fields are not of their annotated types (a float coordinate, a string,
+  a bool) or that is no action at all raises
+  :class:`~carc_env.core.actions.ActionTypeError` (an ``IllegalActionError``
+  and a ``TypeError``); numpy integers are accepted and stored as ``int``.
+* ``game.clone()`` is a cheap independent copy (for search).  Every attribute
+  is copied as :data:`Game.CLONE` says; an attribute it does not name makes
+  ``clone`` raise, so a new mutable field can never be shared by accident.
+* Expansions change the game only through the methods meant for them (see
+  :mod:`carc_env.core.expansion`: ``take_follower``, ``add_guest``, ``award``,
+  ``emit``, ``link_features`` ...).
 
 Board and features
 ------------------
@@ -37,8 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
-from .config import PATTERN_BITS, GameConfig, RuleSet, ruleset
+from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, checked_action, parse_basic
+from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
     Event,
     FeatureCompleted,
@@ -52,41 +70,90 @@ from .events import (
     TilePlaced,
 )
 from .expansion import ConfigError
-from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, RIVER, ROAD, SIDES
+from .lookahead import Scan, scan_placement
+from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, NEIGHBOURS8, RIVER, ROAD, SIDES
 
 GAME_OVER = "game_over"
 _SHIFT = tuple(PATTERN_BITS * s for s in range(4))
 _ROT4 = np.arange(4, dtype=np.uint8)
-_NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+_IMMUTABLE = (int, float, str, bool, type(None))
 
 
-class _TileInfo:
-    """Per tile type, the lists the hot path needs (built once per RuleSet)."""
-
-    __slots__ = ("kinds", "open0", "pen0", "scorable", "spots", "fields", "buildings", "n")
-
-    def __init__(self, tile) -> None:
-        segs = tile.segments
-        self.n = len(segs)
-        self.kinds = [s.kind for s in segs]
-        self.open0 = [len(s.edges) if s.kind in (CITY, ROAD) else 0 for s in segs]
-        self.pen0 = [s.pennants for s in segs]
-        self.scorable = [i for i, s in enumerate(segs) if s.kind in (CITY, ROAD)]
-        self.spots = [i for i, s in enumerate(segs) if s.kind != RIVER]
-        self.fields = [(i, s.cities) for i, s in enumerate(segs) if s.kind == FIELD and s.cities]
-        self.buildings = [i for i, s in enumerate(segs) if s.kind == BUILDING]
+def _list_of_lists(d: dict) -> dict:
+    return {k: v[:] for k, v in d.items()}
 
 
-def _tile_infos(rules: RuleSet) -> list[_TileInfo]:
-    infos = getattr(rules, "_tile_infos", None)
-    if infos is None:
-        infos = [_TileInfo(t) for t in rules.tiles]
-        rules._tile_infos = infos  # type: ignore[attr-defined]
-    return infos
+def _dict_of_sets(d: dict) -> dict:
+    return {k: set(v) for k, v in d.items()}
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state (three times faster than ``copy.deepcopy``)."""
+    bits = rng.bit_generator
+    twin = type(bits)(0)
+    twin.state = bits.state
+    return np.random.Generator(twin)
 
 
 class Game:
     """One game of Carcassonne.  See the module docstring for the contract."""
+
+    CLONE: dict[str, Any] = {
+        # shared: immutable, or never changed after setup
+        "rules": None,
+        "config": None,
+        "_infos": None,
+        "draw_order": None,
+        "num_players": None,
+        "seed": None,
+        "turn_player": None,
+        "player": None,
+        "turn": None,
+        "over": None,
+        "phase": None,
+        "ending": None,
+        "current_tile": None,
+        "_stage_i": None,
+        "_nf": None,
+        # copied
+        "rng": _copy_rng,
+        "scores": list.copy,
+        "supply": list.copy,
+        "events": lambda ev: [],  # a clone starts with no pending events
+        "history": list.copy,
+        "_history_k": list.copy,
+        "ext": copy.deepcopy,
+        "board": dict.copy,
+        "placements": list.copy,  # of tuples
+        "bounds": list.copy,
+        "_fx": np.ndarray.copy,
+        "_fy": np.ndarray.copy,
+        "_fpat": np.ndarray.copy,
+        "_fslot": dict.copy,
+        "_masks": np.ndarray.copy,
+        "parent": list.copy,
+        "kind": list.copy,
+        "node_tile": list.copy,
+        "open": list.copy,
+        "pennants": list.copy,
+        "completed": set.copy,
+        "tiles": _dict_of_sets,
+        "occupants": _list_of_lists,
+        "adjacent_cities": _dict_of_sets,
+        "followers": dict.copy,
+        "guests": _list_of_lists,
+        "buildings": _list_of_lists,
+        "building_neighbours": dict.copy,
+        "_pending_buildings": list.copy,
+        "_follower_spots": list.copy,
+        "completing": list.copy,
+        "_bag": list.copy,
+        "_start_tiles_used": list.copy,
+    }
+    """How :meth:`clone` copies each attribute: ``None`` shares it (a number or string, immutable
+    data, or never changed after setup), a function copies it.  An attribute missing here is shared
+    if it holds a number, string or None, and makes :meth:`clone` raise otherwise; add it with the
+    copy it needs."""
 
     def __init__(
         self,
@@ -101,9 +168,14 @@ class Game:
         self.rules = rules
         self.config = config
         self.num_players = config.num_players
+        seed = _checked_seed(seed)
+        if seed is None:
+            # A fresh seed is drawn and kept, so that the game's record replays it: expansions draw
+            # from the generator during play (a token bag), which a recorded draw order cannot fix.
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self._infos = _tile_infos(rules)
+        self._infos: tuple[TileInfo, ...] = rules.tile_infos
         n = config.num_players
         self.scores = [0] * n
         self.supply = [config.followers] * n
@@ -151,23 +223,23 @@ class Game:
 
         for exp in rules.expansions:
             exp.setup(self)
+        # The shuffled bag is built even when a draw order is forced, so that the generator is in
+        # the same state after setup either way: a record (which forces the recorded draw order)
+        # then replays every later random draw of the game too.
         bag: list[int] = []
+        for t, tile in enumerate(rules.tiles):
+            bag.extend([t] * tile.count)
+        for start in self._start_tiles_used:
+            bag.remove(start)
+        bag = [bag[i] for i in self.rng.permutation(len(bag))]
+        for exp in rules.expansions:
+            bag = exp.build_bag(self, bag)
         if draw_order is not None:
             bag = self._bag_from_order(draw_order)
-        else:
-            for t, tile in enumerate(rules.tiles):
-                bag.extend([t] * tile.count)
-            for start in self._start_tiles_used:
-                bag.remove(start)
-            bag = [bag[i] for i in self.rng.permutation(len(bag))]
-            for exp in rules.expansions:
-                bag = exp.build_bag(self, bag)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
-        self.events.clear()
         self._run()
-        self._setup_events = self.events
-        self.events = []
+        self.events = []  # setup's draws are not the first action's events
 
     # ------------------------------------------------------------------ setup
     _start_tiles_used: list[int]
@@ -175,6 +247,14 @@ class Game:
     def _bag_from_order(self, order: Sequence[str]) -> list[int]:
         if isinstance(order, str):
             raise ConfigError("draw_order must be a list of tile ids, not a string")
+        if not isinstance(order, (Sequence, np.ndarray)) or isinstance(order, (bytes, bytearray)):
+            raise ConfigError(
+                f"draw_order must be a list of tile ids (e.g. ['BA-D', 'BA-U']), got {order!r} of type "
+                f"{type(order).__name__}"
+            )
+        for pos, tid in enumerate(order):
+            if not isinstance(tid, str):
+                raise ConfigError(f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}")
         available: dict[int, int] = {}
         for t, tile in enumerate(self.rules.tiles):
             available[t] = tile.count
@@ -229,6 +309,26 @@ class Game:
         ci, ri = np.nonzero(bits)
         return np.stack([self._fx[:nf][ci], self._fy[:nf][ci], ri.astype(np.int32)], axis=1)
 
+    def frontier_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only views of the frontier cells' x and y (in the order of the rotation masks that
+        ``placement_veto`` hooks receive); valid until the next placement."""
+        nf = self._nf
+        xs, ys = self._fx[:nf], self._fy[:nf]
+        xs.flags.writeable = False
+        ys.flags.writeable = False
+        return xs, ys
+
+    def scan_placement(self, t: int, x: int, y: int, r: int) -> Scan:
+        """What placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would join and complete,
+        without placing it (see :mod:`carc_env.core.lookahead`)."""
+        return scan_placement(self, t, x, y, r)
+
+    def closes_feature(self, t: int, x: int, y: int, r: int, node: int) -> bool:
+        """Whether placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would close the city or road
+        of ``node`` (its open edges would reach 0; the Sagrada Familia refuses such placements)."""
+        root = self.find(node)
+        return any(root in j.roots and j.open_after == 0 for j in scan_placement(self, t, x, y, r).joined)
+
     def frontier(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Frontier cells (x, y) and, while in the tile phase, their legal-rotation bitmasks."""
         nf = self._nf
@@ -260,8 +360,7 @@ class Game:
         """Apply the deciding player's action; return the events it caused."""
         if self.over:
             raise IllegalActionError("the game is over; no action is legal")
-        if isinstance(action, str):
-            action = self.parse_action(action)
+        action = checked_action(self.parse_action(action) if isinstance(action, str) else action)
         stage = self._stage_list()[self._stage_i]
         done = stage.apply(self, action)
         self.history.append(action)
@@ -274,43 +373,22 @@ class Game:
         return ev
 
     def clone(self) -> Game:
-        """An independent copy sharing only immutable data."""
+        """An independent copy sharing only immutable data (see :data:`CLONE`)."""
+        src = self.__dict__
+        unknown = src.keys() - self.CLONE.keys()
+        for name in unknown:
+            value = src[name]
+            if not (type(value) in _IMMUTABLE or isinstance(value, np.generic)):  # numbers, strings, None
+                raise TypeError(
+                    f"Game.clone does not know how to copy attribute {name!r} ({type(value).__name__}); "
+                    "add it to Game.CLONE with the copy it needs (None if it is never changed)"
+                )
+        d = src.copy()  # shares everything; then the mutable attributes are replaced by copies
+        for name, copier in self.CLONE.items():
+            if copier is not None:
+                d[name] = copier(d[name])
         g = Game.__new__(Game)
-        d = self.__dict__.copy()
         g.__dict__ = d
-        g.rng = copy.deepcopy(self.rng)
-        g.scores = self.scores[:]
-        g.supply = self.supply[:]
-        g.events = []
-        g.history = self.history[:]
-        g._history_k = self._history_k[:]
-        g.ext = copy.deepcopy(self.ext)
-        g.board = self.board.copy()
-        g.placements = self.placements[:]
-        g.bounds = self.bounds[:]
-        g._fx = self._fx.copy()
-        g._fy = self._fy.copy()
-        g._fpat = self._fpat.copy()
-        g._fslot = self._fslot.copy()
-        g._masks = self._masks.copy()
-        g.parent = self.parent[:]
-        g.kind = self.kind[:]
-        g.node_tile = self.node_tile[:]
-        g.open = self.open[:]
-        g.pennants = self.pennants[:]
-        g.completed = set(self.completed)
-        g.tiles = {k: set(v) for k, v in self.tiles.items()}
-        g.occupants = {k: v[:] for k, v in self.occupants.items()}
-        g.adjacent_cities = {k: set(v) for k, v in self.adjacent_cities.items()}
-        g.followers = self.followers.copy()
-        g.guests = {k: v[:] for k, v in self.guests.items()}
-        g.buildings = {k: v[:] for k, v in self.buildings.items()}
-        g.building_neighbours = self.building_neighbours.copy()
-        g._pending_buildings = self._pending_buildings[:]
-        g.completing = self.completing[:]
-        g._follower_spots = self._follower_spots[:]
-        g._bag = self._bag[:]
-        g._start_tiles_used = self._start_tiles_used[:]
         return g
 
     def redeal(self, rng: np.random.Generator) -> None:
@@ -359,7 +437,7 @@ class Game:
         """Parse an action's text form in the current state (see carc_env.core.actions)."""
         if not isinstance(text, str):
             raise IllegalActionError(f"an action text must be a string, got {text!r}")
-        parsed = parse_basic(text)
+        parsed = parse_basic(text, self.rules.action_parsers)
         if parsed is None:
             raise IllegalActionError(
                 f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
@@ -384,6 +462,16 @@ class Game:
             p[x] = p[p[x]]
             x = p[x]
         return x
+
+    def root_array(self) -> np.ndarray:
+        """The union-find root of every node as an int array (pointer jumping over a copy of the
+        parent list, so the game is not changed; for vectorised readers such as encoders)."""
+        root = np.fromiter(self.parent, dtype=np.intp, count=len(self.parent))
+        while True:  # the depth halves each round
+            nxt = root[root]
+            if not (nxt != root).any():
+                return root
+            root = nxt
 
     def feature_nodes(self, root: int) -> list[int]:
         """All nodes of the feature with this root (linear scan; for tests and rendering)."""
@@ -449,14 +537,18 @@ class Game:
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
             masks = compat[t][self._fpat[: self._nf]]
+            reason = "no legal placement"
             for veto in rules.h_veto:
-                veto(self, t, masks)
+                had = masks.any()
+                why = veto(self, t, masks)
+                if why and had and not masks.any():
+                    reason = why
             if masks.any():
                 self.current_tile = t
                 self._masks = masks
                 self.player = self.turn_player
                 return
-            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, "no legal placement"))
+            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, reason))
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
@@ -475,7 +567,12 @@ class Game:
                 + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
             )
         x, y, r = int(x), int(y), int(r)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, r)]
         self._put_tile(t, x, y, r)
+        if links:
+            base = self.placements[-1][4]
+            for segment, node in links:
+                self._union(base + segment, node)
         self.current_tile = -1
         self.events.append(TilePlaced(self.player, tile.id, x, y, r))
         for hook in self.rules.h_after_placement:
@@ -542,13 +639,13 @@ class Game:
         self._frontier_remove(x, y)
         self._count_building_neighbours(x, y, base, info)
 
-    def _count_building_neighbours(self, x: int, y: int, base: int, info: _TileInfo) -> None:
+    def _count_building_neighbours(self, x: int, y: int, base: int, info: TileInfo) -> None:
         board = self.board
         buildings = self.buildings
         bn = self.building_neighbours
         pending = self._pending_buildings
         if buildings:
-            for dx, dy in _NEIGHBOURS8:
+            for dx, dy in NEIGHBOURS8:
                 nodes = buildings.get((x + dx, y + dy))
                 if nodes:
                     for node in nodes:
@@ -556,7 +653,7 @@ class Game:
                         if bn[node] == self.building_target(x + dx, y + dy):
                             pending.append(node)
         if info.buildings:
-            cnt = sum(1 for dx, dy in _NEIGHBOURS8 if (x + dx, y + dy) in board)
+            cnt = sum(1 for dx, dy in NEIGHBOURS8 if (x + dx, y + dy) in board)
             nodes = [base + i for i in info.buildings]
             buildings[(x, y)] = nodes
             for node in nodes:
@@ -571,6 +668,12 @@ class Game:
             if v is not None:
                 return v
         return 8
+
+    def building_complete(self, node: int) -> bool:
+        """Whether the building with segment ``node`` has every neighbour it needs (completed, or
+        completed by the tile just placed and about to be scored)."""
+        x, y = self.placements[self.node_tile[node]][:2]
+        return self.building_neighbours.get(node, 0) >= self.building_target(x, y)
 
     def _frontier_require(self, x: int, y: int, side: int, code: int) -> None:
         slot = self._fslot.get((x, y))
@@ -646,6 +749,18 @@ class Game:
         return a
 
     # -------------------------------------------------------------- followers
+    def take_follower(self, player: int) -> None:
+        """Take one follower from ``player``'s supply (for an expansion holding it somewhere else)."""
+        if self.supply[player] <= 0:
+            raise IllegalActionError(f"player {player} has no follower in supply")
+        self.supply[player] -= 1
+
+    def return_follower(self, player: int) -> None:
+        """Give one follower held by an expansion back to ``player``'s supply."""
+        if self.supply[player] >= self.config.followers:
+            raise ValueError(f"player {player} already has all {self.config.followers} followers in supply")
+        self.supply[player] += 1
+
     def _compute_follower_spots(self) -> list[int]:
         p = self.player
         if self.supply[p] <= 0 or not self.placements:
@@ -680,7 +795,10 @@ class Game:
         self.events.append(FollowerPlaced(p, x, y, seg.name, seg.kind_name))
 
     def add_follower(self, node: int, player: int) -> None:
-        """Put a follower of ``player`` on ``node`` (for expansions moving followers onto features)."""
+        """Put a follower of ``player`` on segment ``node`` (for expansions moving followers onto
+        features; the caller takes it from where it was, e.g. :meth:`take_follower`)."""
+        if node in self.followers:
+            raise ValueError(f"node {node} already holds a follower of player {self.followers[node]}")
         self.followers[node] = player
         self.occupants.setdefault(self.find(node), []).append(node)
 
@@ -743,6 +861,8 @@ class Game:
         for hook in self.rules.h_on_completed:
             hook(self, root, kind, size)
         if root in self.occupants or root in self.guests:
+            if any(defer(self, root) for defer in self.rules.h_defers_scoring):
+                return  # scored at the end of the game, its followers stay until then
             self.score_feature(root, final=False)
 
     def _kind_name(self, root: int) -> str:
@@ -797,9 +917,16 @@ class Game:
             counts[self.followers[node]] += 1
         for p in self.guests.get(root, ()):
             counts[p] += 1
-        items = self.feature_value(root, final)
-        for hook in self.rules.h_score_items:
-            hook(self, root, final, items, counts)
+        items = None
+        for override in self.rules.h_score_override:
+            items = override(self, root, final)
+            if items is not None:
+                items = list(items)
+                break
+        if items is None:
+            items = self.feature_value(root, final)
+            for hook in self.rules.h_score_items:
+                hook(self, root, final, items, counts)
         value = sum(i.points for i in items)
         best = max(counts)
         winners = tuple(p for p in range(n) if best > 0 and counts[p] == best)
@@ -847,23 +974,34 @@ class Game:
         self.scores[player] += points
         self.events.append(PointsAwarded(player, points, tuple(items), final))
 
+    def emit(self, event: Event) -> None:
+        """Add an event to those the current action returns (an expansion's events)."""
+        self.events.append(event)
+
     def link_features(self, a: int, b: int) -> int:
-        """Make two features one (royal gates link cities); returns the new root."""
+        """Make the features of nodes ``a`` and ``b`` one (royal gates link cities); returns the new root.
+
+        Their aggregates add up: tiles (a tile in both counts once), open edges, pennants, followers
+        and guests, bordering cities; the linked feature completes when its open edges reach 0.
+        """
         return self._union(a, b)
 
     def _finish(self) -> None:
-        """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
+        """End-of-game scoring: roads, cities, buildings, then fields, then expansions.
+
+        Every feature still holding followers is scored: the incomplete ones, and completed ones
+        whose scoring an expansion deferred to the end (``defers_scoring``)."""
         self.current_tile = -1
         occ = self.occupants.keys() | self.guests.keys()
         roots = [i for i, p in enumerate(self.parent) if p == i and i in occ]
         for kind in (ROAD, CITY, BUILDING, FIELD):
             for root in roots:
-                if self.kind[root] != kind or root in self.completed:
+                if self.kind[root] != kind:
                     continue
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)
-        for exp in self.rules.expansions:
-            exp.final_scoring(self)
+        for hook in self.rules.h_final_scoring:
+            hook(self)
         best = max(self.scores)
         winners = tuple(p for p, s in enumerate(self.scores) if s == best)
         self.events.append(GameOver(tuple(self.scores), winners))
@@ -894,9 +1032,20 @@ class Game:
         )
 
 
+def _checked_seed(seed: Any) -> int | None:
+    """A game seed: None or a non-negative integer, as a Python int (JSON-serialisable)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def new_game(
     num_players: int = 2,
-    expansions: Iterable[str] = ("base",),
+    expansions: Iterable[str] = DEFAULT_EXPANSIONS,
     seed: int | None = None,
     draw_order: Sequence[str] | None = None,
     **options: Any,

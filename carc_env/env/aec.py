@@ -19,7 +19,10 @@ Usage::
 attributes straight from the raw env, a third faster, same behaviour).
 Options are listed in
 :mod:`carc_env.env.options`; unknown options or bad values raise
-``carc_env.ConfigError`` (a ``ValueError``) naming the option.
+``carc_env.ConfigError`` (a ``ValueError``) naming the option.  Where the
+compiled engine (:mod:`carc_env.fast`) covers the configuration it runs the
+game (option ``engine``, default ``"auto"``; ``env.unwrapped.engine`` says
+``"numba"`` or ``"python"``), with identical observations, rewards and games.
 
 Agents and turns
 ----------------
@@ -34,7 +37,14 @@ follower or pass, then any expansion phase.
 gives the same draw order and game); a reset without a seed continues the
 seed stream of the last seeded reset.  ``options={"draw_order": [tile ids]}``
 forces the draw order (tile ids as in the tile data, e.g. ``"BA-D"``); other
-keys are ignored with a warning.
+keys are ignored with a warning.  ``options`` must be a dict (or None) and the
+seed None or a non-negative integer; a reset that fails (a bad option, an
+unknown tile id) raises ``ConfigError`` / ``ValueError`` and leaves the env as
+it was (never reset, or still in the previous game).
+
+Calling ``observe``, ``last`` or ``render`` before a successful ``reset``
+raises ``RuntimeError`` (``AttributeError`` for the per-step attributes, as in
+PettingZoo).
 
 Actions
 -------
@@ -46,46 +56,49 @@ One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
   flattens onto it); the window is re-centred on the played area every step;
 * next ``max_segments + 1`` entries: put a follower on segment ``i`` of the
   tile just placed; the last entry is ``pass``;
-* then one range per expansion phase, in the order of the rule set's phases.
-  The Count of Carcassonne (:mod:`carc_env.encoding.count_phases`, quarters
-  indexed 0 castle, 1 market, 2 blacksmith, 3 cathedral):
-
-  - ``count_leave`` (14 entries): send a follower from its quarter into a
-    feature the placed tile completed: ``s`` (0..3) the city or road leaving
-    side N/E/S/W of the placed tile; ``4 + 3*(dy+1) + (dx+1)`` the building on
-    the tile at offset ``(dx, dy)`` from the placed tile (itself included);
-    last: ``pass``;
-  - ``count_deploy`` (5): a follower from the supply into quarter ``q``; 4: ``pass``;
-  - ``count_move`` (5): the Count to quarter ``q``; 4: ``pass``;
-  - ``count_final`` (``13*rows*cols + 1``): at game end, send a follower into
-    the feature at window cell ``(row, col)``, slot ``slot``:
-    ``slot*rows*cols + row*cols + col`` with slots 0..3 the city or road
-    leaving side N/E/S/W, 4 the building, ``5 + h`` the field on half-edge
-    ``h`` (NL NR EL ER SL SR WL WR); last: ``pass``.
-
-  A feature named by several sides or cells has one enabled index only: the
-  lowest side (``count_leave``), the top-most then left-most tile in the
-  window and its lowest slot (``count_final``).
+* then one range per expansion phase, in the order of the rule set's phases
+  (``env.unwrapped.codec.ranges`` lists every range).  Each phase's layout is
+  documented by the ``actions`` module of the plug-in that adds it
+  (``carc_env/expansions/<key>/actions.py``; e.g. the Count of Carcassonne's
+  four phases in :mod:`carc_env.expansions.count.actions`).
 
 With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
 sized from 10,000 measured games) the base game has ``N = 2925``; with every
-built-in expansion (the Count included) ``N = 12428``.
+built-in expansion and 2 players ``N = 12471`` (Stained Glass's steal range grows
+with the number of players).
 
 ``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
 deciding agent (all zero for the others); it is mirrored in
 ``info["action_mask"]`` and never all zero for the acting agent.
+
+``step(action)`` takes an integer (a Python or numpy integer, or an integer
+0-d array or tensor).  Anything else (a float such as ``2916.7``, a string, a
+bool, ``None`` for an agent that must act) raises
+``carc_env.core.ActionTypeError`` (an ``IllegalActionError`` and a
+``TypeError``) naming the value and its type; an index outside
+``0..N-1`` raises ``IllegalActionError``.  These checks are real ``if``
+statements, so they hold under ``python -O`` too.  In ``raw_env`` an integer
+the mask does not enable raises ``IllegalActionError`` and changes nothing
+(the acting agent's pending reward included); ``env()``'s
+``TerminateIllegalWrapper`` instead ends the game with -1 for that agent, as
+in every PettingZoo classic env.
+
+Observations, masks and infos are read-only arrays: the mask is the array the
+env validates the next action against and an observation dict is cached until
+the next step, so writing into them would change the env
+(``ValueError: assignment destination is read-only``; copy to modify).
 ``env.unwrapped.action_to_text(a)`` / ``action_from_text("tile 1,-2 r3")``
 convert with absolute coordinates (start tile at (0, 0), x east, y south).
 If a legal placement ever falls outside the window, the acting agent's info
 carries ``info["placements_outside_window"] = n`` (those placements cannot be
-chosen this step) and the global feature ``window_clipped`` is 1; likewise a
-``count_final`` move into a feature with no tile in the window is reported as
+chosen this step) and the global feature ``window_clipped`` is 1; likewise
+a legal move of an expansion phase that its range cannot express this step
+(a feature with no tile in the window) is reported as
 ``info["actions_out_of_range"] = n``.  Every built-in phase has a fixed
-layout; a phase without a registered codec (a future expansion's) falls back
-to the generic :class:`~carc_env.encoding.EnumeratedPhaseCodec` with a
-warning at construction (``ActionCodec(strict=True)`` raises instead); legal
-actions it cannot express are reported in ``info["actions_out_of_range"]``
-too.
+layout; a phase whose plug-in has no codec for it falls back to the generic
+:class:`~carc_env.encoding.EnumeratedPhaseCodec` with a warning at
+construction (``ActionCodec(strict=True)`` raises instead); legal actions it
+cannot express are reported in ``info["actions_out_of_range"]`` too.
 
 Observations
 ------------
@@ -127,26 +140,19 @@ channel                    value in a cell
 =========================  ====================================================================
 
 Expansion channels exist only when their expansion is enabled: static
-per-tile ones follow ``building_*``, dynamic ones follow ``building_neighbours``,
-each group in registry order (count, darmstadt, king_robber, river2, shrines;
-details in :mod:`carc_env.encoding.extensions`):
-
-=========================  ====================================================================
-channel                    value in a cell
-=========================  ====================================================================
-``darmstadtium``           (Darmstadt, static) 1 on the tile whose city holds the Darmstadtium
-``guests_p{i}``            (Count) followers of relative seat i sent from a quarter onto a
-                           feature, on every tile of that feature (``count_leave`` /
-                           ``count_final`` only, until the feature scores)
-``completing``             (Count) 1 on every tile of a feature the placed tile completed and
-                           that is about to be scored (the ``count_leave`` targets)
-``river_end``              (River II) 1 on the empty cell an open river end flows into, while
-                           river tiles remain to be placed
-=========================  ====================================================================
-
-Shrines and churches are building kinds (``building_shrine``,
-``building_church``); river edges and the inside of the City of Carcassonne
-are edge kinds (``edge_{S}_river``, ``edge_{S}_interior``).
+per-tile ones follow ``building_*``, dynamic ones follow
+``building_neighbours``, each group in the rule set's expansion order
+(``env.unwrapped.game.rules.expansions``).  Each is documented by the
+``observe`` module of the plug-in that adds it
+(``carc_env/expansions/<key>/observe.py``, e.g.
+:mod:`carc_env.expansions.count.observe`).  Building kinds and edge kinds
+that an expansion's tiles bring need no channel of their own: they appear in
+``building_{kind}`` and ``edge_{S}_{kind}`` above.  For example The Royal
+Gateways add ``king_gate`` / ``queen_gate`` (static: the gate tiles),
+``linked_city`` (tiles of a city whose gates link several physical cities) and
+``gate_waiting`` (tiles of a city whose gate waits for its partner); the
+Sagrada Familia adds ``sagrada_familia`` (static: its tile) and
+``sagrada_city`` (its city, while no placement may close it).
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
@@ -171,25 +177,19 @@ feature                          value
 ===============================  ==============================================================
 
 Expansion features follow ``window_clipped`` when their expansion is
-enabled, in registry order (:mod:`carc_env.encoding.extensions`):
+enabled, in expansion order, each documented by its plug-in's ``observe``
+module (like the expansion channels).
 
-===============================  ==============================================================
-feature                          value
-===============================  ==============================================================
-``count_in_{quarter}``           (Count) one-hot of the Count's quarter (castle, market,
-                                 blacksmith, cathedral)
-``quarter_{quarter}_p{i}``       (Count) followers of relative seat i in that quarter /
-                                 followers per player
-``king_p{i}`` / ``robber_p{i}``  (King & Robber) one-hot of the seat holding the King / the
-                                 Robber Baron (all 0 while nobody holds it)
-``king_record``                  (King & Robber) tiles of the largest completed city x 0.1
-``robber_record``                (King & Robber) tiles of the longest completed road x 0.1
-``river_tiles_left``             (River II) river tiles still in the bag / river tiles in the game
-===============================  ==============================================================
-
-``"windows"``: ``uint8 (num_players, 12)``: stained-glass tokens held per
-relative seat and token kind (all zero unless the Stained Glass expansion is
-enabled).
+``"windows"``: ``uint8 (num_players, W)``: one row per relative seat (row 0
+is the observer); the columns (``raw_env.window_names``) are the ones the
+enabled plug-ins declare, in expansion order.  With Stained Glass
+(:mod:`carc_env.expansions.stained_glass.observe`) ``W = 22``:
+``token_{kind}`` (12 columns, token order ``G1a`` .. ``G4c``): copies of that
+glass token the seat holds (0..2); ``window_{shape}`` (10 columns, ``W1`` ..
+``W1+W2+W3+W4``): how many disjoint copies of that window the seat's tokens
+complete now (0..2).  The tokens left in the bag are the global
+``glass_bag``, the thieves the board channels ``thieves_p{i}``.  Without a
+plug-in declaring columns, ``W = 12`` columns of zeros.
 
 ``"action_mask"``: see Actions.
 
@@ -213,14 +213,19 @@ leave, as in every PettingZoo classic env.  Their infos carry
 
 Rendering: ``render_mode="ansi"`` returns the text board,
 ``"rgb_array"`` an ``(H, W, 3) uint8`` image (``carc_env.render``),
-``"human"`` prints the text board after every step.
+``"human"`` prints the text board after every step.  An ``rgb_array`` frame
+is bounded: its board part is at most ``render_max_px`` pixels (default 2048)
+on its longer side, so on a large board the tiles are drawn smaller than
+``tile_px`` (never below 8 px); ``raw_env.render_tile_px()`` gives the size
+the next frame uses.  (Unbounded, a 28 x 28-tile board at 512 px per tile is
+a 704 MB frame.)
 
 The environment pickles with its full state (``pickle.dumps(env)`` mid-game,
 restore and continue identically).
 
 See also :mod:`carc_env.env.gym_env` (single-agent Gymnasium env),
 :mod:`carc_env.env.vector` (batched self-play env), :mod:`carc_env.env.wrappers`
-(flat ``Box`` observations) and :mod:`carc_env.baselines` (policies).
+(flat ``Box`` observations) and :mod:`carc_env.policies` (baseline policies).
 """
 
 from __future__ import annotations
@@ -233,9 +238,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core import Game, IllegalActionError
+from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec, ObservationEncoder
-from .match import Match
+from .fast_match import make_match
 from .options import RENDER_MODES, EnvOptions
 
 RESET_OPTIONS = ("draw_order",)
@@ -296,9 +301,53 @@ def _fast(cls: type, guard: bool) -> type:
     return type(cls.__name__, (cls,), attrs)
 
 
+def _checked_action(env: AECEnv, action: Any) -> Any:
+    """``action`` if it is None for a terminated agent or an integer in the action space (as an int);
+    raise otherwise.  Real checks, not ``assert``: they must hold under ``python -O``."""
+    raw = env.unwrapped
+    agent = raw.agent_selection
+    if raw.terminations[agent] or raw.truncations[agent]:
+        return action
+    if action is None:
+        raise IllegalActionError(f"{agent} must act (it is not terminated); got None")
+    index = as_index(action, "an action")
+    n = raw.action_space(agent).n
+    if not 0 <= index < n:
+        raise IllegalActionError(f"action {index} is outside the action space 0..{n - 1}")
+    return index
+
+
+class _BoundsChecked:
+    """PettingZoo's AssertOutOfBoundsWrapper checks with ``assert``, which ``python -O`` removes
+    (then ``step(-1)`` reached TerminateIllegalWrapper as the last mask entry and ended the game).
+    This step checks for real and raises IllegalActionError / ActionTypeError instead."""
+
+    def step(self, action: Any) -> None:
+        wrappers.BaseWrapper.step(self, _checked_action(self, action))  # type: ignore[arg-type]
+
+
+class _ResetChecked:
+    """PettingZoo's OrderEnforcingWrapper marks the env reset before the reset runs; after a reset
+    that raised, ``last()`` then failed with AttributeError deep in the raw env.  This one keeps
+    the previous state of the flag when the reset fails and checks ``last()`` too."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        was = self._has_reset
+        try:
+            wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)  # type: ignore[arg-type]
+        except BaseException:
+            self._has_reset = was
+            raise
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            raise RuntimeError("call reset() (successfully) before last()")
+        return wrappers.OrderEnforcingWrapper.last(self, observe)  # type: ignore[arg-type]
+
+
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
-AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guard=False)
-OrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guard=True)
+AssertOutOfBoundsWrapper = _fast(type("AssertOutOfBoundsWrapper", (_BoundsChecked, wrappers.AssertOutOfBoundsWrapper), {}), guard=False)
+OrderEnforcingWrapper = _fast(type("OrderEnforcingWrapper", (_ResetChecked, wrappers.OrderEnforcingWrapper), {}), guard=True)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -315,7 +364,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         self.options = EnvOptions.from_kwargs(**options)
         self.render_mode = self.options.render_mode
-        self.match = Match(self.options)
+        self.match = make_match(self.options)
         n = self.options.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -328,11 +377,31 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._zero_mask = np.zeros(codec.n, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickled arrays come back writable: the masks in the infos are handed out read-only again
+        self.__dict__.update(state)
+        self._zero_mask.flags.writeable = False
+        for info in getattr(self, "infos", {}).values():
+            for v in info.values():
+                if isinstance(v, np.ndarray):
+                    v.flags.writeable = False
+
     # ------------------------------------------------------------------ public helpers
     @property
     def game(self) -> Game:
-        """The core game (read it freely; change it only through ``step``)."""
+        """The core game (read it freely; change it only through ``step``).  On the compiled engine it is
+        the reference game rebuilt from the actions played (on demand, so reading it costs time)."""
         return self.match.game
+
+    @property
+    def engine(self) -> str:
+        """The engine running the game: ``"numba"`` (compiled, :mod:`carc_env.fast`) or ``"python"``."""
+        return self.match.engine
+
+    @property
+    def engine_reason(self) -> str:
+        """Why the Python engine runs (empty on the compiled engine)."""
+        return self.match.engine_reason
 
     @property
     def codec(self) -> ActionCodec:
@@ -351,6 +420,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def global_names(self) -> list[str]:
         """Names of the global features, in order."""
         return self.match.encoder.global_names
+
+    @property
+    def window_names(self) -> list[str]:
+        """Names of the ``windows`` columns, in order (empty: 12 columns of zeros, no plug-in fills them)."""
+        return self.match.encoder.window_names
 
     def seat_of(self, agent: str) -> int:
         return self._seat[agent]
@@ -371,19 +445,34 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.match.observe(self._seat[agent])
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        if not self.match.started:
+            raise RuntimeError("call reset() before observe()")
+        return self.match.observe(seat)
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self.match.started:
+            raise RuntimeError("call reset() (successfully) before last()")
+        return super().last(observe)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         draw_order = None
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(
+                f"reset options must be a dict such as {{'draw_order': [tile ids]}} or None, got {options!r} "
+                f"of type {type(options).__name__}"
+            )
         if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
             if unknown:
                 warnings.warn(
                     f"carcassonne_v0.reset ignores unknown option(s) {unknown}; known: {list(RESET_OPTIONS)}",
                     stacklevel=2,
                 )
             draw_order = options.get("draw_order")
-        self.match.reset(seed, draw_order)
+        self.match.reset(seed, draw_order)  # raises before changing anything
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -391,9 +480,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._skip_agent_selection = None
-        game = self.match.game
-        self.agent_selection = self.agents[game.player]
-        if game.over:  # only with an empty (or unplaceable) forced draw order
+        match = self.match
+        self.agent_selection = self.agents[match.player]
+        if match.over:  # only with an empty (or unplaceable) forced draw order
             self._finish()
             return
         self._update_infos()
@@ -406,16 +495,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if action is None:
             raise IllegalActionError(f"{agent} must act (it is not terminated); got None")
         seat = self._seat[agent]
+        rewards = self.match.step(action)  # validates first: a rejected action changes nothing
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.match.step(int(action))
         for i, a in enumerate(self.agents):
             self.rewards[a] = rewards[i]
-        game = self.match.game
-        if game.over:
+        match = self.match
+        if match.over:
             self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
             self._finish()
         else:
-            self.agent_selection = self.agents[game.player]
+            self.agent_selection = self.agents[match.player]
             self._update_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -427,7 +516,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.infos[a] = {"action_mask": zero}
         view = self.match.view()
         mask = view.mask
-        assert mask.any(), "the deciding agent's action mask is all zero (engine/codec bug)"
+        if not mask.any():  # pragma: no cover - an engine/codec bug, never user input
+            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.phase!r} (engine/codec bug)")
         info: dict[str, Any] = {"action_mask": mask}
         if view.outside:
             info["placements_outside_window"] = view.outside
@@ -436,8 +526,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.infos[self.agent_selection] = info
 
     def _finish(self) -> None:
-        game = self.match.game
-        scores = tuple(game.scores)
+        scores = tuple(self.match.scores)
         best = max(scores)
         winners = tuple(self.possible_agents[i] for i, s in enumerate(scores) if s == best)
         self.terminations = dict.fromkeys(self.agents, True)
@@ -448,17 +537,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
             return None
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() before render()")
         from ..render import render_image, render_text
 
         if self.render_mode == "rgb_array":
-            return render_image(self.match.game, tile_px=self.options.tile_px)
+            return render_image(self.match.game, tile_px=self.render_tile_px())
         text = render_text(self.match.game)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def render_tile_px(self) -> int:
+        """Pixels per tile of the next ``rgb_array`` frame: ``tile_px``, or less where the board
+        would make the frame's board part larger than ``render_max_px`` on a side (at least 8)."""
+        from ..render.image import board_view
+
+        x0, x1, y0, y1 = board_view(self.match.game)
+        cells = max(x1 - x0 + 1, y1 - y0 + 1)
+        return max(8, min(self.options.tile_px, self.options.render_max_px // cells))
 
     def close(self) -> None:
         pass

@@ -9,16 +9,27 @@ what is allowed.
 option             default                     meaning
 =================  ==========================  =============================================================
 ``num_players``    ``2``                       2 to 5 players (agents ``player_0`` ..)
-``expansions``     ``("base",)``               expansion keys (tuple/list of str; ``"base"`` is added if missing)
+``expansions``     ``("base",)``               expansion keys (tuple/list of str; the base game is added if missing)
 ``rules``          ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
-``followers``      ``7``                       followers per player
+``followers``      ``7``                       followers per player; ``followers * num_players`` at most 255
+                                               (the observation counts followers in ``uint8`` planes)
 ``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
 ``reward_scale``   ``0.01``                    points -> reward factor of the score rewards
 ``window``         ``carc_env.encoding``'s     observation window ``(rows, cols)``, each 3..255
                    ``DEFAULT_WINDOW``
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
+                                               covers the configuration, else the Python one; ``"python"``:
+                                               always the Python reference; ``"numba"``: the compiled engine or
+                                               a ConfigError saying why not
+``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
+                                               side: on a board too large for ``tile_px`` the tiles are
+                                               drawn smaller (down to 8 px), so a frame stays bounded
+                                               (256..16384)
 =================  ==========================  =============================================================
+
+Integer options must be Python ints (bools are refused).
 """
 
 from __future__ import annotations
@@ -29,10 +40,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import ConfigError, GameConfig
-from ..core.config import MAX_PLAYERS, MIN_PLAYERS, ruleset
+from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
 from ..encoding import DEFAULT_WINDOW
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
+ENGINES = ("auto", "python", "numba")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -41,7 +53,7 @@ class EnvOptions:
     """Validated environment options (see the module docstring)."""
 
     num_players: int = 2
-    expansions: tuple[str, ...] = ("base",)
+    expansions: tuple[str, ...] = DEFAULT_EXPANSIONS
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     followers: int = 7
     reward: str = "win_loss"
@@ -49,6 +61,8 @@ class EnvOptions:
     window: tuple[int, int] = DEFAULT_WINDOW
     render_mode: str | None = None
     tile_px: int = 64
+    engine: str = "auto"
+    render_max_px: int = 2048
 
     @classmethod
     def names(cls) -> list[str]:
@@ -70,12 +84,9 @@ class EnvOptions:
         if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ConfigError(f"option num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
         exps = self.expansions
-        if isinstance(exps, str) or not all(isinstance(e, str) for e in exps):
-            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), got {exps!r}")
-        exps = tuple(exps)
-        if "base" not in exps:
-            exps = ("base", *exps)
-        object.__setattr__(self, "expansions", exps)
+        if not isinstance(exps, (tuple, list)) or not all(isinstance(e, str) for e in exps):
+            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}")
+        object.__setattr__(self, "expansions", with_default_expansions(tuple(exps)))
         if not isinstance(self.rules, Mapping) or not all(
             isinstance(k, str) and isinstance(v, Mapping) for k, v in self.rules.items()
         ):
@@ -86,6 +97,11 @@ class EnvOptions:
         f = self.followers
         if not isinstance(f, int) or isinstance(f, bool) or f < 1:
             raise ConfigError(f"option followers must be a positive integer, got {f!r}")
+        if f * n > 255:
+            raise ConfigError(
+                f"option followers x num_players must be at most 255 (the observation counts followers in uint8 "
+                f"planes), got {f} x {n} = {f * n}; use at most {255 // n} followers for {n} players"
+            )
         if self.reward not in REWARD_MODES:
             raise ConfigError(f"option reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
         rs = self.reward_scale
@@ -106,14 +122,16 @@ class EnvOptions:
         px = self.tile_px
         if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
+        cap = self.render_max_px
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
+            raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
         # The core validates the game itself (expansion keys, combinations, rule options).
         ruleset(self.game_config())
 
     def game_config(self) -> GameConfig:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
 
-    def to_kwargs(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in self.names()}
 
-
-__all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]
+__all__ = ["EnvOptions", "ENGINES", "REWARD_MODES", "RENDER_MODES"]

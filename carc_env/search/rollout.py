@@ -33,7 +33,7 @@ Rollout policies (``rollout``):
 * ``"random"``: uniformly random legal actions (tile placements, follower
   spots and pass; expansion phases through ``game.legal_actions()``);
 * ``"greedy"``: the one-ply greedy baseline's choices
-  (:class:`carc_env.baselines.GreedyPolicy`: the same placement score, the
+  (:class:`carc_env.policies.GreedyPolicy`: the same placement score, the
   same follower heuristic), made on the core game directly without the action
   codec; ``epsilon`` mixes in uniformly random actions (ε-greedy).  About ten
   times as costly as random play-outs.
@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..baselines import GreedyPolicy
+from ..policies import GreedyPolicy
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.tiles import _geometry_key  # the same geometry test as TileType.distinct_rotations
 from ..encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
@@ -116,7 +116,7 @@ def random_action(game: Game, rng: np.random.Generator) -> Action:
 class GreedyMover:
     """The one-ply greedy baseline's decision, on the core game (no action codec).
 
-    Same scores as :class:`carc_env.baselines.GreedyPolicy` (own minus best
+    Same scores as :class:`carc_env.policies.GreedyPolicy` (own minus best
     opponent's immediate points, positional tie-break, follower heuristic with
     ``reserve`` followers kept for strong spots); ties are broken at random.
     """
