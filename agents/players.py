@@ -102,11 +102,17 @@ def _float(text: str, what: str, lo: float | None = None, hi: float | None = Non
 
 
 def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
-    eps = (
-        _float(arg, f"player 'greedy:{arg}': greedy:EPS needs a number 0 <= EPS <= 1 (the chance of a random move)", 0.0, 1.0)
-        if arg
-        else 0.0
-    )
+    eps = 0.0
+    if arg:
+        try:
+            eps = float(arg)
+        except ValueError:
+            eps = float("nan")
+        if not 0.0 <= eps <= 1.0:  # also false for nan
+            raise PlayerSpecError(
+                f"player 'greedy:{arg}': epsilon {arg!r}: greedy:EPS needs a number 0 <= EPS <= 1 "
+                "(the chance of a random move)"
+            )
     return GreedyPolicy(epsilon=eps, seed=seed)
 
 

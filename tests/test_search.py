@@ -86,7 +86,7 @@ def test_redeal_keeps_the_river_first(start_tile):
         assert all(t in rivers or t == lake for t in order[:n_river])
         if lake in order:
             assert order[n_river - 1] == lake
-        if start_tile == "after_river" and not g.ext["river2"]["river_done"] and start in order[n_river:]:
+        if start_tile == "after_river" and not g.ext["river2"].river_done and start in order[n_river:]:
             assert order[n_river] == start
         _advance(g, 2, seed=step)
         if g.over:

@@ -47,10 +47,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..policies import GreedyPolicy
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.tiles import _geometry_key  # the same geometry test as TileType.distinct_rotations
 from ..encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
+from ..policies import GreedyPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.actions import Action
