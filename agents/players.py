@@ -11,7 +11,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    decision; options ``random`` / ``greedy`` (rollout policy, default
                                    random), ``eps=F`` (random moves in greedy rollouts), ``c=F``
                                    (exploration), ``utility=win|margin|mixed``, ``scale=F`` (margin
-                                   scale), ``time=S`` (seconds per decision; with no N, time only)
+                                   scale), ``time=S`` (seconds per decision; with no N, time only),
+                                   ``engine=auto|python|numba`` (random play-outs on the compiled
+                                   engine where it covers the game: auto, the default)
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
 ``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (:mod:`agents.search`): policy as
                                    prior, value as leaf evaluation (PUCT); N simulations (default 100),
@@ -116,7 +118,10 @@ def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     return GreedyPolicy(epsilon=eps, seed=seed)
 
 
-MCTS_OPTIONS = "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, time=S"
+MCTS_OPTIONS = (
+    "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, time=S, "
+    "engine=auto|python|numba"
+)
 
 
 def parse_search_options(parts: list[str], spec: str, default_sims: int | None) -> dict[str, Any]:
@@ -146,6 +151,10 @@ def parse_search_options(parts: list[str], spec: str, default_sims: int | None) 
             kw["time_per_move"] = _float(val, f"player {spec!r}: time", 1e-9)
             if not explicit_n:
                 kw["simulations"] = None  # time only
+        elif key == "engine":
+            if val not in ("auto", "python", "numba"):
+                raise PlayerSpecError(f"player {spec!r}: engine must be auto, python or numba, got {val!r}")
+            kw["engine"] = val
         elif key == "utility":
             if val not in ("win", "margin", "mixed"):
                 raise PlayerSpecError(f"player {spec!r}: utility must be win, margin or mixed, got {val!r}")
@@ -194,7 +203,7 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
     kw = parse_search_options(opts, spec, 100)
-    for bad in ("rollout", "epsilon", "utility", "margin_scale"):
+    for bad in ("rollout", "epsilon", "utility", "margin_scale", "engine"):
         if bad in kw:
             raise PlayerSpecError(f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S")
     if not path or not Path(path).is_file():

@@ -5,8 +5,9 @@
 
 States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
 turns 0, 20, 40 and 60 of the 72.  For each state and search kind (random
-rollouts, greedy rollouts, and ``ppo-mcts`` if a checkpoint is given) one
-search of ``--sims`` simulations is timed (greedy rollouts: a quarter of
+rollouts (on the compiled engine where it covers the game, and on the Python
+engine), greedy rollouts, and ``ppo-mcts`` if a checkpoint is given) one
+search of ``--sims`` simulations is timed (Python random and greedy rollouts: a quarter of
 them, they cost about ten times more).  Speed depends on the machine and
 its load: compare the rows of one run, not runs taken at different times.
 """
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     kinds: list[tuple[str, object, int]] = [
-        ("random rollouts", RolloutGuide("random"), args.sims),
+        ("random rollouts", RolloutGuide("random"), args.sims),  # compiled play-outs where covered
+        ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
         ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),
     ]
     if args.checkpoint:

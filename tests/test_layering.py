@@ -64,7 +64,7 @@ ALLOWED = {
     "fast": {"core", "registry", "encoding", "fast"},
     "plugin_fast": {"core", "fast"},
     "policies": {"core", "encoding", "policies"},
-    "search": {"core", "encoding", "policies", "search"},
+    "search": {"core", "encoding", "policies", "fast", "search"},
     "registration": set(),
     "env": {"core", "registry", "encoding", "render", "policies", "fast", "env", "registration"},
     "baselines": {"env", "policies"},

@@ -320,3 +320,111 @@ def test_a_used_policy_pickles_without_its_caches():
     copy.seed(9)
     mask = env.match.mask()
     assert copy.act({"action_mask": mask}, env) == m.act({"action_mask": mask}, env)
+
+
+# ------------------------------------------------------------------------------ compiled play-outs
+from carc_env.fast import available as _numba_available  # noqa: E402
+from carc_env.fast import kernels as K  # noqa: E402
+from carc_env.fast.playout import FastPlayout  # noqa: E402
+from carc_env.search.rollout import random_action  # noqa: E402
+
+needs_numba = pytest.mark.skipif(not _numba_available(), reason="numba is not installed")
+
+
+def _leaf(root, rng, steps):
+    """A search's leaf: the root cloned, redealt, then ``steps`` random decisions (its path)."""
+    c = root.clone()
+    c.redeal(rng)
+    for _ in range(steps):
+        if not c.over:
+            c.apply(random_action(c, rng))
+    return c
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "n,expansions", [(2, ("base",)), (3, ("base",)), (2, ("base", "king_robber", "river2")), (4, ("base", "king_robber"))]
+)
+def test_compiled_playout_takes_over_the_leaf_exactly(n, expansions):
+    """The leaf handed to the kernels is the Python leaf: same scores, phase, drawn tile, legal moves,
+    and the same remaining stack (the same decisions then end both with the same scores)."""
+    rng = np.random.default_rng(n)
+    f = FastPlayout()
+    for k in (0, 7, 25):
+        root = _advance(new_game(n, expansions=expansions, seed=20 + k), k, seed=k)
+        f.begin(root)
+        for steps in (0, 1, 4):
+            leaf = _leaf(root, rng, steps)
+            g = f.load(leaf)
+            b = f._batch
+            assert b.scores(g) == leaf.scores and b.phase(g) == leaf.phase and b.supply(g) == leaf.supply
+            if leaf.phase == "tile":
+                assert int(b.state.gi[g, K.G_CUR]) == leaf.current_tile
+                fast_moves = sorted(map(tuple, b.legal_tile_placements(g).tolist()))
+                assert fast_moves == sorted(map(tuple, np.asarray(leaf.legal_tile_placements()).tolist()))
+            while not leaf.over:
+                a = random_action(leaf, rng)
+                leaf.apply(a)
+                b.apply(g, a)
+            assert b.scores(g) == leaf.scores and b.over(g)
+
+
+@needs_numba
+def test_compiled_playout_has_the_python_playouts_distribution():
+    """Same decisions rule (uniform over legal placements, over spots + pass): from one state, 300
+    redealt play-outs on each engine give final scores whose means agree within sampling error."""
+    root = _advance(new_game(2, seed=8), 30, seed=3)
+    rng = np.random.default_rng(1)
+    fast = FastPlayout()
+    fast.begin(root)
+    guide = RolloutGuide(engine="python")
+    fs, ps = [], []
+    for _ in range(300):
+        fs.append(fast(_leaf(root, rng, 0), rng))
+        c = _leaf(root, rng, 0)
+        guide.playout(c, rng)
+        ps.append(c.scores)
+    fs, ps = np.array(fs, dtype=float), np.array(ps, dtype=float)
+    assert root.scores == list(root.scores)  # the root is never changed
+    for col in (fs[:, 0], fs[:, 1], fs[:, 0] - fs[:, 1]):
+        assert col.std() > 0  # the play-outs are random, not one game repeated
+    for j, (a, b) in enumerate([(fs[:, 0], ps[:, 0]), (fs[:, 1], ps[:, 1]), (fs[:, 0] - fs[:, 1], ps[:, 0] - ps[:, 1])]):
+        se = math.sqrt(a.var() / len(a) + b.var() / len(b))
+        assert abs(a.mean() - b.mean()) < 4.0 * se, (j, a.mean(), b.mean(), se)
+        assert 0.7 < a.std() / b.std() < 1.4, (j, a.std(), b.std())
+
+
+@needs_numba
+def test_engine_option_picks_the_playouts():
+    from carc_env.search.rollout import ENGINES
+
+    assert ENGINES == ("auto", "python", "numba")
+    base, count = new_game(2, seed=1), new_game(2, expansions=("base", "count"), seed=1)
+    assert isinstance(RolloutGuide()._playout_for(base), FastPlayout)
+    assert RolloutGuide()._playout_for(count) is None  # not covered: the Python play-out
+    assert RolloutGuide(engine="python")._playout_for(base) is None
+    assert RolloutGuide("greedy")._playout_for(base) is None
+    with pytest.raises(ValueError, match="count"):
+        RolloutGuide(engine="numba")._playout_for(count)
+    with pytest.raises(ValueError, match="random rollouts only"):
+        RolloutGuide("greedy", engine="numba")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        RolloutGuide(engine="gpu")
+
+
+@needs_numba
+def test_mcts_on_compiled_playouts_is_deterministic_and_pickles():
+    import pickle
+
+    env = _state(seed=5, k=10)
+    mask = env.match.mask()
+    a = MCTSPolicy(60, seed=2, engine="numba")
+    b = MCTSPolicy(60, seed=2, engine="numba")
+    ia = a.act({"action_mask": mask}, env)
+    assert ia == b.act({"action_mask": mask}, env) and mask[ia]
+    assert a.last_search.visits == b.last_search.visits and a.last_search.simulations == 60
+    c = pickle.loads(pickle.dumps(a))
+    assert c.guide._fast == {}
+    c.seed(4)
+    a.seed(4)
+    assert c.act({"action_mask": mask}, env) == a.act({"action_mask": mask}, env)

@@ -171,6 +171,9 @@ class MCTS:
         if not actions:
             raise ValueError("no legal action to search")
         t0 = time.perf_counter()
+        begin = getattr(guide, "begin", None)
+        if begin is not None:
+            begin(game)
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
         puct = root.prior is not None
@@ -302,7 +305,9 @@ class MCTSPolicy:
     ``simulations`` / ``time_per_move``: the budget per decision.
     ``rollout`` (``"random"`` or ``"greedy"``), ``epsilon`` (random actions in
     greedy rollouts), ``utility`` and ``margin_scale``: the play-outs
-    (:class:`carc_env.search.rollout.RolloutGuide`); or pass any ``guide``.
+    (:class:`carc_env.search.rollout.RolloutGuide`); ``engine`` (``"auto"``,
+    ``"python"``, ``"numba"``): where random play-outs run (auto: the compiled
+    engine where it covers the game); or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     """
 
@@ -320,13 +325,14 @@ class MCTSPolicy:
         seed: int | None = None,
         guide: Any = None,
         name: str | None = None,
+        engine: str = "auto",
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
             raise ValueError(f"c must be a non-negative number, got {c!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.time_per_move = None if time_per_move is None else float(time_per_move)
-        self.guide = guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale)
+        self.guide = guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine)
         self.c = c
         self._seed = seed
         self.rng = np.random.default_rng(seed)
