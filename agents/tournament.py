@@ -530,6 +530,81 @@ def run_tournament(
     }
 
 
+# --------------------------------------------------------------------------------- merging runs
+def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "random", seed: int = 0) -> dict[str, Any]:
+    """One report from the reports of several runs of one game configuration (rated together).
+
+    A player name in several reports is one player (give a player the same spec only if it is the same
+    player: ``greedy`` is).  Games with the same deal seed share a deal in the bootstrap (the same tile
+    order).  The line-ups are the runs' own, in order; ratings, per-player results and pairwise counts
+    are recomputed from every game.  Raises ValueError for reports of different configurations or
+    without their games."""
+    if not reports:
+        raise ValueError("nothing to merge: give at least one report")
+    env = reports[0].get("env")
+    for i, r in enumerate(reports):
+        if "games" not in r or "players" not in r or "lineups" not in r:
+            raise ValueError(f"report {i} is not a tournament report (no games, players or lineups)")
+        if r.get("env") != env:
+            raise ValueError(f"report {i} is of another game configuration ({r.get('env')} vs {env}); "
+                             "only runs of one configuration can be rated together")
+    names: list[str] = []
+    for r in reports:
+        for p in r["players"]:
+            if p["name"] not in names:
+                names.append(p["name"])
+    index = {n: i for i, n in enumerate(names)}
+    per_player: dict[int, list[tuple[str, int, int]]] = {i: [] for i in range(len(names))}
+    secs = [0.0] * len(names)
+    decs = [0] * len(names)
+    rated = []
+    game_rows = []
+    lineups = []
+    for ri, r in enumerate(reports):
+        for p in r["players"]:
+            i = index[p["name"]]
+            decs[i] += int(p.get("decisions") or 0)
+            secs[i] += float(p.get("seconds_per_move") or 0.0) * int(p.get("decisions") or 0)
+        for g in r["games"]:
+            seats = tuple(index[n] for n in g["seats"])
+            scores = g["scores"]
+            for seat, pi in enumerate(seats):
+                outcome, margin = _outcomes(scores, seat)
+                per_player[pi].append((outcome, margin, scores[seat]))
+            rated.append((seats, scores, g["deal_seed"]))
+            game_rows.append({**g, "lineup": len(lineups) + g["lineup"], "run": ri})
+        lineups.extend(r["lineups"])
+    elo, ci, warnings = ratings(names, rated, anchor, seed)
+    players = [{
+        "name": name,
+        "rating": round(elo[i], 1),
+        "rating_ci95": [round(x, 1) for x in ci[i]],
+        **_stats(per_player[i]),
+        "decisions": decs[i],
+        "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
+    } for i, name in enumerate(names)]
+    wins = _pair_wins(len(names), [(st, sc) for st, sc, _ in rated])
+    pairwise = [{"a": names[a], "b": names[b], "a_score": float(wins[a, b]), "b_score": float(wins[b, a]),
+                 "pairs": int(round(wins[a, b] + wins[b, a]))}
+                for a, b in itertools.combinations(range(len(names)), 2) if wins[a, b] + wins[b, a]]
+    return {
+        "env": env,
+        "mode": "merged",
+        "runs": [{k: r.get(k) for k in ("seed", "games_per_lineup", "deals_per_lineup", "seating", "mode", "run")}
+                 for r in reports],
+        "players": players,
+        "lineups": lineups,
+        "pairwise": pairwise,
+        "rating_method": (
+            f"Bradley-Terry as in each run, fitted to the games of {len(reports)} merged runs, anchored at "
+            f"{anchor if anchor in names else 'the mean'} = 0; 95 % interval: union of the Wald interval and "
+            f"the percentile interval of {BOOTSTRAP} bootstrap resamples of deals (a deal = a deal seed)"
+        ),
+        "warnings": warnings,
+        "games": game_rows,
+    }
+
+
 # --------------------------------------------------------------------------------- outputs
 PLAYER_COLUMNS = ["name", "rating", "rating_lo", "rating_hi", "games", "wins", "ties", "losses", "win_rate",
                   "win_lo", "win_hi", "mean_margin", "mean_score", "seconds_per_move"]
@@ -606,5 +681,5 @@ def write_png(report: dict[str, Any], path: str | Path, title: str | None = None
     img.save(path)
 
 
-__all__ = ["GameTask", "PlayerFailed", "bradley_terry", "make_lineups", "plan", "play_task", "ratings", "run_tournament",
-           "seatings", "summarize", "write_csv", "write_png"]
+__all__ = ["GameTask", "PlayerFailed", "bradley_terry", "make_lineups", "merge_reports", "plan", "play_task", "ratings",
+           "run_tournament", "seatings", "summarize", "write_csv", "write_png"]

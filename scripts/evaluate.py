@@ -21,7 +21,9 @@ Wilson interval, mean score margin (own minus the best other), seconds per
 decision and a Bradley-Terry rating (Elo scale); details in agents/tournament.py.
 ``--json`` prints the report as one JSON line (with ``win_rate_vs_<opponent>``
 keys when one player meets opponents); ``--out DIR`` writes report.json,
-players.csv, lineups.csv and ratings.png there.  Bad arguments give one line
+players.csv, lineups.csv and ratings.png there.  ``--merge A/report.json
+B/report.json ...`` rates the games of earlier runs (same configuration)
+together, e.g. one budget per run.  Bad arguments give one line
 naming the argument, the value and what is allowed, and exit status 2.
 """
 
@@ -37,7 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from agents.checkpoint import CheckpointError  # noqa: E402
 from agents.players import PlayerSpecError, make_player, player_kinds  # noqa: E402
-from agents.tournament import SEATINGS, run_tournament, write_csv, write_png  # noqa: E402
+from agents.tournament import SEATINGS, merge_reports, run_tournament, write_csv, write_png  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,6 +79,23 @@ def _file_target(flag: str, value: str | None) -> str | None:
     return None
 
 
+def _check_outputs(args: argparse.Namespace) -> str | None:
+    """The problem with --csv, --png or --out (the folder is created), or None."""
+    for flag in ("--csv", "--png"):
+        bad = _file_target(flag, getattr(args, flag[2:]))
+        if bad:
+            return bad
+    if args.out is not None:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            return f"argument --out: {args.out!r} is a file; give a folder"
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return f"argument --out: cannot create folder {args.out!r} ({exc.strerror})"
+    return None
+
+
 def _key(name: str) -> str:
     return os.path.basename(name).removesuffix(".pt")
 
@@ -100,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--png", default=None, help="draw the ratings with their intervals to this PNG file")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--list", action="store_true", help="list the player kinds and exit")
+    ap.add_argument("--merge", nargs="+", default=None, metavar="REPORT",
+                    help="rate the games of earlier runs' report.json files together (no game is played)")
     args = ap.parse_args(argv)
 
     if args.list:
@@ -107,6 +128,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind:10s} {help_}")
         print(f"{'PATH':10s} a PPO checkpoint file; MODULE:NAME: your own policy(obs, env) -> int")
         return 0
+    if args.merge is not None:
+        if args.player:
+            return _fail("argument --merge: give report files only, no players (the games were played already)")
+        reports = []
+        for f in args.merge:
+            try:
+                reports.append(json.loads(Path(f).read_text()))
+            except (OSError, ValueError) as exc:
+                return _fail(f"argument --merge: cannot read report {f!r} ({exc})")
+        try:
+            report = merge_reports(reports, anchor=args.anchor, seed=args.seed)
+        except ValueError as exc:
+            return _fail(f"argument --merge: {exc}")
+        bad = _check_outputs(args)
+        if bad:
+            return _fail(bad)
+        return _write_and_print(args, report)
     if not args.player:
         return _fail("give at least one player (e.g. scripts/evaluate.py greedy --opponents random); --list shows the kinds")
 
@@ -123,18 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         carc_env.raw_env(**env_kwargs)
     except (ConfigError, ValueError) as exc:
         return _fail(f"argument --expansions / --players: {exc}")
-    for flag in ("--csv", "--png"):
-        bad = _file_target(flag, getattr(args, flag[2:]))
-        if bad:
-            return _fail(bad)
-    if args.out is not None:
-        out = Path(args.out)
-        if out.exists() and not out.is_dir():
-            return _fail(f"argument --out: {args.out!r} is a file; give a folder")
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            return _fail(f"argument --out: cannot create folder {args.out!r} ({exc.strerror})")
+    bad = _check_outputs(args)
+    if bad:
+        return _fail(bad)
 
     players = args.player
     opponents = [o.strip() for o in args.opponents.split(",")] if args.opponents is not None else None
@@ -163,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
             report[f"win_rate_vs_{_key(opp)}"] = res["win_rate"]
             report[f"vs_{_key(opp)}"] = res
 
+    return _write_and_print(args, report)
+
+
+def _write_and_print(args: argparse.Namespace, report: dict) -> int:
     if args.out is not None:
         out = Path(args.out)
         (out / "report.json").write_text(json.dumps(report, indent=1))

@@ -23,6 +23,7 @@ from agents.search import NetworkGuide, PPOSearchPolicy
 from agents.tournament import (
     bradley_terry,
     make_lineups,
+    merge_reports,
     plan,
     ratings,
     run_tournament,
@@ -353,3 +354,36 @@ def test_a_failing_player_is_named(tmp_path, monkeypatch):
         run_tournament(["bad_policies_t18:policy"], games=2, seed=3, opponents=["random"], workers=1, progress=False)
     with pytest.raises(PlayerFailed, match="bad_policies_t18:policy"):
         run_tournament(["bad_policies_t18:policy"], games=2, seed=3, opponents=["random"], workers=2, progress=False)
+
+
+# ------------------------------------------------------------------------------ merging runs
+def test_merging_runs_rates_their_games_together(tmp_path, capsys):
+    a = run_tournament(["random", "greedy"], games=4, seed=7, workers=1, progress=False)
+    b = run_tournament(["greedy:0.5", "greedy"], games=4, seed=7, workers=1, progress=False)
+    one = merge_reports([a], anchor="random", seed=7)  # one run: its own ratings (deals = deal seeds)
+    assert [(p["name"], p["rating"], p["rating_ci95"], p["win_rate"]) for p in one["players"]] == [
+        (p["name"], p["rating"], p["rating_ci95"], p["win_rate"]) for p in a["players"]]
+    m = merge_reports([a, b], anchor="greedy", seed=7)
+    by = {p["name"]: p for p in m["players"]}
+    assert list(by) == ["random", "greedy", "greedy:0.5"]  # greedy of both runs is one player
+    assert by["greedy"]["games"] == 8 and by["random"]["games"] == by["greedy:0.5"]["games"] == 4
+    assert by["greedy"]["rating"] == 0.0
+    old = {p["name"]: p for p in a["players"]}
+    assert by["random"]["wins"] == old["random"]["wins"] and by["random"]["mean_margin"] == old["random"]["mean_margin"]
+    assert len(m["games"]) == 8 and len(m["lineups"]) == 2 and {g["run"] for g in m["games"]} == {0, 1}
+    assert {(q["a"], q["b"]) for q in m["pairwise"]} == {("random", "greedy"), ("greedy", "greedy:0.5")}
+    three = run_tournament(["random", "greedy"], {"num_players": 3}, games=6, seed=7, workers=1, progress=False)
+    with pytest.raises(ValueError, match="another game configuration"):
+        merge_reports([a, three])
+    with pytest.raises(ValueError, match="not a tournament report"):
+        merge_reports([a, {"players": []}])
+    # the script: --merge writes the same outputs as a run
+    for name, r in (("a", a), ("b", b)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(r))
+    out = tmp_path / "merged"
+    assert evaluate_script.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--anchor", "greedy",
+                                 "--out", str(out), "--no-progress"]) == 0
+    assert json.loads((out / "report.json").read_text())["players"] == json.loads(json.dumps(m["players"]))
+    assert (out / "players.csv").exists() and Image.open(out / "ratings.png").size[0] > 0
+    assert evaluate_script.main(["greedy", "--merge", str(tmp_path / "a.json")]) == 2
+    assert "no players" in capsys.readouterr().err
