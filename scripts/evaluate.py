@@ -37,34 +37,16 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents import cli  # noqa: E402
 from agents.checkpoint import CheckpointError  # noqa: E402
 from agents.players import PlayerSpecError, make_player, player_kinds  # noqa: E402
 from agents.tournament import SEATINGS, merge_reports, run_tournament, write_csv, write_png  # noqa: E402
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (no usage block)
-        print(f"error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _int_at_least(lo: int, hi: int | None = None, what: str = "") -> type:
-    def parse(text: str) -> int:
-        allowed = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}{what}") from None
-        if v < lo or (hi is not None and v > hi):
-            raise argparse.ArgumentTypeError(f"{v} is not {allowed}{what}")
-        return v
-
-    return parse  # type: ignore[return-value]
+PROG = "evaluate.py"
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
+    return cli.fail(PROG, message)
 
 
 def _file_target(flag: str, value: str | None) -> str | None:
@@ -101,17 +83,17 @@ def _key(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("player", nargs="*", help="player specs (see above)")
     ap.add_argument("--opponents", default=None, help="comma-separated opponent specs (each player meets each)")
-    ap.add_argument("--games", type=_int_at_least(1, what=" (games per line-up)"), default=200,
+    ap.add_argument("--games", type=cli.int_range(1), default=200,
                     help="games per line-up, rounded up to whole deals (default 200)")
-    ap.add_argument("--players", type=_int_at_least(2, 5, " (seats at the table)"), default=2, help="seats: 2-5")
+    ap.add_argument("--players", type=cli.players, default=2, help="seats: 2-5")
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys (default base)")
-    ap.add_argument("--seed", type=_int_at_least(0), default=12345, help="deal d is game seed SEED + d")
+    ap.add_argument("--seed", type=cli.seed, default=12345, help="deal d is game seed SEED + d")
     ap.add_argument("--seating", choices=SEATINGS, default="auto",
                     help="every permutation of the seats per deal, or the rotations (auto: permutations up to 3 seats)")
-    ap.add_argument("--workers", type=_int_at_least(1), default=None, help="processes (default: every core)")
+    ap.add_argument("--workers", type=cli.int_range(1), default=None, help="processes (default: every core)")
     ap.add_argument("--anchor", default="random", help="player rated 0 (default random; else the mean is 0)")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
     ap.add_argument("--out", default=None, help="folder for report.json, players.csv, lineups.csv, ratings.png")

@@ -304,13 +304,13 @@ def test_ppo_and_ppo_mcts_are_separate_players(ckpt):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["greedy", "--players", "6"], "--players: 6 is not an integer in 2..5"),
+        (["greedy", "--players", "6"], "--players: 6 is not allowed; it must be an integer from 2 to 5"),
         (["greedy", "--expansions", "foo"], "--expansions: 'foo'"),
         (["greedy", "--opponents", "greedy:abc"], "--opponents: player 'greedy:abc'"),
-        (["greedy", "--seed", "-1"], "--seed: -1 is not an integer >= 0"),
+        (["greedy", "--seed", "-1"], "--seed: -1 is not allowed; it must be an integer >= 0"),
         (["greedy", "--png", "/no/such/folder/x.png"], "--png: folder"),
         (["greedy", "--csv", "/no/such/folder/x.csv"], "--csv: folder"),
-        (["greedy", "--games", "0"], "--games: 0 is not an integer >= 1"),
+        (["greedy", "--games", "0"], "--games: 0 is not allowed; it must be an integer >= 1"),
         (["greedy", "--workers", "0"], "--workers: 0"),
         (["greedy", "--opponents", "random,"], "--opponents: 'random,' has an empty entry"),
         (["nosuchplayer"], "unknown player 'nosuchplayer'"),
@@ -324,6 +324,7 @@ def test_cli_rejects_bad_arguments_with_one_line(argv, needle, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and needle in err and "Traceback" not in err
+    assert err.startswith("evaluate.py: error: ")  # the scripts' one-line form (agents/cli.py)
 
 
 def test_cli_old_interface_and_outputs(ckpt, tmp_path, capsys):
