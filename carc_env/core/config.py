@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .expansion import ConfigError, Expansion, overrides, registry
+from .layout import ANY_EDGE, BoardLayout
 from .tiles import BUILDING, TileDataError, TileType, load_tile_file, tile_file_path
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -148,6 +149,41 @@ class RuleSet:
                 tiles.extend(tf.tiles)
                 if tf.start_tile:
                     self.start_tiles[exp.KEY] = tf.start_tile
+        # Tile counts an expansion changes (a map's recommended mix), then a board's printed pieces.
+        for exp in self.expansions:
+            if overrides(exp, "tile_counts"):
+                counts = exp.tile_counts(tuple(tiles))
+                if counts:
+                    ids = {t.id for t in tiles}
+                    bad = sorted(set(counts) - ids)
+                    if bad:
+                        raise ConfigError(f"expansion {exp.KEY!r} sets counts of unknown tile ids {bad}")
+                    tiles = [dataclasses.replace(t, count=counts[t.id]) if t.id in counts else t for t in tiles]
+        self.layout: BoardLayout | None = None
+        """The printed board (``core.layout``) an expansion provides, or None: unbounded."""
+        givers = [(e, e.board_layout()) for e in self.expansions if overrides(e, "board_layout")]
+        givers = [(e, lay) for e, lay in givers if lay is not None]
+        if len(givers) > 1:
+            raise ConfigError(
+                f"expansions {givers[0][0].KEY!r} and {givers[1][0].KEY!r} each provide a printed board; enable one"
+            )
+        if givers:
+            self.layout = givers[0][1]
+            tiles.extend(self.layout.tile_types)
+        self.followers = config.followers
+        """Followers per player: ``GameConfig.followers`` unless an expansion says otherwise (a map's 9)."""
+        setters = [e for e in self.expansions if overrides(e, "followers_per_player")]
+        answers = [(e, e.followers_per_player(config.followers)) for e in setters]
+        answers = [(e, v) for e, v in answers if v is not None]
+        if len(answers) > 1:
+            raise ConfigError(
+                f"expansions {answers[0][0].KEY!r} and {answers[1][0].KEY!r} both set the followers per player"
+            )
+        if answers:
+            v = answers[0][1]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"expansion {answers[0][0].KEY!r} sets {v!r} followers per player")
+            self.followers = v
         self.tiles: tuple[TileType, ...] = tuple(tiles)
         self.tile_index = {t.id: i for i, t in enumerate(self.tiles)}
         if len(self.tile_index) != len(self.tiles):
@@ -175,6 +211,7 @@ class RuleSet:
         self.h_extra_completed = hooked("extra_completed")
         self.h_next_player = hooked("next_player")
         self.h_followers_held = hooked("followers_held")
+        self.h_setup_from_bag = hooked("setup_from_bag")
         self.stages, self.final_stages = build_stages(self.expansions)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
 
@@ -188,7 +225,8 @@ def _compat_table(tiles: tuple[TileType, ...]) -> np.ndarray:
     """compat[t, pattern] = bitmask of rotations of tile t that fit a frontier pattern.
 
     A pattern packs, per side, the edge code the neighbour on that side
-    requires (0 = no neighbour), 3 bits per side, N in the lowest bits.
+    requires (0 = no neighbour; ``ANY_EDGE`` = a neighbour that allows every
+    edge, a neutral printed edge of a board), 3 bits per side, N in the lowest bits.
     """
     p = np.arange(N_PATTERNS)
     req = np.stack([(p >> (PATTERN_BITS * s)) & 7 for s in range(4)], axis=1)  # (P, 4)
@@ -196,7 +234,7 @@ def _compat_table(tiles: tuple[TileType, ...]) -> np.ndarray:
     for t, tile in enumerate(tiles):
         for r in range(4):
             codes = np.array(tile.edge_codes[r])
-            ok = ((req == 0) | (req == codes[None, :])).all(axis=1)
+            ok = ((req == 0) | (req == ANY_EDGE) | (req == codes[None, :])).all(axis=1)
             table[t] |= ok.astype(np.uint8) << r
     table[:, 0] = 0  # a cell with no neighbour is never a legal placement
     return table

@@ -18,6 +18,14 @@ Hook summary (where the core calls it, what it may do):
 ``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START`` and
                        ``START_COMBINES`` (two start layouts that fit together)
 ``build_bag``          change the bag's composition and order (river first, tiles removed)
+``setup_from_bag``     after the bag is built (shuffled or forced), lay tiles taken from it
+                       (``game.take_from_bag``; a map's random tiles on its start squares)
+``tile_counts``        at config time: new counts of tile types (a map's recommended mix);
+                       pipeline, each expansion sees the counts the previous ones set
+``board_layout``       at config time: the printed board (``core.layout.BoardLayout``) the game is
+                       played on; at most one expansion may provide one (``ConfigError`` otherwise)
+``followers_per_player`` at config time: followers per player instead of ``GameConfig.followers``
+                       (a map's 9); at most one expansion may set it
 ``placement_veto``     clear rotation bits of frontier cells (river continuity, shrine adjacency,
                        map squares, Sagrada Familia)
 ``after_placement``    react to a placed tile (river state, extra-turn flags, gate links)
@@ -54,6 +62,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .events import Event, ScoreItem
     from .game import Game
+    from .layout import BoardLayout
+    from .tiles import TileType
     from .stages import Stage
 
 
@@ -96,6 +106,22 @@ class Expansion:
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
         """Return the bag (draw order: index 0 is drawn first)."""
         return bag
+
+    def setup_from_bag(self, game: Game) -> None:
+        """After the bag is built (a forced draw order included): lay tiles taken from it with
+        ``game.take_from_bag()`` and ``game.place_fixed(..., from_bag=False)``."""
+
+    def tile_counts(self, tiles: tuple[TileType, ...]) -> dict[str, int] | None:
+        """At config time: ``{tile id: copies}`` for tile types whose count changes; None = none."""
+        return None
+
+    def board_layout(self) -> BoardLayout | None:
+        """At config time: the printed board the game is played on (see ``core.layout``); None = unbounded."""
+        return None
+
+    def followers_per_player(self, configured: int) -> int | None:
+        """At config time: followers per player (``configured`` is ``GameConfig.followers``); None = no opinion."""
+        return None
 
     # -- placement -------------------------------------------------------
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:

@@ -52,6 +52,7 @@ from .events import (
     TilePlaced,
 )
 from .expansion import ConfigError
+from . import layout as _layout
 from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, RIVER, ROAD, SIDES
 
 GAME_OVER = "game_over"
@@ -106,7 +107,7 @@ class Game:
         self._infos = _tile_infos(rules)
         n = config.num_players
         self.scores = [0] * n
-        self.supply = [config.followers] * n
+        self.supply = [rules.followers] * n
         self.turn_player = 0
         self.player = 0
         self.turn = 0
@@ -148,6 +149,11 @@ class Game:
         self.current_tile = -1
         self._stage_i = 0
         self._start_tiles_used = []
+        # a printed board (Carcassonne Maps): see core.layout
+        self.layout = rules.layout
+        self.connected_groups: set[int] = set()
+        if self.layout is not None:
+            _layout.lay_printed(self)
 
         for exp in rules.expansions:
             exp.setup(self)
@@ -164,6 +170,8 @@ class Game:
                 bag = exp.build_bag(self, bag)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
+        for hook in rules.h_setup_from_bag:
+            hook(self)
         self.events.clear()
         self._run()
         self._setup_events = self.events
@@ -201,9 +209,23 @@ class Game:
         t = self.rules.tile_index[tile_id]
         if (x, y) in self.board:
             raise ConfigError(f"setup places two tiles on ({x},{y})")
+        if self.layout is not None and (x, y) not in self.layout.playable:
+            raise ConfigError(f"setup places {tile_id} on ({x},{y}), which is not a playable square of the board")
         if from_bag:
             self._start_tiles_used.append(t)
         self._put_tile(t, x, y, rotation)
+        if self.layout is not None:
+            _layout.mark_closed(self)
+
+    def take_from_bag(self) -> str | None:
+        """Take the next tile of the bag out of it (for ``setup_from_bag``: start squares of a map);
+        its id, or None when the bag is empty."""
+        return self.rules.tiles[self._bag.pop()].id if self._bag else None
+
+    def fitting_rotations(self, tile_id: str, x: int, y: int) -> list[int]:
+        """Rotations in which ``tile_id`` fits cell (x, y) during setup: its placed neighbours and,
+        on a printed board, the printed features around it (the cell need not touch the play area)."""
+        return _layout.fitting_rotations(self, self.rules.tile_index[tile_id], x, y)
 
     # ----------------------------------------------------------------- public
     @property
@@ -285,6 +307,7 @@ class Game:
         g.history = self.history[:]
         g._history_k = self._history_k[:]
         g.ext = copy.deepcopy(self.ext)
+        g.connected_groups = set(self.connected_groups)
         g.board = self.board.copy()
         g.placements = self.placements[:]
         g.bounds = self.bounds[:]
@@ -459,6 +482,9 @@ class Game:
             hook(self, x, y)
 
     def _put_tile(self, t: int, x: int, y: int, r: int) -> None:
+        if self.layout is not None:
+            _layout.put_tile(self, t, x, y, r)
+            return
         tile = self.rules.tiles[t]
         info = self._infos[t]
         k = len(self.placements)
@@ -547,6 +573,8 @@ class Game:
             v = hook(self, x, y)
             if v is not None:
                 return v
+        if self.layout is not None:  # the squares around it that exist on the board
+            return self.layout.building_target.get((x, y), 8)
         return 8
 
     def _frontier_require(self, x: int, y: int, side: int, code: int) -> None:
@@ -867,7 +895,7 @@ class Game:
             for p, c in enumerate(held(self)):
                 extra[p] += c
         return all(
-            self.supply[p] + per[p] + extra[p] == self.config.followers for p in range(self.num_players)
+            self.supply[p] + per[p] + extra[p] == self.rules.followers for p in range(self.num_players)
         )
 
 

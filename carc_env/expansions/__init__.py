@@ -4,4 +4,4 @@ The registry's order (this import order: the base game first, the others
 alphabetically) fixes the order of tile types, and so the bag a seed deals.
 """
 
-from . import base, count, darmstadt, king_robber, river2, shrines  # noqa: F401
+from . import base, count, darmstadt, king_robber, maps_germany, river2, shrines  # noqa: F401
