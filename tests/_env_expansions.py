@@ -7,14 +7,29 @@ import itertools
 import numpy as np
 
 import carc_env  # noqa: F401  (registers the expansions)
-from carc_env.core import Game
+from carc_env.core import ConfigError, Game, GameConfig
+from carc_env.core.config import ruleset
 from carc_env.core.expansion import registry
 from carc_env.encoding import ActionCodec
 
 EXPANSIONS = tuple(sorted(k for k in registry() if k != "base"))
-ALL = ("base", *EXPANSIONS)
-COMBOS = [c for r in range(len(EXPANSIONS) + 1) for c in itertools.combinations(EXPANSIONS, r)]
-SHOWCASE = [(k,) for k in EXPANSIONS] + [EXPANSIONS]
+
+
+def configures(combo: tuple[str, ...]) -> bool:
+    """The expansions can be played together (some refuse each other, e.g. two start layouts)."""
+    try:
+        ruleset(GameConfig(2, ("base", *combo)))
+    except ConfigError:
+        return False
+    return True
+
+
+COMBOS = [c for r in range(len(EXPANSIONS) + 1) for c in itertools.combinations(EXPANSIONS, r) if configures(c)]
+MAXIMAL = [c for c in COMBOS if not any(set(c) < set(d) for d in COMBOS)]
+"""The largest sets of expansions that play together (every expansion is in at least one)."""
+ALL = ("base", *max(MAXIMAL, key=len))
+"""The biggest set of expansions that play together."""
+SHOWCASE = [(k,) for k in EXPANSIONS] + MAXIMAL
 OPTIONAL = ("follower", "count_leave", "count_deploy", "count_final")  # phases whose last entry is pass
 
 

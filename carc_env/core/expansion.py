@@ -63,8 +63,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .events import Event, ScoreItem
     from .game import Game
     from .layout import BoardLayout
-    from .tiles import TileType
     from .stages import Stage
+    from .tiles import TileType
 
 
 class ConfigError(ValueError):

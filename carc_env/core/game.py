@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from . import layout as _layout
 from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
 from .config import PATTERN_BITS, GameConfig, RuleSet, ruleset
 from .events import (
@@ -52,7 +53,6 @@ from .events import (
     TilePlaced,
 )
 from .expansion import ConfigError
-from . import layout as _layout
 from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, RIVER, ROAD, SIDES
 
 GAME_OVER = "game_over"

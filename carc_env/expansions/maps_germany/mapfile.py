@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.layout import BoardLayout, LayoutError, PrintedPiece
-from ...core.tiles import DATA_DIR, DX, DY, SIDES, TileDataError, TileType, parse_tile_data
+from ...core.tiles import DATA_DIR, DX, DY, SIDES, TileDataError, parse_tile_data
 
 FORMAT, VERSION = "carc_env-map", 1
 LAYOUT_STATUSES = ("printed", "approximate_geographic", "test")
