@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _env_expansions import ALL, COMBOS, EXPANSIONS, SHOWCASE, pick, seed_quarters
+from _env_expansions import ALL, COMBOS, SHOWCASE, pick, seed_quarters
 from pettingzoo.test import api_test, render_test, seed_test
 
 from carc_env.core import Game, GameConfig, IllegalActionError
