@@ -46,6 +46,7 @@ LAYOUT_STATUSES = ("printed", "approximate_geographic", "test")
 CLOSED_EDGE_MODES = ("field", "border")
 SQUARE_LETTERS = {"#": "square", "S": "start", "T": "town", "L": "large_city"}
 VOID_LETTER = "."
+SEA_LETTER = "~"
 _FILE_KEYS = {"format", "version", "name", "title", "layout_status", "description", "grid", "start", "town",
               "large_city", "abroad"}  # fmt: skip
 _START_KEYS = {"name", "cell"}
@@ -112,6 +113,8 @@ class MapData:
     description: str
     grid: tuple[str, ...]
     squares: frozenset[Cell]
+    sea: frozenset[Cell]
+    """Cells drawn as water (no square, like every cell that is not a square; for drawing only)."""
     starts: tuple[NamedSquare, ...]
     towns: tuple[NamedSquare, ...]
     large_cities: tuple[LargeCity, ...]
@@ -309,13 +312,17 @@ def parse_map_data(data: dict[str, Any], where: str) -> MapData:
     if not isinstance(grid, list) or not grid or not all(isinstance(r, str) for r in grid):
         raise _fail(where, "'grid' must be a non-empty list of strings (one per row, north first)")
     letters: dict[Cell, str] = {}
+    sea = set()
     for y, row in enumerate(grid):
         for x, ch in enumerate(row):
             if ch == VOID_LETTER:
                 continue
+            if ch == SEA_LETTER:
+                sea.add((x, y))
+                continue
             if ch not in SQUARE_LETTERS:
-                raise _fail(where, f"grid row {y} column {x}: unknown letter {ch!r}; use "
-                                   f"{VOID_LETTER!r} or one of {sorted(SQUARE_LETTERS)}")  # fmt: skip
+                raise _fail(where, f"grid row {y} column {x}: unknown letter {ch!r}; use {VOID_LETTER!r}, "
+                                   f"{SEA_LETTER!r} or one of {sorted(SQUARE_LETTERS)}")  # fmt: skip
             letters[(x, y)] = SQUARE_LETTERS[ch]
     squares = frozenset(letters)
     if not squares:
@@ -417,8 +424,11 @@ def parse_map_data(data: dict[str, Any], where: str) -> MapData:
     for cell, kind in letters.items():
         if kind != "square" and cell not in claimed:
             raise _fail(where, f"grid cell {list(cell)} is marked {kind!r} but no entry names it")
-    return MapData(name, title, status, description, tuple(grid), squares, tuple(starts), tuple(towns),
-                   tuple(cities), tuple(abroad), where)  # fmt: skip
+    for a in abroad:
+        if a.cell in sea:
+            raise _fail(where, f"abroad feature {a.name}: its cell {list(a.cell)} is sea in the grid")
+    return MapData(name, title, status, description, tuple(grid), squares, frozenset(sea), tuple(starts),
+                   tuple(towns), tuple(cities), tuple(abroad), where)  # fmt: skip
 
 
 __all__ = [
