@@ -55,12 +55,11 @@ class PPOConfig:
 
 
 class NetOpponent:
-    """A frozen (or the live) network playing greedily or by sampling."""
+    """A frozen (or the live) network; it always samples its actions."""
 
-    def __init__(self, net: PolicyNet, name: str, sample: bool = True) -> None:
+    def __init__(self, net: PolicyNet, name: str) -> None:
         self.net = net
         self.name = name
-        self.sample = sample
 
 
 class SelfPlayTrainer:

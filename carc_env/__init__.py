@@ -3,6 +3,11 @@
 ``carc_env.core`` is the pure rules engine (numpy only).  The PettingZoo
 environment (``carc_env.env`` / ``carc_env.raw_env``) is imported lazily so
 that using the core alone never imports gymnasium or pettingzoo.
+
+Expansions are plug-ins (``carc_env/expansions/<key>/``); importing this
+package registers the built-in ones.  A plug-in written elsewhere registers
+itself with :func:`carc_env.core.register` (see ``docs/architecture.md``,
+"Writing an expansion", and ``docs/examples/tolls``).
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ _LAZY = {
     "raw_env": "carc_env.env.aec",
     "CarcassonneGymEnv": "carc_env.env.gym_env",
     "CarcassonneVectorEnv": "carc_env.env.vector",
-    "RandomPolicy": "carc_env.baselines",
-    "GreedyPolicy": "carc_env.baselines",
+    "RandomPolicy": "carc_env.policies",
+    "GreedyPolicy": "carc_env.policies",
 }
 
 

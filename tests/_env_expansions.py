@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
+from _combos import builtin_expansions, combinations, maximal
 
 import carc_env  # noqa: F401  (registers the expansions)
-from carc_env.core import ConfigError, Game, GameConfig
-from carc_env.core.config import ruleset
-from carc_env.core.expansion import registry
+from carc_env.core import Game
 from carc_env.encoding import ActionCodec
 
-EXPANSIONS = tuple(sorted(k for k in registry() if k != "base"))
-
-
-def configures(combo: tuple[str, ...]) -> bool:
-    """The expansions can be played together (some refuse each other, e.g. two start layouts)."""
-    try:
-        ruleset(GameConfig(2, ("base", *combo)))
-    except ConfigError:
-        return False
-    return True
-
-
-COMBOS = [c for r in range(len(EXPANSIONS) + 1) for c in itertools.combinations(EXPANSIONS, r) if configures(c)]
-MAXIMAL = [c for c in COMBOS if not any(set(c) < set(d) for d in COMBOS)]
-"""The largest sets of expansions that play together (every expansion is in at least one)."""
-ALL = ("base", *max(MAXIMAL, key=len))
-"""The biggest set of expansions that play together."""
+EXPANSIONS = builtin_expansions()
+MAXIMAL = maximal(EXPANSIONS)  # the largest combinations that play (all, when none refuses another)
+ALL = ("base", *max(MAXIMAL, key=len))  # the biggest of them
+COMBOS = combinations(EXPANSIONS)  # alone, pairs, all, a seeded sample of the rest (tests/_combos.py)
 SHOWCASE = [(k,) for k in EXPANSIONS] + MAXIMAL
 OPTIONAL = ("follower", "count_leave", "count_deploy", "count_final")  # phases whose last entry is pass
 
@@ -43,9 +27,9 @@ def seed_quarters(game: Game, rng: np.random.Generator) -> None:
         return
     for p in range(game.num_players):
         for _ in range(int(rng.integers(1, 3))):
-            game.supply[p] -= 1
-            st["quarters"][int(rng.integers(4))][p] += 1
-    st["count"] = int(rng.integers(4))
+            game.take_follower(p)
+            st.quarters[int(rng.integers(4))][p] += 1
+    st.count = int(rng.integers(4))
     assert game.followers_conserved()
 
 

@@ -119,16 +119,19 @@ class BruteFeatures:
                 o = (s + 2) % 4
                 a = segment_on_side(tile, r, s)
                 b = segment_on_side(ntile, nr, o)
-                assert (a < 0) == (b < 0), f"edge mismatch between ({x},{y}) and its {SIDES[s]} neighbour"
-                if a >= 0:
+                # a "-" edge (the inside of the City of Carcassonne, a neutral edge printed on a map)
+                # joins nothing, and anything may face it
+                neutral = "-" in (rotated_edge(tile, r, s), rotated_edge(ntile, nr, o))
+                assert (a < 0) == (b < 0) or neutral, f"edge mismatch between ({x},{y}) and its {SIDES[s]} neighbour"
+                if a >= 0 and b >= 0:
                     assert tile.segments[a].kind == ntile.segments[b].kind
                     adj[base + a].add(nbase + b)
                     adj[nbase + b].add(base + a)
                 for lr in (0, 1):
                     ha = segment_on_half(tile, r, 2 * s + lr)
                     hb = segment_on_half(ntile, nr, 2 * o + (1 - lr))
-                    assert (ha < 0) == (hb < 0), f"half-edge mismatch at ({x},{y}) side {SIDES[s]}"
-                    if ha >= 0:
+                    assert (ha < 0) == (hb < 0) or neutral, f"half-edge mismatch at ({x},{y}) side {SIDES[s]}"
+                    if ha >= 0 and hb >= 0:
                         adj[base + ha].add(nbase + hb)
                         adj[nbase + hb].add(base + ha)
         self.feature_of: dict[int, frozenset[int]] = {}

@@ -46,7 +46,7 @@ def count_game(order: list[str], n: int = 2, expansions=("base", "count"), **opt
 
 def in_quarter(g: Game, quarter: int, player: int, k: int = 1) -> None:
     g.supply[player] -= k
-    g.ext["count"]["quarters"][quarter][player] += k
+    g.ext["count"].quarters[quarter][player] += k
     assert g.followers_conserved()
 
 
@@ -63,7 +63,7 @@ def test_block_is_the_start_layout():
     counts = dict(zip([t.id for t in g.rules.tiles], g.remaining_counts().tolist(), strict=True))
     assert counts["BA-D"] == 4 and not any(counts[t] for t in BLOCK)  # no normal start tile is used
     st_ = g.ext["count"]
-    assert st_["count"] == CASTLE and st_["quarters"] == [[0, 0]] * 4
+    assert st_.count == CASTLE and st_.quarters == [[0, 0]] * 4
     # perimeter: 14 outer edges, 3 roads, 2 cities, 9 fields; every '-' edge faces another CO tile
     outer = {}
     for tid, (x, y) in BLOCK.items():
@@ -87,7 +87,7 @@ def test_block_is_the_start_layout():
 
 def test_block_has_three_farms():
     g = Game(GameConfig(2, ("base", "count")), seed=0)
-    farms = {g.find(n) for n in g.ext["count"]["city_fields"]}
+    farms = {g.find(n) for n in g.ext["count"].city_fields}
     assert len(farms) == 3
     a = g.find(g.node_of(-1, -1, "f1"))
     b = g.find(g.node_of(1, 0, "f1"))
@@ -141,7 +141,7 @@ def test_deploy_when_an_opponent_scored_and_you_did_not():
     ev = g.apply("count_move blacksmith")
     assert ev[0] == CountMoved("castle", "blacksmith")
     assert g.phase == "tile" and g.player == 1
-    assert g.ext["count"]["quarters"][CASTLE] == [1, 0] and g.ext["count"]["count"] == BLACKSMITH
+    assert g.ext["count"].quarters[CASTLE] == [1, 0] and g.ext["count"].count == BLACKSMITH
     assert g.supply == [6, 7] and g.followers_conserved()
 
 
@@ -149,7 +149,7 @@ def test_deploy_then_pass_keeps_the_count():
     g = count_game(["BA-U", "BA-U", "BA-A", "BA-B"])
     play(g, ["tile 1,-2 r1", "pass", "tile 1,-3 r1", "follower r1", "tile 1,-4 r0", "pass"])
     play(g, ["count_deploy market", "pass"])
-    assert g.ext["count"]["count"] == CASTLE and g.ext["count"]["quarters"][MARKET] == [1, 0]
+    assert g.ext["count"].count == CASTLE and g.ext["count"].quarters[MARKET] == [1, 0]
 
 
 def test_no_deploy_when_you_scored_too():
@@ -171,7 +171,7 @@ def test_deploy_only_with_a_follower_in_supply():
     g = count_game(["BA-U", "BA-U", "BA-A", "BA-B"])
     play(g, ["tile 1,-2 r1", "pass", "tile 1,-3 r1", "follower r1", "tile 1,-4 r0"])
     g.supply[0] = 0
-    g.ext["count"]["quarters"][MARKET][0] = 7  # keep the followers conserved
+    g.ext["count"].quarters[MARKET][0] = 7  # keep the followers conserved
     g.apply("pass")
     assert g.phase == "tile" and g.player == 1
 
@@ -180,7 +180,7 @@ def test_deploy_only_with_a_follower_in_supply():
 def steal_setup(n: int = 3, **options) -> Game:
     # P0 closes the CO12 city cap with BA-E (2,1) r3 and a knight: a completed 2-tile city.
     g = count_game(["BA-E", "BA-B", "BA-B"], n=n, **options)
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     in_quarter(g, CASTLE, 1, 2)
     in_quarter(g, CASTLE, 2, 1)
     in_quarter(g, CASTLE, 0, 1)
@@ -226,7 +226,7 @@ def test_o1_option_active_player_first():
 
 def test_count_blocks_his_quarter():
     g = steal_setup()
-    g.ext["count"]["count"] = CASTLE
+    g.ext["count"].count = CASTLE
     play(g, ["tile 2,1 r3"])
     ev = g.apply("follower c1")  # nobody may leave the castle: scored at once
     (s,) = scored(ev)
@@ -237,7 +237,7 @@ def test_count_blocks_his_quarter():
 def test_illegal_sends_are_refused_and_change_nothing():
     g = steal_setup()
     play(g, ["tile 2,1 r3", "follower c1"])
-    before = (g.ext["count"]["quarters"], g.guests)
+    before = (g.ext["count"].quarters, g.guests)
     with pytest.raises(IllegalActionError, match="cannot receive"):
         g.apply("count_send -1,-1 f1")
     with pytest.raises(IllegalActionError, match="no tile"):
@@ -246,7 +246,7 @@ def test_illegal_sends_are_refused_and_change_nothing():
         g.apply("count_deploy castle")
     with pytest.raises(IllegalActionError, match="quarter"):
         g.apply("count_deploy palace")
-    assert (g.ext["count"]["quarters"], g.guests) == before and g.player == 1
+    assert (g.ext["count"].quarters, g.guests) == before and g.player == 1
 
 
 def test_o2_only_occupied_features_receive_followers():
@@ -281,7 +281,7 @@ def test_blacksmith_to_a_completed_road():
     (s,) = scored(ev)
     assert s.kind == "road" and s.value == 3 and s.points == (3, 3) and s.returned == (1, 1)
     assert g.phase == "tile" and g.player == 0  # P1 scored: no deployment
-    assert g.ext["count"]["quarters"][CATHEDRAL] == [0, 1]
+    assert g.ext["count"].quarters[CATHEDRAL] == [0, 1]
 
 
 def test_cathedral_to_a_completed_cloister():
@@ -291,7 +291,7 @@ def test_cathedral_to_a_completed_cloister():
     g = count_game(["BA-B", "BA-B", "BA-B", "BA-B", "BA-E", "BA-E"])
     in_quarter(g, CATHEDRAL, 1)
     in_quarter(g, CASTLE, 1)  # the completed city is unoccupied (O2): no move into it
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     play(g, ["tile 2,0 r0", "follower m", "tile 2,-1 r0", "pass", "tile 3,-1 r0", "pass", "tile 3,0 r0", "pass"])
     play(g, ["tile 3,1 r2", "pass", "tile 2,1 r3", "pass"])
     assert g.phase == "count_leave" and g.player == 1
@@ -306,7 +306,7 @@ def final_setup(**options) -> Game:
     # P0: BA-N (-2,2) r0, knight on the city it extends from CO9 (incomplete, 2 tiles).
     # P1: BA-B (-1,2), farmer on farm C (borders the incomplete city and Carcassonne).
     g = count_game(["BA-N", "BA-B"], **options)
-    g.ext["count"]["count"] = CATHEDRAL
+    g.ext["count"].count = CATHEDRAL
     in_quarter(g, MARKET, 1)
     in_quarter(g, CASTLE, 1)
     play(g, ["tile -2,2 r0", "follower c1", "tile -1,2 r0", "follower f1"])
@@ -335,7 +335,7 @@ def test_o3_option_market_only():
     g.apply(FIELD_C)
     assert g.over and g.scores == [2, 3]
     # (d) the follower left in the castle scores nothing and is still held there
-    assert g.ext["count"]["quarters"][CASTLE] == [0, 1] and g.followers_conserved()
+    assert g.ext["count"].quarters[CASTLE] == [0, 1] and g.followers_conserved()
 
 
 def test_final_pass_is_for_good():
@@ -349,7 +349,7 @@ def test_final_round_robin_one_follower_at_a_time():
     # P0 and P1 both wait in the market, P1 also in the castle.  Starting left of the last
     # active player (P1): P0 moves, P1 moves, P0 has nothing left, P1 moves again.
     g = count_game(["BA-N", "BA-B"])
-    g.ext["count"]["count"] = CATHEDRAL
+    g.ext["count"].count = CATHEDRAL
     in_quarter(g, MARKET, 0)
     in_quarter(g, MARKET, 1)
     in_quarter(g, CASTLE, 1)
@@ -369,7 +369,7 @@ def test_final_round_robin_one_follower_at_a_time():
 
 def test_count_blocks_his_quarter_at_the_end():
     g = count_game(["BA-N", "BA-B"])
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     in_quarter(g, MARKET, 1)
     play(g, ["tile -2,2 r0", "follower c1", "tile -1,2 r0", "follower f1"])
     assert g.over and g.scores == [2, 3]
@@ -420,7 +420,7 @@ def random_playout(g: Game, seed: int) -> tuple[Game, set[str]]:
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 5))
 def test_random_count_games(seed, players):
     g, _ = random_playout(Game(GameConfig(players, ("base", "count")), seed=seed), seed)
-    assert sum(g.supply) + sum(map(sum, g.ext["count"]["quarters"])) + len(g.followers) == players * 7
+    assert sum(g.supply) + sum(map(sum, g.ext["count"].quarters)) + len(g.followers) == players * 7
     assert replay(to_record(g)).scores == g.scores
 
 
@@ -453,4 +453,4 @@ def test_followers_left_in_quarters_score_nothing():
     in_quarter(g, CASTLE, 0, 3)  # the Count sits on the castle: they cannot leave
     play(g, ["tile -1,-2 r0", "pass"])
     assert g.over and g.scores == [0, 0]
-    assert g.ext["count"]["quarters"][CASTLE] == [3, 0] and g.followers_conserved()
+    assert g.ext["count"].quarters[CASTLE] == [3, 0] and g.followers_conserved()

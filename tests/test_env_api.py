@@ -268,22 +268,38 @@ def test_package_level_names():
     assert carc_env.raw_env is aec.raw_env
 
 
-def test_every_channel_and_global_is_documented():
-    from carc_env.encoding import extensions
-
-    doc = aec.__doc__ + extensions.__doc__
+def _documented(doc: str) -> list[re.Pattern]:
     patterns = []
     for m in re.finditer(r"``([A-Za-z0-9_{}]+)``", doc):
         pat = re.sub(r"\\\{[^}]*\\\}", r"[A-Za-z0-9_-]+", re.escape(m.group(1)))
         patterns.append(re.compile(pat + r"$"))
+    return patterns
+
+
+def test_every_channel_and_global_is_documented():
+    """The core's channels and globals in the env docstring, each plug-in's in its observe module."""
     from _env_expansions import MAXIMAL
 
+    from carc_env.expansions import part
+
+    core = _documented(aec.__doc__)
     for n, exps in ((2, ()), (5, ()), *((3, m) for m in MAXIMAL)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # generic codecs of expansion phases
             e = raw_env(num_players=n, expansions=("base", *exps))
+        enc = e.match.encoder
+        owned = {}
+        for exp in e.match.rules.expansions:
+            module = part(exp.KEY, "observe")
+            if module is None:
+                continue
+            ext = next(x for x in enc.extensions if type(x) is module.Observation)
+            for name in (*ext.static_channels, *ext.dynamic_channels, *ext.global_names):
+                owned[name] = (exp.KEY, _documented(module.__doc__))
         for name in e.channel_names + e.global_names:
-            assert any(p.match(name) for p in patterns), f"{name} is not documented in carc_env.env.aec"
+            key, patterns = owned.get(name, ("the core", core))
+            where = "carc_env.env.aec" if key == "the core" else f"the observe module of plug-in {key!r}"
+            assert any(p.match(name) for p in patterns), f"{name} is not documented in {where}"
     e = raw_env()
     assert len(e.channel_names) == 54 and len(e.global_names) == 92  # the counts the docstring gives
 

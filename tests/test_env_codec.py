@@ -7,15 +7,15 @@ import pytest
 
 import carc_env  # noqa: F401  (registers the expansions)
 from carc_env.core import Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from carc_env.core.expansion import Expansion, register, unregister
 from carc_env.encoding import (
+    CORE_PHASE_CODECS,
     DEFAULT_WINDOW,
     ActionCodec,
     EnumeratedPhaseCodec,
     ObservationEncoder,
-    PhaseCodec,
-    register_phase_codec,
+    phase_codec_factory,
 )
-from carc_env.encoding.actions import phase_codecs
 from carc_env.env.aec import raw_env
 
 
@@ -106,35 +106,37 @@ def test_action_layout():
 
 
 def test_unknown_phase_needs_a_registered_codec():
-    assert {"tile", "follower"} <= set(phase_codecs())
+    assert {"tile", "follower"} <= set(CORE_PHASE_CODECS)
     game = Game(GameConfig(2), seed=0)
 
     class FakeRules:
         phases = ["tile", "follower", "no_codec_phase"]
         max_segments = game.rules.max_segments
+        phase_owner: dict[str, str] = {}
 
-    with pytest.raises(ValueError, match="register_phase_codec"):
+    with pytest.raises(ValueError, match="PHASE_CODECS"):
         ActionCodec(FakeRules(), (5, 5), strict=True)
     with pytest.warns(UserWarning, match="no registered action codec"):
         generic = ActionCodec(FakeRules(), (5, 5))
     assert isinstance(generic.codecs["no_codec_phase"], EnumeratedPhaseCodec)
 
-    class TwoWay(PhaseCodec):
-        phase = "two_way"
-        size = 2
+    class TwoWayPlugin(Expansion):  # its phase's codec comes from its package's actions part
+        KEY = "test_two_way"
 
-        def __init__(self, rules, rows, cols):
-            pass
+    register(TwoWayPlugin, package="_toy_plugins.two_way")
+    try:
 
-    register_phase_codec("two_way_test_phase", TwoWay)
+        class Rules2(FakeRules):
+            phases = ["tile", "follower", "two_way_test_phase"]
+            phase_owner = {"two_way_test_phase": "test_two_way"}
 
-    class Rules2(FakeRules):
-        phases = ["tile", "follower", "two_way_test_phase"]
-
-    codec = ActionCodec(Rules2(), (5, 5))
-    assert list(codec.ranges) == ["tile", "follower", "two_way_test_phase"]
-    assert codec.ranges["two_way_test_phase"].start == 4 * 25 + game.rules.max_segments + 1
-    assert codec.n == codec.ranges["two_way_test_phase"].stop
+        assert phase_codec_factory(Rules2(), "two_way_test_phase").__name__ == "TwoWay"
+        codec = ActionCodec(Rules2(), (5, 5))
+        assert list(codec.ranges) == ["tile", "follower", "two_way_test_phase"]
+        assert codec.ranges["two_way_test_phase"].start == 4 * 25 + game.rules.max_segments + 1
+        assert codec.n == codec.ranges["two_way_test_phase"].stop
+    finally:
+        unregister("test_two_way")
 
 
 @pytest.mark.parametrize(("num_players", "window"), [(2, DEFAULT_WINDOW), (4, (11, 11)), (2, (5, 5))])

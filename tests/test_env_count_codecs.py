@@ -1,4 +1,4 @@
-"""The Count of Carcassonne's action ranges (carc_env.encoding.count_phases): fixed layouts, masks equal
+"""The Count of Carcassonne's action ranges (carc_env.expansions.count.actions): fixed layouts, masks equal
 to the core's legal moves, one index per move, text round trips; scripted scenarios from test_count."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from test_count import count_game, final_setup, in_quarter, steal_setup
 
 from carc_env.core import Game, GameConfig, IllegalActionError, Pass
 from carc_env.encoding import ActionCodec, EnumeratedPhaseCodec
-from carc_env.encoding.count_phases import (
+from carc_env.env.aec import raw_env
+from carc_env.expansions.count import BLACKSMITH, CASTLE, CATHEDRAL, MARKET, CountDeploy, CountSend
+from carc_env.expansions.count.actions import (
     CountDeployCodec,
     CountFinalCodec,
     CountLeaveCodec,
     CountMoveCodec,
 )
-from carc_env.env.aec import raw_env
-from carc_env.expansions.count import BLACKSMITH, CASTLE, CATHEDRAL, MARKET, CountDeploy, CountSend
 
 ROWS = COLS = 27
 RC = ROWS * COLS
@@ -77,7 +77,7 @@ def test_deploy_and_move_ranges():
         g.clone().apply(codec.decode(g, start + CASTLE))
     assert codec.action_from_text(g, "count_move cathedral") == start + CATHEDRAL
     g.apply(codec.decode(g, start + CATHEDRAL))
-    assert g.ext["count"]["count"] == CATHEDRAL and g.ext["count"]["quarters"][MARKET] == [1, 0]
+    assert g.ext["count"].count == CATHEDRAL and g.ext["count"].quarters[MARKET] == [1, 0]
 
 
 def test_leave_range_names_the_placed_tiles_sides():
@@ -105,7 +105,7 @@ def test_leave_range_names_buildings_round_the_placed_tile():
     g = count_game(["BA-B", "BA-B", "BA-B", "BA-B", "BA-E", "BA-E"])
     in_quarter(g, CATHEDRAL, 1)
     in_quarter(g, CASTLE, 1)
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     for a in ["tile 2,0 r0", "follower m", "tile 2,-1 r0", "pass", "tile 3,-1 r0", "pass", "tile 3,0 r0", "pass",
               "tile 3,1 r2", "pass", "tile 2,1 r3", "pass"]:  # fmt: skip
         g.apply(a)
@@ -148,7 +148,7 @@ def test_final_moves_outside_a_small_window_are_reported_not_dropped():
     g = e.game
     in_quarter(g, MARKET, 1)
     in_quarter(g, CASTLE, 1)
-    g.ext["count"]["count"] = CATHEDRAL
+    g.ext["count"].count = CATHEDRAL
     for a in ["tile -2,2 r0", "follower c1", "tile -1,2 r0"]:
         g.apply(a)  # the core directly: a 3 x 3 window may not show these placements
     e.step(e.action_from_text("follower f1"))

@@ -1,4 +1,4 @@
-"""Observation planes and features of the expansions (carc_env.encoding.extensions): present only with
+"""Observation planes and features of the expansions (each plug-in's observe part): present only with
 their expansion, the base layout kept, and each meaning what the env docstring says."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_count_guests_completing_and_quarters():
     e = raw_env(num_players=3, expansions=("base", "count"))
     e.reset(seed=0, options={"draw_order": ["BA-E", "BA-B", "BA-B"]})
     g = e.game
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     in_quarter(g, CASTLE, 1, 2)
     in_quarter(g, CASTLE, 2, 1)
     in_quarter(g, CASTLE, 0, 1)
@@ -144,7 +144,7 @@ def test_river_end_plane_and_river_features():
         active = left > 0 or (g.tile_id in river)
         want = set()
         if active:
-            want = {(y - view.y0, x - view.x0) for x, y, _, _ in g.ext["river2"]["ends"] if (x, y) not in g.board}
+            want = {(y - view.y0, x - view.x0) for x, y, _, _ in g.ext["river2"].ends if (x, y) not in g.board}
         assert {tuple(rc) for rc in np.argwhere(board[ch["river_end"]])} == want
         saw_end |= bool(want)
         saw_done |= not active
@@ -183,7 +183,7 @@ def test_king_robber_and_building_features_over_a_random_game():
             assert glob[f"{name}_record"] == pytest.approx(size * 0.1)
         st = g.ext["count"]
         assert [glob[f"count_in_{q}"] for q in ("castle", "market", "blacksmith", "cathedral")] == [
-            float(q == st["count"]) for q in range(4)
+            float(q == st.count) for q in range(4)
         ]
         view = e.codec.view(g)
         for x, y, t, _r, _ in g.placements:

@@ -1,16 +1,92 @@
-"""The layering of DESIGN.md: the core imports no upper layer and never names an expansion."""
+"""The layering of DESIGN.md, checked on the source (AST): who may import whom, and who may name an expansion.
+
+Layers, lowest first::
+
+    core                 stdlib + numpy
+    plug-in rules        carc_env/expansions/<key>/ (but actions, observe, draw): core + its own package
+    plug-in registry     carc_env/expansions/__init__.py: core + the built-in plug-in packages
+    encoding             core + the plug-in registry
+    plug-in actions /    <key>/actions.py, <key>/observe.py: core + encoding + its own package
+      observe
+    render               core + the plug-in registry (+ Pillow)
+    plug-in draw         <key>/draw.py: core + render + its own package
+    policies             core + encoding
+    env                  core + encoding + render + policies + the registry (+ gymnasium, pettingzoo)
+    baselines            env + policies
+    agents/              the public carc_env API only
+
+No plug-in imports another plug-in.  ``encoding``, ``render``, ``env`` and the
+other generic layers import no plug-in by name (only the registry) and never
+write an expansion's key, nor a building kind or tag that only an expansion's
+tiles declare, as a string; a plug-in names another plug-in's key only in its
+``REQUIRES`` / ``CONFLICTS`` / ``START_COMBINES`` declarations.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 import carc_env
-from carc_env.core.expansion import registry
+from carc_env.core.config import ruleset
+from carc_env.core.expansion import plugins, registry
+from carc_env.core.game import GameConfig
 
 ROOT = Path(carc_env.__file__).resolve().parent
-FORBIDDEN_IN_CORE = ("gymnasium", "pettingzoo", "torch", "carc_env.encoding", "carc_env.env", "carc_env.render",
-                     "carc_env.expansions", "agents")
+PKG = ROOT.name
+EXTERNAL_ONLY_IN = {  # third-party packages and the layers that may import them
+    "gymnasium": {"env"},
+    "pettingzoo": {"env"},
+    "torch": set(),
+    "PIL": {"render", "plugin_draw"},
+    "agents": set(),
+}
+ALLOWED = {
+    "core": {"core"},
+    "plugin_rules": {"core"},
+    "registry": {"core", "registry", "plugin_rules"},
+    "encoding": {"core", "registry", "encoding"},
+    "plugin_encoding": {"core", "encoding"},
+    "render": {"core", "registry", "render"},
+    "plugin_draw": {"core", "render"},
+    "policies": {"core", "encoding", "policies"},
+    "env": {"core", "registry", "encoding", "render", "policies", "env"},
+    "baselines": {"env", "policies"},
+    "package": {"core", "registry"},
+}
+DECLARATIONS = {"REQUIRES", "CONFLICTS", "START_COMBINES"}
+NOT_A_NAME = {  # the tile data's "count" attribute (copies in the set)
+    ("carc_env.core.tiles", "count"),
+    ("carc_env.expansions.maps_germany.mapfile", "count"),  # printed geometry written as tile data
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> tuple[str, str | None]:
+    """(layer, plug-in package or None) of a module of carc_env."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "package", None
+    top = parts[1]
+    if top == "expansions":
+        if len(parts) == 2:
+            return "registry", None
+        plugin = ".".join(parts[:3])
+        leaf = parts[3] if len(parts) > 3 else ""
+        if leaf in ("actions", "observe"):
+            return "plugin_encoding", plugin
+        if leaf == "draw":
+            return "plugin_draw", plugin
+        return "plugin_rules", plugin
+    if top in ("core", "encoding", "render", "env", "policies", "baselines"):
+        return top, None
+    return "other", None  # a package added later (integrations, fast): classify it here
 
 
 def _imports(path: Path) -> list[str]:
@@ -22,43 +98,113 @@ def _imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the package path
                 pkg = path.relative_to(ROOT.parent).with_suffix("").parts[: -node.level]
-                out.append(".".join(pkg + ((node.module,) if node.module else ())))
+                base = ".".join(pkg + ((node.module,) if node.module else ()))
+                # ``from . import a, b`` imports the submodules a and b
+                out += [f"{base}.{a.name}" for a in node.names] if not node.module else [base]
             else:
                 out.append(node.module or "")
     return out
 
 
-def test_core_imports_no_upper_layer():
-    core_files = sorted((ROOT / "core").glob("*.py"))
-    assert core_files
-    for f in core_files:
-        for mod in _imports(f):
-            for bad in FORBIDDEN_IN_CORE:
-                assert not (mod == bad or mod.startswith(bad + ".")), f"{f.name} imports {mod}"
+SOURCES = sorted(ROOT.rglob("*.py"))
 
 
-def test_core_never_checks_an_expansion_name():
-    """No comparison, membership test or dict look-up of an expansion key in the core.
+def test_every_module_has_a_layer():
+    for f in SOURCES:
+        layer, _ = _layer(_module_name(f))
+        assert layer != "other", f"{f.relative_to(ROOT)}: give its package a layer in tests/test_layering.py"
 
-    (The default configuration ``expansions=("base",)`` is data, not a check.)
-    """
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_follow_the_layers(path):
+    me = _module_name(path)
+    layer, plugin = _layer(me)
+    for mod in _imports(path):
+        top = mod.split(".")[0]
+        if top in EXTERNAL_ONLY_IN:
+            assert layer in EXTERNAL_ONLY_IN[top], f"{me} ({layer}) imports {mod}"
+            continue
+        if top != PKG:
+            continue
+        target, target_plugin = _layer(mod)
+        if target_plugin is not None and target_plugin == plugin:
+            continue  # inside its own plug-in package
+        if target_plugin is not None and plugin is not None:
+            raise AssertionError(f"plug-in module {me} imports another plug-in's module {mod}")
+        if target == "plugin_rules" and layer != "registry":
+            raise AssertionError(f"{me} ({layer}) imports the plug-in module {mod} by name; ask the registry")
+        assert target in ALLOWED[layer] or target_plugin is not None and layer == "registry", (
+            f"{me} ({layer}) imports {mod} ({target})"
+        )
+
+
+def _declared_names() -> tuple[set[str], set[str]]:
+    """Expansion keys, and building kinds / tags that only an expansion's (not the base game's) tiles declare."""
     keys = set(registry())
-    assert "base" in keys
-    for f in sorted((ROOT / "core").glob("*.py")):
+    base_tiles = ruleset(GameConfig()).tiles
+    mine = {s.building for t in base_tiles for s in t.segments if s.building} | {
+        tag for t in base_tiles for s in t.segments for tag in s.tags
+    }
+    theirs: set[str] = set()
+    for key in keys:
+        for t in ruleset(GameConfig(2, tuple(sorted({*_requires(key), key})))).tiles:
+            for s in t.segments:
+                theirs |= ({s.building} if s.building else set()) | set(s.tags)
+    return keys, theirs - mine
+
+
+def _requires(key: str) -> set[str]:
+    out = set(registry()[key].REQUIRES)
+    for r in list(out):
+        out |= _requires(r)
+    return out
+
+
+def _string_constants(tree: ast.AST, skip_declarations: bool) -> list[tuple[int, str]]:
+    """String constants other than docstrings (and, if asked, other than REQUIRES / CONFLICTS /
+    START_COMBINES / DEFAULT_EXPANSIONS declarations)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                skip.add(id(body[0].value))  # a docstring
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            allowed = DECLARATIONS if skip_declarations else {"DEFAULT_EXPANSIONS"}
+            if names & allowed and node.value is not None:
+                skip |= {id(n) for n in ast.walk(node.value)}
+    return [
+        (n.lineno, n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip
+    ]
+
+
+def test_no_expansion_name_outside_its_own_plug_in():
+    keys, names = _declared_names()
+    assert {"base", "count", "river2"} <= keys and {"church", "shrine", "darmstadtium"} <= names
+    own_key = {p.package: k for k, p in plugins().items()}
+    for f in SOURCES:
+        me = _module_name(f)
+        layer, plugin = _layer(me)
         tree = ast.parse(f.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Compare):
-                parts = [node.left, *node.comparators]
-            elif isinstance(node, ast.Subscript):
-                parts = [node.slice]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-                parts = node.args[:1]
-            else:
-                continue
-            for part in parts:
-                for sub in ast.walk(part):
-                    if isinstance(sub, ast.Constant) and sub.value in keys:
-                        raise AssertionError(f"core/{f.name}:{node.lineno} checks expansion {sub.value!r}: add a hook")
+        if plugin is None:
+            for line, value in _string_constants(tree, skip_declarations=False):
+                if (me, value) in NOT_A_NAME:
+                    continue
+                assert value not in keys, f"{me}:{line} names expansion {value!r}: add a hook or a plug-in part"
+                if layer != "registry":
+                    assert value not in names, f"{me}:{line} names {value!r}, which only a plug-in's tiles declare"
+        else:
+            mine = own_key.get(plugin)
+            for line, value in _string_constants(tree, skip_declarations=True):
+                if (me, value) in NOT_A_NAME:
+                    continue
+                assert value not in keys - {mine}, (
+                    f"{me}:{line} names another expansion, {value!r}, outside REQUIRES / CONFLICTS / START_COMBINES"
+                )
 
 
 def test_agents_use_only_the_public_api():
@@ -68,3 +214,58 @@ def test_agents_use_only_the_public_api():
             if mod.startswith("carc_env"):
                 private = [p for p in mod.split(".") if p.startswith("_")]
                 assert not private, f"agents/{f.name} imports private module {mod}"
+
+
+GAME_INTERNALS = {
+    "supply", "scores", "events", "history", "parent", "kind", "open", "pennants", "tiles", "occupants", "followers",
+    "guests", "completed", "completing", "adjacent_cities", "buildings", "building_neighbours", "board", "placements",
+    "bounds", "rng",
+}  # fmt: skip
+MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard", "setdefault"}
+
+
+def _chain(node: ast.AST) -> list[str]:
+    """The names along ``a.b[c].d``: ``["a", "b", "d"]``; empty for a plain name (a local variable)."""
+    out = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        node = node.value
+    if not out and not isinstance(node, ast.Name):
+        return []
+    return ([node.id] if isinstance(node, ast.Name) else []) + out[::-1] if out else []
+
+
+def test_plug_ins_change_the_game_only_through_its_methods():
+    """No plug-in writes the game's supply, scores, events, board or feature tables, reads another
+    object's private attributes, or monkey-patches the shared rule set (``Game.take_follower``,
+    ``award``, ``emit``, ``RuleSet.cache`` ... are there for that)."""
+    checked = 0
+    for f in SOURCES:
+        me = _module_name(f)
+        if _layer(me)[1] is None:
+            continue
+        checked += 1
+        for node in ast.walk(ast.parse(f.read_text())):
+            where = f"{me}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                assert isinstance(owner, ast.Name) and owner.id in ("self", "cls"), (
+                    f"{where} reads the private attribute {node.attr!r} of another object"
+                )
+            targets = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                chain = _chain(t)
+                if "rules" in chain[:-1]:
+                    raise AssertionError(f"{where} writes to the rule set: use RuleSet.cache")
+                assert not set(chain[1:]) & GAME_INTERNALS or "ext" in chain or chain[:1] == ["self"], (
+                    f"{where} writes {'.'.join(chain)}: use a Game method meant for expansions"
+                )
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                chain = _chain(node.func.value)
+                assert not set(chain[1:]) & GAME_INTERNALS or "ext" in chain or chain[:1] == ["self"], (
+                    f"{where} calls {node.func.attr} on {'.'.join(chain)}: use a Game method meant for expansions"
+                )
+    assert checked >= 20

@@ -223,7 +223,7 @@ def test_a_start_tile_city_facing_the_sea_is_complete_from_the_start():
     g = germany(["BA-U", "BA-U"])
     root = g.find(g.node_of(8, 2, "c1"))
     assert g.is_completed(root) and g.open[root] == 0
-    assert g.tiles[root] == {g.board[(8, 2)]} and not scored(g._setup_events)
+    assert g.tiles[root] == {g.board[(8, 2)]} and g.scores == [0, 0] and root not in g.occupants
 
 
 def test_a_field_is_closed_by_the_border_and_counts_a_completed_large_city():
@@ -350,7 +350,7 @@ def test_recommended_tile_mix_is_one_and_a_half_base_games_115_tiles():
         return sum(t.count for t in rules.tiles)
 
     assert total() == 115
-    assert total(tile_mix="base") == 72 and total(tile_mix="base_x2") == 144
+    assert total(tile_mix="base_x1") == 72 and total(tile_mix="base_x2") == 144
     rules = ruleset(GameConfig(2, MAP))
     counts = {t.id: t.count for t in rules.tiles}
     assert counts["BA-V"] == 14 and counts["BA-C"] == 2 and counts["BA-D"] == 6  # 9 x 1.5, 1 x 1.5, 4 x 1.5

@@ -32,7 +32,7 @@ def configs(draw) -> GameConfig:
     opts: dict[str, Any] = {
         "start_squares": draw(st.sampled_from(["Rostock,Stuttgart", "Erfurt,Rostock,Stuttgart", "Stuttgart,Erfurt"])),
         "start_orientation": draw(st.sampled_from(["fixed", "random"])),
-        "tile_mix": draw(st.sampled_from(["base_x1.5", "base"])),
+        "tile_mix": draw(st.sampled_from(["base_x1.5", "base_x1"])),
         "large_city_closed_edges": draw(st.sampled_from(["field", "border"])),
         "town_extra_turn": draw(st.booleans()),
         "town_penalty": draw(st.booleans()),

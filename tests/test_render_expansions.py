@@ -11,9 +11,10 @@ from test_count import in_quarter, steal_setup
 from carc_env.core import Game, GameConfig, new_game
 from carc_env.encoding import ActionCodec
 from carc_env.expansions.count import BLACKSMITH, CASTLE, CATHEDRAL, MARKET
+from carc_env.expansions.count.draw import COUNT_COLOUR
+from carc_env.expansions.darmstadt.draw import ELEMENT_COLOUR
 from carc_env.render import cell_box, player_colour, render_image, render_text
 from carc_env.render.expansions import guests, status_lines
-from carc_env.render.image import COUNT_COLOUR, ELEMENT_COLOUR
 from carc_env.render.text import CELL_H, CELL_W, LABEL_W
 
 
@@ -31,22 +32,22 @@ def quarters_game() -> Game:
     in_quarter(g, CASTLE, 0)
     in_quarter(g, CASTLE, 2, 2)
     in_quarter(g, CATHEDRAL, 1, 3)
-    g.ext["count"]["count"] = MARKET
+    g.ext["count"].count = MARKET
     return g
 
 
 def test_text_header_names_holders_quarters_and_river():
     g = quarters_game()
     lines = _lines(render_text(g))
-    assert lines[2:11] == [
-        "King: nobody yet",
-        "Robber Baron: nobody yet",
+    assert lines[2:11] == [  # each plug-in's lines, in expansion order
         "Count on the market",
         "  castle: P0 x1, P2 x2",
         "  market (Count): -",
         "  blacksmith: -",
         "  cathedral: P1 x3",
         "Sent from the quarters: -",
+        "King: nobody yet",
+        "Robber Baron: nobody yet",
         "River: 11 tiles to place, open ends (3,-1)",
     ]
     # the number of expansion lines depends on the configuration only
@@ -108,7 +109,7 @@ def test_picture_shows_the_count_and_the_followers_in_quarters(tile_px):
     fx, fy = _gold_centre(a, block)
     assert fx > 0.5 and fy < 0.5  # the market is the north-east quarter
     for count, (east, south) in ((CASTLE, (False, False)), (BLACKSMITH, (False, True)), (CATHEDRAL, (True, True))):
-        g.ext["count"]["count"] = count
+        g.ext["count"].count = count
         fx, fy = _gold_centre(render_image(g, tile_px=tile_px, panel=False), block)
         assert (fx > 0.5, fy > 0.5) == (east, south), count
     left, top, right, bottom = block

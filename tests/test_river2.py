@@ -129,7 +129,7 @@ def test_no_immediate_u_turn():
     # Turning right (r3: S in, E out) is fine; on the east branch (straight) both turns are.
     g = river_game(["R2-fork", "R2-curve", "BA-B"])
     play(g, ["tile 1,0 r0", "pass"])
-    assert g.ext["river2"]["ends"] == [[1, -1, 2, 3], [2, 0, 3, 0]]
+    assert g.ext["river2"].ends == [(1, -1, 2, 3), (2, 0, 3, 0)]
     assert legal(g) == {(1, -1, 3), (2, 0, 0), (2, 0, 1)}
     with pytest.raises(IllegalActionError, match=r"\(1,-1\) in rotation 0"):
         g.apply("tile 1,-1 r0")
@@ -140,7 +140,7 @@ def test_immediate_u_turn_to_the_right_is_vetoed():
     # right again (r0: N in, W out) but may turn left (r1: N in, E out).
     g = river_game(["R2-curve", "R2-curve-pigs", "BA-B"])
     play(g, ["tile 1,0 r0", "pass"])
-    assert g.ext["river2"]["ends"] == [[1, 1, 0, 1]]
+    assert g.ext["river2"].ends == [(1, 1, 0, 1)]
     assert legal(g) == {(1, 1, 1)}
 
 
@@ -148,10 +148,10 @@ def test_same_turn_after_a_straight_tile_is_allowed():
     # right (1,0), straight (1,1), right again (1,2): not an immediate U-turn (HiG).
     g = river_game(["R2-curve", "R2-cloister", "R2-curve-pigs", "BA-B"])
     play(g, ["tile 1,0 r0", "pass", "tile 1,1 r1", "pass"])
-    assert g.ext["river2"]["ends"] == [[1, 2, 0, 0]]
+    assert g.ext["river2"].ends == [(1, 2, 0, 0)]
     assert (1, 2, 0) in legal(g)
     play(g, ["tile 1,2 r0", "pass"])
-    assert g.ext["river2"]["ends"] == [[0, 2, 1, 1]]
+    assert g.ext["river2"].ends == [(0, 2, 1, 1)]
 
 
 def test_branches_never_join_and_an_unplaceable_river_tile_is_removed():
@@ -160,7 +160,7 @@ def test_branches_never_join_and_an_unplaceable_river_tile_is_removed():
     # open ends point there, so R2-curve-road fits nowhere: it is removed, BA-B is drawn.
     g = river_game(["R2-fork", "R2-curve", "R2-curve-pigs", "R2-curve-road", "BA-B"])
     play(g, ["tile 1,0 r0", "pass", "tile 1,-1 r3", "pass", "tile 2,0 r0"])
-    assert sorted(g.ext["river2"]["ends"]) == [[2, -1, 2, 3], [2, -1, 3, 1]]
+    assert sorted(g.ext["river2"].ends) == [(2, -1, 2, 3), (2, -1, 3, 1)]
     ev = g.apply("pass")
     assert [e.tile for e in ev if isinstance(e, TileDiscarded)] == ["R2-curve-road"]
     assert g.tile_id == "BA-B"

@@ -20,7 +20,7 @@ from .events import (
     TileDrawn,
     TilePlaced,
 )
-from .expansion import ConfigError, Expansion, register
+from .expansion import ConfigError, Expansion, register, unregister
 from .game import GAME_OVER, Game, new_game
 from .tiles import TileDataError
 
@@ -28,5 +28,5 @@ __all__ = [
     "Action", "IllegalActionError", "Pass", "PlaceFollower", "PlaceTile", "GameConfig", "RuleSet", "ruleset",
     "Event", "FeatureCompleted", "FeatureScored", "FigureMoved", "FollowerPlaced", "FollowerReturned", "GameOver",
     "PointsAwarded", "ScoreItem", "TileDiscarded", "TileDrawn", "TilePlaced", "ConfigError", "Expansion",
-    "register", "GAME_OVER", "Game", "new_game", "TileDataError",
+    "register", "unregister", "GAME_OVER", "Game", "new_game", "TileDataError",
 ]

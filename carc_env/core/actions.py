@@ -8,14 +8,15 @@ grows east, y grows south; rotations are quarter turns clockwise):
   (names from the tile data: ``c1``, ``r2``, ``f1``, ``m``), e.g. ``follower f2``
 * ``pass``          decline an optional decision
 
-Expansions add their own action classes; each implements ``to_text`` and
-registers a parser with :func:`register_action_parser`.
+Expansions add their own action classes; each implements ``to_text``, and
+the expansion's ``action_parsers`` (``{first word: parse(text)}``) read them
+back, in games where it is enabled.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 
@@ -59,16 +60,9 @@ class Pass(Action):
 
 _TILE_RE = re.compile(r"^tile\s+(-?\d+)\s*,\s*(-?\d+)\s+r([0-3])$")
 
-_PARSERS: dict[str, Callable[[str], Action]] = {}
 
-
-def register_action_parser(keyword: str, parser: Callable[[str], Action]) -> None:
-    """Let an expansion parse actions whose text starts with ``keyword``."""
-    _PARSERS[keyword] = parser
-
-
-def parse_basic(text: str) -> Action | tuple[str, str] | None:
-    """Parse the context-free part of an action text.
+def parse_basic(text: str, parsers: Mapping[str, Callable[[str], Action]] = {}) -> Action | tuple[str, str] | None:  # noqa: B006
+    """Parse the context-free part of an action text (``parsers``: the enabled expansions').
 
     Returns an Action, or ``("follower", NAME)`` for a follower placement
     (the name is resolved against the placed tile by the game), or None if the
@@ -83,6 +77,7 @@ def parse_basic(text: str) -> Action | tuple[str, str] | None:
     if t.startswith("follower "):
         return ("follower", t[len("follower ") :].strip())
     keyword = t.split(" ", 1)[0]
-    if keyword in _PARSERS:
-        return _PARSERS[keyword](t)
+    parse = parsers.get(keyword)
+    if parse is not None:
+        return parse(t)
     return None

@@ -2,28 +2,38 @@
 
 ``GameConfig`` is what a user writes (players, expansion keys, rule options);
 ``RuleSet`` is what the engine runs on: the enabled expansions with their
-options, the tile types in a fixed order, the placement compatibility table
-and the turn's stages.  A ``RuleSet`` is built once per configuration and
-shared by every game (and clone) of that configuration.
+options, in expansion order, the tile types in a fixed order, the placement
+compatibility table, the hooks (composed as :mod:`carc_env.core.expansion`
+documents) and the turn's stages.  A ``RuleSet`` is built once per
+configuration and shared by every game (and clone) of that configuration;
+:meth:`RuleSet.cache` keeps tables derived from it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
+import heapq
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .expansion import ConfigError, Expansion, overrides, registry
+from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_entry_points, overrides, registry
 from .layout import ANY_EDGE, BoardLayout
-from .tiles import BUILDING, TileDataError, TileType, load_tile_file, tile_file_path
+from .tiles import BUILDING, CITY, FIELD, RIVER, ROAD, TileDataError, TileType, load_tile_file, tile_file_path
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 PATTERN_BITS = 3
 N_PATTERNS = 1 << (4 * PATTERN_BITS)
+DEFAULT_EXPANSIONS = ("base",)
+"""The expansions of the default configuration (the base game)."""
+
+
+def with_default_expansions(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """``keys`` with the default configuration's expansions added in front where missing."""
+    return (*(k for k in DEFAULT_EXPANSIONS if k not in keys), *keys)
 
 
 @dataclass(frozen=True)
@@ -36,7 +46,7 @@ class GameConfig:
     """
 
     num_players: int = 2
-    expansions: tuple[str, ...] = ("base",)
+    expansions: tuple[str, ...] = DEFAULT_EXPANSIONS
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     followers: int = 7
 
@@ -91,6 +101,51 @@ def _build_options(cls: type[Expansion], given: Mapping[str, Any]) -> Any:
     return opts
 
 
+class TileInfo:
+    """Per tile type, the lists the hot path needs (built once per RuleSet)."""
+
+    __slots__ = ("kinds", "open0", "pen0", "scorable", "spots", "fields", "buildings", "n")
+
+    def __init__(self, tile: TileType) -> None:
+        segs = tile.segments
+        self.n = len(segs)
+        self.kinds = [s.kind for s in segs]
+        self.open0 = [len(s.edges) if s.kind in (CITY, ROAD) else 0 for s in segs]
+        self.pen0 = [s.pennants for s in segs]
+        self.scorable = [i for i, s in enumerate(segs) if s.kind in (CITY, ROAD)]
+        self.spots = [i for i, s in enumerate(segs) if s.kind != RIVER]
+        self.fields = [(i, s.cities) for i, s in enumerate(segs) if s.kind == FIELD and s.cities]
+        self.buildings = [i for i, s in enumerate(segs) if s.kind == BUILDING]
+
+
+def expansion_order(keys: tuple[str, ...], reg: Mapping[str, type[Expansion]]) -> list[str]:
+    """Enabled keys with every expansion after those it REQUIRES, otherwise by key.
+
+    The order fixes the order of tile types (so the bag a seed deals) and of every hook, and never
+    depends on the order of the keys in the config or on the order plug-ins were registered.
+    """
+    deps = {k: [r for r in reg[k].REQUIRES if r in keys] for k in keys}
+    waiting = {k: len(v) for k, v in deps.items()}
+    users: dict[str, list[str]] = {k: [] for k in keys}
+    for k, reqs in deps.items():
+        for r in reqs:
+            users[r].append(k)
+    ready = [k for k in keys if not waiting[k]]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        k = heapq.heappop(ready)
+        out.append(k)
+        for u in users[k]:
+            waiting[u] -= 1
+            if not waiting[u]:
+                heapq.heappush(ready, u)
+    if len(out) != len(keys):
+        cyc = sorted(k for k in keys if k not in out)
+        raise ConfigError(f"expansions {cyc} require each other in a cycle (REQUIRES)")
+    return out
+
+
 class RuleSet:
     """Everything derived from a GameConfig that never changes during a game."""
 
@@ -103,23 +158,22 @@ class RuleSet:
             raise ConfigError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
         if not isinstance(config.followers, int) or config.followers < 1:
             raise ConfigError(f"followers must be a positive integer, got {config.followers!r}")
-        reg = registry()
         keys = config.expansions
         if len(set(keys)) != len(keys):
             raise ConfigError(f"expansions lists a key twice: {keys}")
+        reg = registry()
+        if any(k not in reg for k in keys):
+            load_entry_points([k for k in keys if k not in reg])
+            reg = registry()
         for k in keys:
             if k not in reg:
                 raise ConfigError(f"unknown expansion {k!r}; known: {sorted(reg)}")
         if not keys:
-            raise ConfigError("expansions is empty; the base game's key is 'base'")
+            raise ConfigError(f"expansions is empty; the base game's key is {DEFAULT_EXPANSIONS[0]!r}")
         for k in config.options:
             if k not in keys:
                 raise ConfigError(f"options given for {k!r}, which is not enabled; enabled: {keys}")
-        # Registry order (the order expansions are imported, the base game
-        # first), so that a game does not depend on the order of the keys.
-        order = [k for k in reg if k in keys]
-        self.expansions: list[Expansion] = []
-        for k in order:
+        for k in keys:
             cls = reg[k]
             for req in cls.REQUIRES:
                 if req not in keys:
@@ -127,7 +181,9 @@ class RuleSet:
             for bad in cls.CONFLICTS:
                 if bad in keys:
                     raise ConfigError(f"expansion {k!r} cannot be combined with {bad!r}")
-            self.expansions.append(cls(_build_options(cls, config.options.get(k, {}))))
+        self.expansions: list[Expansion] = [
+            reg[k](_build_options(reg[k], config.options.get(k, {}))) for k in expansion_order(keys, reg)
+        ]
         for exp in self.expansions:
             exp.check_config(keys)
         starters = [e for e in self.expansions if e.REPLACES_START]
@@ -139,63 +195,74 @@ class RuleSet:
                         " combined setup; enable only one of them"
                     )
         self.by_key = {e.KEY: e for e in self.expansions}
+        self.action_parsers: dict[str, Callable[[str], Any]] = {}
+        parser_owner: dict[str, str] = {}
+        for exp in self.expansions:
+            for word, parse in exp.action_parsers.items():
+                if word in parser_owner:
+                    raise ConfigError(
+                        f"expansions {parser_owner[word]!r} and {exp.KEY!r} both parse actions starting {word!r}"
+                    )
+                parser_owner[word] = exp.KEY
+                self.action_parsers[word] = parse
 
         # Tiles, in a fixed order: expansion order, then file order.
         tiles: list[TileType] = []
         self.start_tiles: dict[str, str] = {}
         for exp in self.expansions:
             for fname in exp.tile_files:
-                tf = _load(fname)
+                tf = _load(str(fname))
                 tiles.extend(tf.tiles)
                 if tf.start_tile:
                     self.start_tiles[exp.KEY] = tf.start_tile
-        # Tile counts an expansion changes (a map's recommended mix), then a board's printed pieces.
-        for exp in self.expansions:
-            if overrides(exp, "tile_counts"):
-                counts = exp.tile_counts(tuple(tiles))
-                if counts:
-                    ids = {t.id for t in tiles}
-                    bad = sorted(set(counts) - ids)
-                    if bad:
-                        raise ConfigError(f"expansion {exp.KEY!r} sets counts of unknown tile ids {bad}")
-                    tiles = [dataclasses.replace(t, count=counts[t.id]) if t.id in counts else t for t in tiles]
+        # Hooks: only those an expansion overrides are called; single-answer hooks have one claimant.
+        def hooked(name: str) -> list:
+            return [getattr(e, name) for e in self.expansions if overrides(e, name)]
+
+        def claimed(name: str) -> list:
+            who = [e for e in self.expansions if overrides(e, name) and e.claims(name)]
+            if len(who) > 1:
+                raise ConfigError(
+                    f"expansions {who[0].KEY!r} and {who[1].KEY!r} both answer {name!r}, which takes one answer; "
+                    "enable only one of them or change the option that makes one of them answer it"
+                )
+            return [getattr(e, name) for e in who]
+
+        single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}
+        # Tile counts expansions change (a map's recommended mix), then the printed pieces of a board.
+        counts_hooks = hooked("tile_counts")
+        if counts_hooks:
+            counts = {t.id: t.count for t in tiles}
+            for hook in counts_hooks:
+                counts = hook(tuple(tiles), dict(counts))
+            bad = sorted(k for k, v in counts.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0)
+            if set(counts) != {t.id for t in tiles} or bad:
+                raise ConfigError(f"tile_counts must give a count >= 0 to every tile id and nothing else (bad: {bad})")
+            tiles = [t if counts[t.id] == t.count else dataclasses.replace(t, count=counts[t.id]) for t in tiles]
         self.layout: BoardLayout | None = None
-        """The printed board (``core.layout``) an expansion provides, or None: unbounded."""
-        givers = [(e, e.board_layout()) for e in self.expansions if overrides(e, "board_layout")]
-        givers = [(e, lay) for e, lay in givers if lay is not None]
-        if len(givers) > 1:
-            raise ConfigError(
-                f"expansions {givers[0][0].KEY!r} and {givers[1][0].KEY!r} each provide a printed board; enable one"
-            )
-        if givers:
-            self.layout = givers[0][1]
+        """The printed board (``core.layout``) the game is played on, or None: an unbounded table."""
+        for hook in single["board_layout"]:
+            self.layout = hook()
+        if self.layout is not None:
             tiles.extend(self.layout.tile_types)
-        self.followers = config.followers
-        """Followers per player: ``GameConfig.followers`` unless an expansion says otherwise (a map's 9)."""
-        setters = [e for e in self.expansions if overrides(e, "followers_per_player")]
-        answers = [(e, e.followers_per_player(config.followers)) for e in setters]
-        answers = [(e, v) for e, v in answers if v is not None]
-        if len(answers) > 1:
-            raise ConfigError(
-                f"expansions {answers[0][0].KEY!r} and {answers[1][0].KEY!r} both set the followers per player"
-            )
-        if answers:
-            v = answers[0][1]
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"expansion {answers[0][0].KEY!r} sets {v!r} followers per player")
-            self.followers = v
+        self.followers: int = config.followers
+        """Followers per player: ``GameConfig.followers`` unless an expansion sets it (a map's 9)."""
+        for hook in single["followers_per_player"]:
+            v = hook(config.followers)
+            if v is not None:
+                if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                    raise ConfigError(f"followers_per_player gave {v!r}; it must be a positive integer")
+                self.followers = v
         self.tiles: tuple[TileType, ...] = tuple(tiles)
         self.tile_index = {t.id: i for i, t in enumerate(self.tiles)}
         if len(self.tile_index) != len(self.tiles):
             raise TileDataError("two tile files define the same tile id")
+        self.tile_infos: tuple[TileInfo, ...] = tuple(TileInfo(t) for t in self.tiles)
         self.max_segments = max(len(t.segments) for t in self.tiles)
         self.compat = _compat_table(self.tiles)
         self.has_building = np.array([t.has_building() for t in self.tiles], dtype=bool)
         self.building_kinds = sorted({s.building for t in self.tiles for s in t.segments if s.kind == BUILDING})
-
-        # Hooks: only those an expansion overrides are called.
-        def hooked(name: str) -> list:
-            return [getattr(e, name) for e in self.expansions if overrides(e, name)]
+        self._cache: dict[str, Any] = {}
 
         self.h_veto = hooked("placement_veto")
         self.h_after_placement = hooked("after_placement")
@@ -205,15 +272,33 @@ class RuleSet:
         self.h_score_items = hooked("score_items")
         self.h_on_completed = hooked("on_completed")
         self.h_on_scored = hooked("on_scored")
-        self.h_building_target = hooked("building_target")
+        self.h_building_target = single["building_target"]
         self.h_field_cities = hooked("field_cities")
-        self.h_feature_size = hooked("feature_size")
+        self.h_feature_size = single["feature_size"]
         self.h_extra_completed = hooked("extra_completed")
-        self.h_next_player = hooked("next_player")
+        self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
+        self.h_final_scoring = hooked("final_scoring")
         self.h_setup_from_bag = hooked("setup_from_bag")
-        self.stages, self.final_stages = build_stages(self.expansions)
+        self.stages, self.final_stages = build_stages(self.expansions, reg)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
+        self.phase_owner: dict[str, str] = {
+            s.name: s.owner for s in self.stages + self.final_stages if s.name and s.owner
+        }
+        """Decision phase -> key of the expansion whose stage it is (the core's ``tile`` and
+        ``follower`` phases have none)."""
+
+    def cache(self, key: str, factory: Callable[[], Any]) -> Any:
+        """A value derived from this rule set, computed by ``factory()`` on first use and kept.
+
+        For tables an expansion, codec or renderer derives from the tiles and options (name keys
+        after their owner, e.g. ``"river2.tiles"``).  Values must not change afterwards.
+        """
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = factory()
+            return value
 
 
 @functools.cache
@@ -241,7 +326,7 @@ def _compat_table(tiles: tuple[TileType, ...]) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _ruleset_cached(key: str) -> RuleSet:
+def _ruleset_cached(key: str, registry_generation: int) -> RuleSet:
     import json
 
     return RuleSet(GameConfig.from_dict(json.loads(key)))
@@ -253,4 +338,4 @@ def ruleset(config: GameConfig) -> RuleSet:
         key = config.key()
     except TypeError as exc:
         raise ConfigError(f"game config is not JSON-serialisable: {exc}") from None
-    return _ruleset_cached(key)
+    return _ruleset_cached(key, generation())

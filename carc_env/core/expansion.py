@@ -1,66 +1,124 @@
-"""The expansion hook protocol.
+"""The expansion (plug-in) protocol: hooks, their composition rules, and the registry.
 
 An expansion is a subclass of :class:`Expansion` registered under its ``KEY``
 with :func:`register`.  The core never checks an expansion's name: every rule
 an expansion adds enters through one of the hooks below, each a method with a
 do-nothing default.  The game only calls the hooks a subclass overrides, so an
-unused hook costs nothing on the hot path.
+unused hook costs nothing on the hot path.  The base game is a plug-in too
+(``carc_env.expansions.base``): it contributes the 72 tiles and the start
+tile; all scoring of roads, cities, cloisters and fields is the core's.
 
-Hook summary (where the core calls it, what it may do):
+Hooks and how several expansions' answers combine
+------------------------------------------------
+Expansions run in the rule set's *expansion order* (``RuleSet.expansions``):
+every expansion after the ones it ``REQUIRES``, otherwise by key (so the order
+never depends on import or registration order).  Each hook has one
+composition rule:
 
-=====================  ==================================================================
-``tile_files``         class attribute: tile TOML files this expansion adds
-``Options``            class attribute: a dataclass of rule variants (defaults = the edition of the seed)
-``REQUIRES``           keys that must be enabled too; ``CONFLICTS``: keys that must not be
-``check_config``       at config time, may raise ``ConfigError`` for bad combinations
-``new_state``          per-game mutable state (stored in ``game.ext[KEY]``, deep-copied on clone)
-``building_kinds``     class attribute: cloister-like building kinds it adds (shrine, church)
-``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START`` and
-                       ``START_COMBINES`` (two start layouts that fit together)
-``build_bag``          change the bag's composition and order (river first, tiles removed)
-``setup_from_bag``     after the bag is built (shuffled or forced), lay tiles taken from it
-                       (``game.take_from_bag``; a map's random tiles on its start squares)
-``tile_counts``        at config time: new counts of tile types (a map's recommended mix);
-                       pipeline, each expansion sees the counts the previous ones set
-``board_layout``       at config time: the printed board (``core.layout.BoardLayout``) the game is
-                       played on; at most one expansion may provide one (``ConfigError`` otherwise)
-``followers_per_player`` at config time: followers per player instead of ``GameConfig.followers``
-                       (a map's 9); at most one expansion may set it
-``placement_veto``     clear rotation bits of frontier cells (river continuity, shrine adjacency,
-                       map squares, Sagrada Familia)
-``after_placement``    react to a placed tile (river state, extra-turn flags, gate links)
-``follower_spots``     filter the follower spots of the placed tile (no follower on a gate)
-``blocks_completion``  veto completion of a closed feature (linked cities, Sagrada Familia)
-``extra_completions``  report features completed by an expansion rule (a linked city closing elsewhere)
-``score_items``        add items to a feature's score (Darmstadtium +3 in majority, coats of arms)
-``on_completed``       every completed feature, occupied or not (King / Robber Baron)
-``on_scored``          after a feature scored (shrine challenges, stained-glass draws)
-``building_target``    how many neighbours complete a building (maps: only existing squares)
-``field_cities``       extra completed cities a field borders (the City of Carcassonne)
-``feature_size``       how many tiles a city or road counts when scored (a rule variant)
-``extra_completed``    completed features of a kind outside the union-find's completed roots
-                       (the City of Carcassonne is one completed city), for ``Game.count_completed``
-``stages``             extra decision or automatic stages and where they go in the turn
-                       (``before_score`` sees ``game.completing``; ``before_final`` runs once at game end)
-``followers_held``     followers an expansion keeps off the board (Count quarters), for conservation
-``next_player``        who takes the next turn (extra turns)
-``final_scoring``      end-of-game scoring after the core's (King / Robber, windows)
-=====================  ==================================================================
+=====================  ===========  ================================================================
+hook                   composition  what it may do
+=====================  ===========  ================================================================
+``tile_files``         union        class attribute: tile TOML files this expansion adds (a bare name
+                                    is looked up in ``carc_env/data/tiles``; an absolute path is used
+                                    as it is, for plug-ins living outside the package)
+``Options``            own          class attribute: a dataclass of rule variants (defaults = the
+                                    edition of the seed); an optional ``validate()`` method
+``REQUIRES``           all          keys that must be enabled too (and come earlier in the order)
+``CONFLICTS``          all          keys that must not be enabled
+``check_config``       all          at config time, may raise ``ConfigError`` for bad combinations
+``new_state``          own          per-game state in ``game.ext[KEY]`` (a dataclass; deep-copied by
+                                    ``Game.clone``)
+``action_parsers``     union        class attribute: ``{keyword: parse(text) -> Action}`` for the
+                                    text notation of its actions (a keyword claimed twice is a
+                                    ``ConfigError``)
+``setup``              each         lay the start layout (``game.place_fixed``); see ``REPLACES_START``
+                                    and ``START_COMBINES`` (two start layouts that fit together)
+``build_bag``          pipeline     change the bag's composition and order (river first, tiles removed)
+``setup_from_bag``     each         after the bag is built (shuffled or forced), lay tiles taken from
+                                    it with ``Game.take_from_bag`` (a map's tiles on its start squares)
+``tile_counts``        pipeline     at config time: the copies of each tile type (a map's recommended
+                                    mix); gets the tiles and the counts so far, returns the counts
+``board_layout``       single       at config time: the printed board the game is played on
+                                    (``core.layout.BoardLayout``); default: an unbounded table
+``followers_per_player`` single     at config time: followers per player; default
+                                    ``GameConfig.followers`` (a map's 9)
+``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
+                                    if no expansion clears it (river, shrine adjacency, maps,
+                                    Sagrada Familia; ``Game.scan_placement`` tells whether a
+                                    placement would close a feature)
+``after_placement``    each         react to a placed tile (river state, extra-turn flags, gate links
+                                    with ``Game.link_features``)
+``follower_spots``     pipeline     filter the follower spots of the placed tile (no follower on a gate)
+``blocks_completion``  any          a closed feature does not complete if any expansion blocks it
+``extra_completions``  union        features completed by an expansion rule (a linked city closing
+                                    elsewhere), deduplicated, in expansion order
+``score_items``        each         append items to a feature's score (Darmstadtium +3, coats of arms)
+``on_completed``       each         every completed feature, occupied or not (King / Robber Baron)
+``on_scored``          each         after a feature scored and its followers returned (shrine challenges)
+``building_target``    single       neighbours that complete the building at a cell (maps: only
+                                    existing squares); default 8
+``feature_size``       single       tiles a city or road counts when scored (a rule variant); default:
+                                    distinct tiles
+``next_player``        single       who takes the next turn (extra turns); default: the next seat
+``field_cities``       sum          extra completed cities a field borders (the City of Carcassonne)
+``extra_completed``    sum          completed features of a kind outside the union-find's completed
+                                    roots, for ``Game.count_completed`` (the King's count)
+``followers_held``     sum          followers an expansion keeps off the board and out of the supply
+                                    (Count quarters), for ``Game.followers_conserved``
+``final_scoring``      each         end-of-game scoring after the core's (King / Robber, windows)
+``stages``             ordered      extra decision or automatic stages at the anchors of
+                                    ``core.stages.ANCHORS``; inside an anchor in the order their
+                                    ``before`` / ``after`` declarations give, otherwise in expansion
+                                    order, then in the order ``stages()`` lists them
+=====================  ===========  ================================================================
 
-The base game itself is written as an expansion (``carc_env.expansions.base``):
-it contributes the 72 tiles and the start tile through ``tile_files`` and
-``setup``; all scoring of roads, cities, cloisters and fields is core.
+*each* calls every expansion in order; *all* / *any* combine booleans;
+*pipeline* feeds one expansion's result to the next; *union* collects;
+*sum* adds.  A *single*-answer hook has at most one expansion answering it
+in a configuration: an expansion *claims* it when it overrides the method and
+:meth:`Expansion.claims` says so (by default: whenever it overrides it; the
+base game claims ``feature_size`` only with ``count_tile_once=False``).  Two
+expansions claiming one single-answer hook is a :class:`ConfigError` naming
+both.  A claimant may still return ``None`` ("no opinion here") for the
+default.
+
+Game methods meant for expansions
+---------------------------------
+An expansion changes the game only through these (never by writing
+``game.supply``, ``game.events``, ``game.scores`` or the board internals):
+``place_fixed`` (setup), ``take_follower`` / ``return_follower`` (supply),
+``add_follower`` / ``add_guest`` / ``remove_followers`` (followers on
+features), ``award`` (points outside a majority), ``emit`` (events),
+``link_features`` (two features become one), ``complete_feature`` /
+``score_feature`` (completion and scoring).  It may read any public
+attribute, and ask ``scan_placement`` / ``closes_feature`` (what a placement
+would join and close), ``building_complete``, ``root_array``,
+``frontier_cells``, ``feature_value``.  Derived per-rule-set tables are kept
+on the expansion instance (one per ``RuleSet``) or in ``RuleSet.cache``.
+
+Registry and plug-in parts
+--------------------------
+:func:`register` records the class and the *package* of the plug-in; the
+upper layers import the package's parts on demand (``<package>.actions``:
+phase codecs, ``<package>.observe``: observation planes, ``<package>.draw``:
+drawing; see :mod:`carc_env.expansions`).  Built-in plug-ins live in
+``carc_env/expansions/<key>/``; a plug-in from anywhere else registers the
+same way (``register(MyExpansion, package="my_pkg")`` from its own code), or
+is found through the ``carc_env.expansions`` entry-point group when a
+configuration names a key nobody has registered yet.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .events import Event, ScoreItem
+    from .actions import Action
+    from .events import ScoreItem
     from .game import Game
     from .layout import BoardLayout
     from .stages import Stage
@@ -76,7 +134,13 @@ class NoOptions:
     """Options of an expansion without rule variants."""
 
 
+SINGLE_ANSWER_HOOKS = ("building_target", "feature_size", "next_player", "board_layout", "followers_per_player")
+"""Hooks that at most one expansion of a configuration may claim (see :meth:`Expansion.claims`)."""
+
+
 class Expansion:
+    """Base class of every expansion; see the module docstring for the hooks."""
+
     KEY: ClassVar[str] = ""
     Options: ClassVar[type] = NoOptions
     tile_files: ClassVar[tuple[str, ...]] = ()
@@ -84,10 +148,12 @@ class Expansion:
     CONFLICTS: ClassVar[tuple[str, ...]] = ()
     REPLACES_START: ClassVar[bool] = False
     """True if ``setup`` lays its own start layout instead of the base start tile."""
-    START_COMBINES: ClassVar[tuple[str, ...]] = ()
+    START_COMBINES: ClassVar[Collection[str]] = ()
     """Keys of other ``REPLACES_START`` expansions whose start layout this one's ``setup`` knows how
     to lay its own next to (the River's spring beside the Count's city).  Two start layouts may be
     enabled together only if one of them names the other here."""
+    action_parsers: ClassVar[Mapping[str, Callable[[str], Action]]] = {}
+    """Parsers of this expansion's action texts, by first word (``"count_send"``)."""
 
     def __init__(self, options: Any) -> None:
         self.options = options
@@ -96,7 +162,15 @@ class Expansion:
     def check_config(self, keys: tuple[str, ...]) -> None:
         """Raise ConfigError if this expansion cannot run with the given keys."""
 
+    def claims(self, hook: str) -> bool:
+        """Whether this expansion answers the single-answer hook ``hook`` in this configuration.
+
+        Default: it does when it overrides the hook.  Override to claim only under an option.
+        """
+        return overrides(self, hook)
+
     def new_state(self) -> Any:
+        """The expansion's per-game state (``game.ext[KEY]``); None if it keeps none."""
         return None
 
     # -- setup -----------------------------------------------------------
@@ -108,36 +182,40 @@ class Expansion:
         return bag
 
     def setup_from_bag(self, game: Game) -> None:
-        """After the bag is built (a forced draw order included): lay tiles taken from it with
+        """After the bag is built (a forced draw order too): lay tiles taken from it with
         ``game.take_from_bag()`` and ``game.place_fixed(..., from_bag=False)``."""
 
-    def tile_counts(self, tiles: tuple[TileType, ...]) -> dict[str, int] | None:
-        """At config time: ``{tile id: copies}`` for tile types whose count changes; None = none."""
-        return None
+    def tile_counts(self, tiles: tuple[TileType, ...], counts: dict[str, int]) -> dict[str, int]:
+        """At config time: the copies of each tile type (``counts``: ``{tile id: copies}`` so far)."""
+        return counts
 
     def board_layout(self) -> BoardLayout | None:
-        """At config time: the printed board the game is played on (see ``core.layout``); None = unbounded."""
+        """At config time: the printed board the game is played on (``core.layout``); None: unbounded."""
         return None
 
     def followers_per_player(self, configured: int) -> int | None:
-        """At config time: followers per player (``configured`` is ``GameConfig.followers``); None = no opinion."""
+        """At config time: followers per player (``configured``: ``GameConfig.followers``); None: that."""
         return None
 
     # -- placement -------------------------------------------------------
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
-        """Clear bits in ``masks`` (uint8 rotation bitmask per frontier slot, in place)."""
+        """Clear bits in ``masks`` (uint8 rotation bitmask per frontier cell, in place; the cells are
+        ``game.frontier_cells()``)."""
 
     def after_placement(self, game: Game, x: int, y: int) -> None:
         """Called after a tile is placed and its features are merged."""
 
     def follower_spots(self, game: Game, spots: list[int]) -> list[int]:
+        """Return the segments of the placed tile a follower may go on (a filtered ``spots``)."""
         return spots
 
     # -- completion and scoring ------------------------------------------
     def blocks_completion(self, game: Game, root: int) -> bool:
+        """True to stop the closed feature ``root`` from completing now."""
         return False
 
     def extra_completions(self, game: Game) -> list[int]:
+        """Roots of features this turn completes by an expansion rule (not closed by the placed tile)."""
         return []
 
     def score_items(self, game: Game, root: int, final: bool, items: list[ScoreItem], counts: list[int]) -> None:
@@ -172,6 +250,7 @@ class Expansion:
         return []
 
     def next_player(self, game: Game, default: int) -> int | None:
+        """Who takes the next turn; None = no opinion (``default``, the next seat)."""
         return None
 
     def followers_held(self, game: Game) -> list[int]:
@@ -181,26 +260,94 @@ class Expansion:
     def final_scoring(self, game: Game) -> None:
         """End-of-game scoring after roads, cities, buildings and fields."""
 
-    # -- events --------------------------------------------------------------
-    def emit(self, game: Game, event: Event) -> None:
-        game.events.append(event)
+
+@dataclasses.dataclass(frozen=True)
+class Plugin:
+    """A registered expansion: its class and the package holding its parts (actions, observe, draw)."""
+
+    cls: type[Expansion]
+    package: str
 
 
-_REGISTRY: dict[str, type[Expansion]] = {}
+_REGISTRY: dict[str, Plugin] = {}
+_generation = 0  # bumped on every change, so cached rule sets of a changed key are rebuilt
+ENTRY_POINT_GROUP = "carc_env.expansions"
 
 
-def register(cls: type[Expansion]) -> type[Expansion]:
-    """Class decorator: make an expansion available under ``cls.KEY``."""
-    if not cls.KEY:
-        raise ValueError(f"{cls.__name__} has no KEY")
-    _REGISTRY[cls.KEY] = cls
-    return cls
+def register(cls: type[Expansion] | None = None, *, package: str | None = None) -> Any:
+    """Make an expansion available under ``cls.KEY``; usable as ``@register`` or ``register(cls, package=...)``.
+
+    ``package`` is the import path whose submodules ``actions``, ``observe`` and ``draw`` hold the
+    plug-in's phase codecs, observation planes and drawing (each optional); default: the module
+    defining ``cls``.  Registering another class under a key already taken raises ``ValueError``
+    (call :func:`unregister` first to replace one on purpose).
+    """
+
+    def do(c: type[Expansion]) -> type[Expansion]:
+        global _generation
+        if not (isinstance(c, type) and issubclass(c, Expansion)):
+            raise TypeError(f"register() needs an Expansion subclass, got {c!r}")
+        if not isinstance(c.KEY, str) or not c.KEY:
+            raise ValueError(f"{c.__name__} has no KEY (a non-empty string)")
+        old = _REGISTRY.get(c.KEY)
+        pkg = package or c.__module__
+        if old is not None and old.cls is not c and _qualname(old.cls) != _qualname(c):
+            raise ValueError(
+                f"expansion key {c.KEY!r} is already registered by {_qualname(old.cls)}; "
+                f"choose another KEY for {_qualname(c)} (or unregister({c.KEY!r}) first)"
+            )
+        _REGISTRY[c.KEY] = Plugin(c, pkg)
+        _generation += 1
+        return c
+
+    return do if cls is None else do(cls)
+
+
+def unregister(key: str) -> None:
+    """Remove an expansion from the registry (tests; replacing a plug-in on purpose)."""
+    global _generation
+    if key not in _REGISTRY:
+        raise KeyError(f"no expansion {key!r} is registered; registered: {sorted(_REGISTRY)}")
+    del _REGISTRY[key]
+    _generation += 1
+
+
+def _qualname(c: type) -> str:
+    return f"{c.__module__}.{c.__qualname__}"
 
 
 def registry() -> dict[str, type[Expansion]]:
-    """Registered expansions (``carc_env/__init__`` imports the built-in ones)."""
+    """Registered expansions by key (``carc_env/__init__`` imports the built-in ones)."""
+    return {k: p.cls for k, p in _REGISTRY.items()}
+
+
+def plugins() -> dict[str, Plugin]:
+    """Registered plug-ins (class and package) by key."""
     return dict(_REGISTRY)
 
 
+def generation() -> int:
+    """A number that changes whenever the registry changes (rule-set caches key on it)."""
+    return _generation
+
+
+def load_entry_points(wanted: Collection[str] = ()) -> None:
+    """Import the plug-ins advertised in the ``carc_env.expansions`` entry-point group.
+
+    An entry point's name is the expansion key; its value a module (importing it registers the
+    plug-in) or an :class:`Expansion` subclass (registered with its module as the package).  Only
+    entry points named in ``wanted`` are loaded (all of them if ``wanted`` is empty).
+    """
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if wanted and ep.name not in wanted or ep.name in _REGISTRY:
+            continue
+        obj = ep.load()
+        if isinstance(obj, type) and issubclass(obj, Expansion) and obj.KEY not in _REGISTRY:
+            register(obj, package=ep.module)
+
+
 def overrides(exp: Expansion, name: str) -> bool:
+    """Whether ``exp``'s class overrides hook ``name`` of :class:`Expansion`."""
     return getattr(type(exp), name) is not getattr(Expansion, name)

@@ -11,7 +11,12 @@ Contract
   is the only way the state changes.  It returns the events of the change and
   raises :class:`IllegalActionError` (saying what was wrong) for anything
   illegal, leaving the state untouched.
-* ``game.clone()`` is a cheap independent copy (for search).
+* ``game.clone()`` is a cheap independent copy (for search).  Every attribute
+  is copied as :data:`Game.CLONE` says; an attribute it does not name makes
+  ``clone`` raise, so a new mutable field can never be shared by accident.
+* Expansions change the game only through the methods meant for them (see
+  :mod:`carc_env.core.expansion`: ``take_follower``, ``add_guest``, ``award``,
+  ``emit``, ``link_features`` ...).
 
 Board and features
 ------------------
@@ -39,7 +44,7 @@ import numpy as np
 
 from . import layout as _layout
 from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
-from .config import PATTERN_BITS, GameConfig, RuleSet, ruleset
+from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
     Event,
     FeatureCompleted,
@@ -53,41 +58,92 @@ from .events import (
     TilePlaced,
 )
 from .expansion import ConfigError
-from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, RIVER, ROAD, SIDES
+from .lookahead import Scan, scan_placement
+from .tiles import BUILDING, CITY, DX, DY, FIELD, KIND_NAMES, NEIGHBOURS8, RIVER, ROAD, SIDES
 
 GAME_OVER = "game_over"
 _SHIFT = tuple(PATTERN_BITS * s for s in range(4))
 _ROT4 = np.arange(4, dtype=np.uint8)
-_NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+_IMMUTABLE = (int, float, str, bool, type(None))
 
 
-class _TileInfo:
-    """Per tile type, the lists the hot path needs (built once per RuleSet)."""
-
-    __slots__ = ("kinds", "open0", "pen0", "scorable", "spots", "fields", "buildings", "n")
-
-    def __init__(self, tile) -> None:
-        segs = tile.segments
-        self.n = len(segs)
-        self.kinds = [s.kind for s in segs]
-        self.open0 = [len(s.edges) if s.kind in (CITY, ROAD) else 0 for s in segs]
-        self.pen0 = [s.pennants for s in segs]
-        self.scorable = [i for i, s in enumerate(segs) if s.kind in (CITY, ROAD)]
-        self.spots = [i for i, s in enumerate(segs) if s.kind != RIVER]
-        self.fields = [(i, s.cities) for i, s in enumerate(segs) if s.kind == FIELD and s.cities]
-        self.buildings = [i for i, s in enumerate(segs) if s.kind == BUILDING]
+def _list_of_lists(d: dict) -> dict:
+    return {k: v[:] for k, v in d.items()}
 
 
-def _tile_infos(rules: RuleSet) -> list[_TileInfo]:
-    infos = getattr(rules, "_tile_infos", None)
-    if infos is None:
-        infos = [_TileInfo(t) for t in rules.tiles]
-        rules._tile_infos = infos  # type: ignore[attr-defined]
-    return infos
+def _dict_of_sets(d: dict) -> dict:
+    return {k: set(v) for k, v in d.items()}
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state (three times faster than ``copy.deepcopy``)."""
+    bits = rng.bit_generator
+    twin = type(bits)(0)
+    twin.state = bits.state
+    return np.random.Generator(twin)
 
 
 class Game:
     """One game of Carcassonne.  See the module docstring for the contract."""
+
+    CLONE: dict[str, Any] = {
+        # shared: immutable, or never changed after setup
+        "rules": None,
+        "config": None,
+        "_infos": None,
+        "draw_order": None,
+        "num_players": None,
+        "seed": None,
+        "turn_player": None,
+        "player": None,
+        "turn": None,
+        "over": None,
+        "phase": None,
+        "ending": None,
+        "current_tile": None,
+        "_stage_i": None,
+        "_nf": None,
+        # copied
+        "rng": _copy_rng,
+        "scores": list.copy,
+        "supply": list.copy,
+        "events": lambda ev: [],  # a clone starts with no pending events
+        "history": list.copy,
+        "_history_k": list.copy,
+        "ext": copy.deepcopy,
+        "board": dict.copy,
+        "placements": list.copy,  # of tuples
+        "bounds": list.copy,
+        "_fx": np.ndarray.copy,
+        "_fy": np.ndarray.copy,
+        "_fpat": np.ndarray.copy,
+        "_fslot": dict.copy,
+        "_masks": np.ndarray.copy,
+        "parent": list.copy,
+        "kind": list.copy,
+        "node_tile": list.copy,
+        "open": list.copy,
+        "pennants": list.copy,
+        "completed": set.copy,
+        "tiles": _dict_of_sets,
+        "occupants": _list_of_lists,
+        "adjacent_cities": _dict_of_sets,
+        "followers": dict.copy,
+        "guests": _list_of_lists,
+        "buildings": _list_of_lists,
+        "building_neighbours": dict.copy,
+        "_pending_buildings": list.copy,
+        "_follower_spots": list.copy,
+        "completing": list.copy,
+        "_bag": list.copy,
+        "_start_tiles_used": list.copy,
+        "layout": None,
+        "connected_groups": set.copy,
+    }
+    """How :meth:`clone` copies each attribute: ``None`` shares it (a number or string, immutable
+    data, or never changed after setup), a function copies it.  An attribute missing here is shared
+    if it holds a number, string or None, and makes :meth:`clone` raise otherwise; add it with the
+    copy it needs."""
 
     def __init__(
         self,
@@ -104,7 +160,7 @@ class Game:
         self.num_players = config.num_players
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self._infos = _tile_infos(rules)
+        self._infos: tuple[TileInfo, ...] = rules.tile_infos
         n = config.num_players
         self.scores = [0] * n
         self.supply = [rules.followers] * n
@@ -149,7 +205,7 @@ class Game:
         self.current_tile = -1
         self._stage_i = 0
         self._start_tiles_used = []
-        # a printed board (Carcassonne Maps): see core.layout
+        # a printed board (Carcassonne Maps), see core.layout: its printed pieces are laid first
         self.layout = rules.layout
         self.connected_groups: set[int] = set()
         if self.layout is not None:
@@ -172,10 +228,8 @@ class Game:
         self._bag = bag[::-1]  # next tile at the end
         for hook in rules.h_setup_from_bag:
             hook(self)
-        self.events.clear()
         self._run()
-        self._setup_events = self.events
-        self.events = []
+        self.events = []  # setup's draws are not the first action's events
 
     # ------------------------------------------------------------------ setup
     _start_tiles_used: list[int]
@@ -218,13 +272,13 @@ class Game:
             _layout.mark_closed(self)
 
     def take_from_bag(self) -> str | None:
-        """Take the next tile of the bag out of it (for ``setup_from_bag``: start squares of a map);
-        its id, or None when the bag is empty."""
+        """Take the next tile out of the bag (for ``setup_from_bag``: a map's start squares); its id,
+        or None when the bag is empty."""
         return self.rules.tiles[self._bag.pop()].id if self._bag else None
 
     def fitting_rotations(self, tile_id: str, x: int, y: int) -> list[int]:
-        """Rotations in which ``tile_id`` fits cell (x, y) during setup: its placed neighbours and,
-        on a printed board, the printed features around it (the cell need not touch the play area)."""
+        """Rotations in which ``tile_id`` fits cell (x, y) during setup: its placed neighbours and, on
+        a printed board, the printed features around it (the cell need not touch the play area)."""
         return _layout.fitting_rotations(self, self.rules.tile_index[tile_id], x, y)
 
     # ----------------------------------------------------------------- public
@@ -250,6 +304,26 @@ class Game:
         bits = (self._masks[:, None] >> _ROT4[None, :]) & 1
         ci, ri = np.nonzero(bits)
         return np.stack([self._fx[:nf][ci], self._fy[:nf][ci], ri.astype(np.int32)], axis=1)
+
+    def frontier_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only views of the frontier cells' x and y (in the order of the rotation masks that
+        ``placement_veto`` hooks receive); valid until the next placement."""
+        nf = self._nf
+        xs, ys = self._fx[:nf], self._fy[:nf]
+        xs.flags.writeable = False
+        ys.flags.writeable = False
+        return xs, ys
+
+    def scan_placement(self, t: int, x: int, y: int, r: int) -> Scan:
+        """What placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would join and complete,
+        without placing it (see :mod:`carc_env.core.lookahead`)."""
+        return scan_placement(self, t, x, y, r)
+
+    def closes_feature(self, t: int, x: int, y: int, r: int, node: int) -> bool:
+        """Whether placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would close the city or road
+        of ``node`` (its open edges would reach 0; the Sagrada Familia refuses such placements)."""
+        root = self.find(node)
+        return any(root in j.roots and j.open_after == 0 for j in scan_placement(self, t, x, y, r).joined)
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Frontier cells (x, y) and, while in the tile phase, their legal-rotation bitmasks."""
@@ -296,44 +370,22 @@ class Game:
         return ev
 
     def clone(self) -> Game:
-        """An independent copy sharing only immutable data."""
+        """An independent copy sharing only immutable data (see :data:`CLONE`)."""
+        src = self.__dict__
+        unknown = src.keys() - self.CLONE.keys()
+        for name in unknown:
+            value = src[name]
+            if not (type(value) in _IMMUTABLE or isinstance(value, np.generic)):  # numbers, strings, None
+                raise TypeError(
+                    f"Game.clone does not know how to copy attribute {name!r} ({type(value).__name__}); "
+                    "add it to Game.CLONE with the copy it needs (None if it is never changed)"
+                )
+        d = src.copy()  # shares everything; then the mutable attributes are replaced by copies
+        for name, copier in self.CLONE.items():
+            if copier is not None:
+                d[name] = copier(d[name])
         g = Game.__new__(Game)
-        d = self.__dict__.copy()
         g.__dict__ = d
-        g.rng = copy.deepcopy(self.rng)
-        g.scores = self.scores[:]
-        g.supply = self.supply[:]
-        g.events = []
-        g.history = self.history[:]
-        g._history_k = self._history_k[:]
-        g.ext = copy.deepcopy(self.ext)
-        g.connected_groups = set(self.connected_groups)
-        g.board = self.board.copy()
-        g.placements = self.placements[:]
-        g.bounds = self.bounds[:]
-        g._fx = self._fx.copy()
-        g._fy = self._fy.copy()
-        g._fpat = self._fpat.copy()
-        g._fslot = self._fslot.copy()
-        g._masks = self._masks.copy()
-        g.parent = self.parent[:]
-        g.kind = self.kind[:]
-        g.node_tile = self.node_tile[:]
-        g.open = self.open[:]
-        g.pennants = self.pennants[:]
-        g.completed = set(self.completed)
-        g.tiles = {k: set(v) for k, v in self.tiles.items()}
-        g.occupants = {k: v[:] for k, v in self.occupants.items()}
-        g.adjacent_cities = {k: set(v) for k, v in self.adjacent_cities.items()}
-        g.followers = self.followers.copy()
-        g.guests = {k: v[:] for k, v in self.guests.items()}
-        g.buildings = {k: v[:] for k, v in self.buildings.items()}
-        g.building_neighbours = self.building_neighbours.copy()
-        g._pending_buildings = self._pending_buildings[:]
-        g.completing = self.completing[:]
-        g._follower_spots = self._follower_spots[:]
-        g._bag = self._bag[:]
-        g._start_tiles_used = self._start_tiles_used[:]
         return g
 
     # ----------------------------------------------------------- text notation
@@ -359,7 +411,7 @@ class Game:
         """Parse an action's text form in the current state (see carc_env.core.actions)."""
         if not isinstance(text, str):
             raise IllegalActionError(f"an action text must be a string, got {text!r}")
-        parsed = parse_basic(text)
+        parsed = parse_basic(text, self.rules.action_parsers)
         if parsed is None:
             raise IllegalActionError(
                 f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
@@ -384,6 +436,16 @@ class Game:
             p[x] = p[p[x]]
             x = p[x]
         return x
+
+    def root_array(self) -> np.ndarray:
+        """The union-find root of every node as an int array (pointer jumping over a copy of the
+        parent list, so the game is not changed; for vectorised readers such as encoders)."""
+        root = np.fromiter(self.parent, dtype=np.intp, count=len(self.parent))
+        while True:  # the depth halves each round
+            nxt = root[root]
+            if not (nxt != root).any():
+                return root
+            root = nxt
 
     def feature_nodes(self, root: int) -> list[int]:
         """All nodes of the feature with this root (linear scan; for tests and rendering)."""
@@ -545,13 +607,13 @@ class Game:
         self._frontier_remove(x, y)
         self._count_building_neighbours(x, y, base, info)
 
-    def _count_building_neighbours(self, x: int, y: int, base: int, info: _TileInfo) -> None:
+    def _count_building_neighbours(self, x: int, y: int, base: int, info: TileInfo) -> None:
         board = self.board
         buildings = self.buildings
         bn = self.building_neighbours
         pending = self._pending_buildings
         if buildings:
-            for dx, dy in _NEIGHBOURS8:
+            for dx, dy in NEIGHBOURS8:
                 nodes = buildings.get((x + dx, y + dy))
                 if nodes:
                     for node in nodes:
@@ -559,7 +621,7 @@ class Game:
                         if bn[node] == self.building_target(x + dx, y + dy):
                             pending.append(node)
         if info.buildings:
-            cnt = sum(1 for dx, dy in _NEIGHBOURS8 if (x + dx, y + dy) in board)
+            cnt = sum(1 for dx, dy in NEIGHBOURS8 if (x + dx, y + dy) in board)
             nodes = [base + i for i in info.buildings]
             buildings[(x, y)] = nodes
             for node in nodes:
@@ -576,6 +638,12 @@ class Game:
         if self.layout is not None:  # the squares around it that exist on the board
             return self.layout.building_target.get((x, y), 8)
         return 8
+
+    def building_complete(self, node: int) -> bool:
+        """Whether the building with segment ``node`` has every neighbour it needs (completed, or
+        completed by the tile just placed and about to be scored)."""
+        x, y = self.placements[self.node_tile[node]][:2]
+        return self.building_neighbours.get(node, 0) >= self.building_target(x, y)
 
     def _frontier_require(self, x: int, y: int, side: int, code: int) -> None:
         slot = self._fslot.get((x, y))
@@ -651,6 +719,18 @@ class Game:
         return a
 
     # -------------------------------------------------------------- followers
+    def take_follower(self, player: int) -> None:
+        """Take one follower from ``player``'s supply (for an expansion holding it somewhere else)."""
+        if self.supply[player] <= 0:
+            raise IllegalActionError(f"player {player} has no follower in supply")
+        self.supply[player] -= 1
+
+    def return_follower(self, player: int) -> None:
+        """Give one follower held by an expansion back to ``player``'s supply."""
+        if self.supply[player] >= self.rules.followers:
+            raise ValueError(f"player {player} already has all {self.rules.followers} followers in supply")
+        self.supply[player] += 1
+
     def _compute_follower_spots(self) -> list[int]:
         p = self.player
         if self.supply[p] <= 0 or not self.placements:
@@ -685,7 +765,10 @@ class Game:
         self.events.append(FollowerPlaced(p, x, y, seg.name, seg.kind_name))
 
     def add_follower(self, node: int, player: int) -> None:
-        """Put a follower of ``player`` on ``node`` (for expansions moving followers onto features)."""
+        """Put a follower of ``player`` on segment ``node`` (for expansions moving followers onto
+        features; the caller takes it from where it was, e.g. :meth:`take_follower`)."""
+        if node in self.followers:
+            raise ValueError(f"node {node} already holds a follower of player {self.followers[node]}")
         self.followers[node] = player
         self.occupants.setdefault(self.find(node), []).append(node)
 
@@ -852,8 +935,16 @@ class Game:
         self.scores[player] += points
         self.events.append(PointsAwarded(player, points, tuple(items), final))
 
+    def emit(self, event: Event) -> None:
+        """Add an event to those the current action returns (an expansion's events)."""
+        self.events.append(event)
+
     def link_features(self, a: int, b: int) -> int:
-        """Make two features one (royal gates link cities); returns the new root."""
+        """Make the features of nodes ``a`` and ``b`` one (royal gates link cities); returns the new root.
+
+        Their aggregates add up: tiles (a tile in both counts once), open edges, pennants, followers
+        and guests, bordering cities; the linked feature completes when its open edges reach 0.
+        """
         return self._union(a, b)
 
     def _finish(self) -> None:
@@ -867,8 +958,8 @@ class Game:
                     continue
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)
-        for exp in self.rules.expansions:
-            exp.final_scoring(self)
+        for hook in self.rules.h_final_scoring:
+            hook(self)
         best = max(self.scores)
         winners = tuple(p for p, s in enumerate(self.scores) if s == best)
         self.events.append(GameOver(tuple(self.scores), winners))
@@ -901,7 +992,7 @@ class Game:
 
 def new_game(
     num_players: int = 2,
-    expansions: Iterable[str] = ("base",),
+    expansions: Iterable[str] = DEFAULT_EXPANSIONS,
     seed: int | None = None,
     draw_order: Sequence[str] | None = None,
     **options: Any,

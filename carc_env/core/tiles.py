@@ -29,6 +29,8 @@ from typing import Any
 SIDES = "NESW"
 DX = (0, 1, 0, -1)
 DY = (-1, 0, 1, 0)  # y grows to the south
+NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+"""(dx, dy) of the 8 cells around a cell (a building's neighbourhood), row by row."""
 HALF_NAMES = ("NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR")
 HALF_INDEX = {name: i for i, name in enumerate(HALF_NAMES)}
 
@@ -110,6 +112,10 @@ class TileType:
 
     def has_building(self) -> bool:
         return any(s.kind == BUILDING for s in self.segments)
+
+    def has_kind(self, kind: int) -> bool:
+        """Whether a segment of the tile is of ``kind`` (``RIVER``: a river tile)."""
+        return any(s.kind == kind for s in self.segments)
 
 
 def _fail(where: str, msg: str) -> TileDataError:

@@ -4,22 +4,18 @@
   masks, text conversion (:mod:`carc_env.encoding.actions`);
 * :class:`ObservationEncoder`: player-relative board tensor, global features
   and stained-glass windows, encoded incrementally
-  (:mod:`carc_env.encoding.observation`).
+  (:mod:`carc_env.encoding.observation`);
+* one-ply features of the tile and follower decisions
+  (:mod:`carc_env.encoding.lookahead`, ``placements``, ``spots``).
 
-Expansions extend both through registries keyed by phase name
-(:func:`register_phase_codec`) and expansion key
-(:func:`register_observation_extension`; the built-in ones are in
-:mod:`carc_env.encoding.extensions`; the Count of Carcassonne's phase codecs
-are in :mod:`carc_env.encoding.count_phases`).  This package imports numpy,
-the core and the built-in expansions' action classes only (no gymnasium,
-pettingzoo or torch).
+Expansions extend both through their plug-ins' parts (``actions``:
+``PHASE_CODECS``; ``observe``: ``Observation``), found through the plug-in
+registry (:mod:`carc_env.expansions`); this package imports no expansion by
+name.  It imports numpy and the core only (no gymnasium, pettingzoo or torch).
 """
 
-from . import (
-    count_phases,  # noqa: F401  (registers the Count's phase codecs)
-    extensions,  # noqa: F401  (registers the built-in expansions' observation extensions)
-)
 from .actions import (
+    CORE_PHASE_CODECS,
     DEFAULT_WINDOW,
     ActionCodec,
     EnumeratedPhaseCodec,
@@ -28,8 +24,7 @@ from .actions import (
     PhaseRange,
     StateView,
     TilePhaseCodec,
-    phase_codecs,
-    register_phase_codec,
+    phase_codec_factory,
     window_origin,
 )
 from .observation import (
@@ -38,11 +33,12 @@ from .observation import (
     ObsContext,
     ObservationEncoder,
     ObservationExtension,
-    observation_extensions,
-    register_observation_extension,
+    add_cells,
+    feature_cells,
 )
 
 __all__ = [
+    "CORE_PHASE_CODECS",
     "DEFAULT_WINDOW",
     "ActionCodec",
     "EnumeratedPhaseCodec",
@@ -51,14 +47,13 @@ __all__ = [
     "PhaseRange",
     "StateView",
     "TilePhaseCodec",
-    "phase_codecs",
-    "register_phase_codec",
+    "phase_codec_factory",
     "window_origin",
     "SCORE_SCALE",
     "WINDOW_TOKEN_KINDS",
     "ObsContext",
     "ObservationEncoder",
     "ObservationExtension",
-    "observation_extensions",
-    "register_observation_extension",
+    "add_cells",
+    "feature_cells",
 ]

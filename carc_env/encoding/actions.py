@@ -15,8 +15,11 @@ decision phase owns one contiguous range, in this order:
    follower on segment ``i`` of the tile just placed (local index in the tile
    data), the last entry is ``pass``.
 3. then one range per extra phase an expansion declares, in the order of
-   ``rules.phases``.  A phase's codec is looked up by phase name in a registry
-   (:func:`register_phase_codec`); the codec never checks expansion names.
+   ``rules.phases``.  A phase's codec comes from the ``PHASE_CODECS`` of the
+   ``actions`` part of the plug-in that owns the phase (``rules.phase_owner``),
+   found through the plug-in registry (:func:`carc_env.expansions.part`); the
+   codec never checks expansion names.  A phase without one gets the generic
+   :class:`EnumeratedPhaseCodec`, with a warning.
 
 The mask (``int8``, length ``n``) enables exactly the legal actions of the
 deciding player in the current phase; it is never all zero while the game is
@@ -47,6 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from ..expansions import part
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
@@ -64,8 +68,9 @@ GAME_OVER = "game_over"
 class PhaseCodec:
     """The action range of one decision phase.
 
-    Subclass it for an expansion's phase and register a factory with
-    :func:`register_phase_codec`.  ``start`` is set by :class:`ActionCodec`.
+    Subclass it for an expansion's phase and list its factory
+    ``factory(rules, rows, cols) -> PhaseCodec`` in ``PHASE_CODECS`` (phase name ->
+    factory) of the plug-in's ``actions`` module.  ``start`` is set by :class:`ActionCodec`.
     """
 
     phase: str = ""
@@ -86,19 +91,17 @@ class PhaseCodec:
 
 
 PhaseCodecFactory = Callable[["RuleSet", int, int], PhaseCodec]
-_PHASE_CODECS: dict[str, PhaseCodecFactory] = {}
 
 
-def register_phase_codec(phase: str, factory: PhaseCodecFactory) -> None:
-    """Register the codec factory ``factory(rules, rows, cols) -> PhaseCodec`` of a decision phase."""
-    if not isinstance(phase, str) or not phase:
-        raise ValueError(f"a phase name must be a non-empty string, got {phase!r}")
-    _PHASE_CODECS[phase] = factory
-
-
-def phase_codecs() -> dict[str, PhaseCodecFactory]:
-    """The registered phase codec factories, by phase name."""
-    return dict(_PHASE_CODECS)
+def phase_codec_factory(rules: RuleSet, phase: str) -> PhaseCodecFactory | None:
+    """The codec factory of a decision phase: the core's for ``tile`` and ``follower``, else the
+    ``PHASE_CODECS`` entry of the ``actions`` part of the plug-in that owns the phase (None: none)."""
+    core = CORE_PHASE_CODECS.get(phase)
+    if core is not None:
+        return core
+    owner = getattr(rules, "phase_owner", {}).get(phase)
+    module = part(owner, "actions") if owner is not None else None
+    return getattr(module, "PHASE_CODECS", {}).get(phase) if module is not None else None
 
 
 class TilePhaseCodec(PhaseCodec):
@@ -207,8 +210,8 @@ class EnumeratedPhaseCodec(PhaseCodec):
         raise IllegalActionError(f"{text!r} is not a legal {self.phase} action here")
 
 
-register_phase_codec("tile", TilePhaseCodec)
-register_phase_codec("follower", FollowerPhaseCodec)
+CORE_PHASE_CODECS: dict[str, PhaseCodecFactory] = {"tile": TilePhaseCodec, "follower": FollowerPhaseCodec}
+"""The codecs of the core's decision phases."""
 
 
 class StateView:
@@ -302,19 +305,20 @@ class ActionCodec:
         self.ranges: dict[str, PhaseRange] = {}
         start = 0
         for phase in order:
-            factory = _PHASE_CODECS.get(phase)
+            factory = phase_codec_factory(rules, phase)
             if factory is not None:
                 codec = factory(rules, self.rows, self.cols)
             elif strict:
                 raise ValueError(
-                    f"decision phase {phase!r} has no action codec; register one with "
-                    f"carc_env.encoding.register_phase_codec({phase!r}, factory)"
+                    f"decision phase {phase!r} has no action codec; give its plug-in an actions module "
+                    f"with PHASE_CODECS = {{{phase!r}: factory}} (see carc_env.expansions)"
                 )
             else:
                 warnings.warn(
                     f"decision phase {phase!r} has no registered action codec; using the generic "
                     f"EnumeratedPhaseCodec (index = rank of the action's text among the legal actions). "
-                    f"Register a fixed layout with carc_env.encoding.register_phase_codec({phase!r}, factory)",
+                    f"Give its plug-in an actions module with PHASE_CODECS = {{{phase!r}: factory}} "
+                    "for a fixed layout (see carc_env.expansions)",
                     stacklevel=2,
                 )
                 codec = EnumeratedPhaseCodec(rules, self.rows, self.cols, phase)
@@ -451,9 +455,6 @@ class ActionCodec:
         """Flat index of an action given in text notation, in the current state."""
         return self.encode(game, game.parse_action(text))
 
-    def legal_indices(self, game: Game) -> np.ndarray:
-        return np.flatnonzero(self.view(game).mask)
-
 
 __all__ = [
     "ActionCodec",
@@ -464,7 +465,7 @@ __all__ = [
     "PhaseRange",
     "StateView",
     "TilePhaseCodec",
-    "phase_codecs",
-    "register_phase_codec",
+    "CORE_PHASE_CODECS",
+    "phase_codec_factory",
     "window_origin",
 ]

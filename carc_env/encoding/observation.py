@@ -15,7 +15,8 @@ dict of arrays:
 
 Everything about seats is relative to the observing seat: seat ``p0`` is
 "me", ``p1`` the next player in turn order, and so on.  The meaning of every
-channel and global feature is documented in :mod:`carc_env.env.aec`.
+channel and global feature is documented in :mod:`carc_env.env.aec` (the
+core's) and in each plug-in's ``observe`` module (an expansion's).
 
 Incremental encoding: the encoder keeps, per game, an absolute-coordinate
 canvas of the static per-tile planes (tile present, edge types, segment
@@ -28,22 +29,25 @@ identical arrays (tested).
 
 Extensions
 ----------
-An expansion adds planes and global features by registering an
-:class:`ObservationExtension` factory under its expansion key with
-:func:`register_observation_extension`; the encoder asks for one per enabled
-expansion.  Static channels come from a per-(tile type, rotation) table and are
-cached on the canvas; dynamic channels, global features and the windows tensor
-are filled per call.
+An expansion adds planes and global features with the ``Observation`` class
+(an :class:`ObservationExtension`) of its plug-in's ``observe`` part, found
+through the plug-in registry (:func:`carc_env.expansions.parts`) for every
+enabled expansion, in expansion order.  Static channels come from a
+per-(tile type, rotation) table and are cached on the canvas, after the
+core's static channels; dynamic channels follow the core's dynamic ones and
+global features the core's globals, each group in expansion order; the
+windows tensor is filled per call.  :func:`feature_cells` and
+:func:`add_cells` help an extension draw whole features.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
+from ..expansions import parts
 from .actions import ActionCodec, StateView
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,19 +116,30 @@ class ObservationExtension:
         """Add to the windows tensor ``out`` (``uint8 (num_players, 12)``, relative seats)."""
 
 
-ExtensionFactory = Callable[["RuleSet", int], ObservationExtension]
-_EXTENSIONS: dict[str, ExtensionFactory] = {}
+def feature_cells(game: Game, roots: list[int]) -> dict[int, np.ndarray]:
+    """Per feature root, the ``(x, y)`` cells (int array ``(k, 2)``, unique) of the tiles it covers.
+
+    One vectorised pass over every node; meant for the few features of an
+    expansion phase, not for every step.
+    """
+    if not roots:
+        return {}
+    root = game.root_array()
+    node_tile = np.fromiter(game.node_tile, dtype=np.intp, count=len(game.node_tile))
+    xy = np.array([p[:2] for p in game.placements], dtype=np.intp).reshape(-1, 2)
+    out = {}
+    for r in roots:
+        tiles = np.unique(node_tile[root == root[r]])
+        out[r] = xy[tiles]
+    return out
 
 
-def register_observation_extension(expansion_key: str, factory: ExtensionFactory) -> None:
-    """Register ``factory(rules, num_players) -> ObservationExtension`` for an expansion key."""
-    if not isinstance(expansion_key, str) or not expansion_key:
-        raise ValueError(f"an expansion key must be a non-empty string, got {expansion_key!r}")
-    _EXTENSIONS[expansion_key] = factory
-
-
-def observation_extensions() -> dict[str, ExtensionFactory]:
-    return dict(_EXTENSIONS)
+def add_cells(plane: np.ndarray, cells: np.ndarray, ctx: ObsContext, value: int = 1) -> None:
+    """Add ``value`` to ``plane`` at the window cells among ``cells`` (absolute ``(x, y)``)."""
+    cols, rows = cells[:, 0] - ctx.x0, cells[:, 1] - ctx.y0
+    ok = (cols >= 0) & (cols < ctx.cols) & (rows >= 0) & (rows < ctx.rows)
+    if ok.any():
+        plane[rows[ok], cols[ok]] += value
 
 
 class _Grow:
@@ -214,11 +229,7 @@ class ObservationEncoder:
         self.followers = followers
         tiles = rules.tiles
         nt = len(tiles)
-        self.extensions: list[ObservationExtension] = []
-        for exp in rules.expansions:
-            factory = _EXTENSIONS.get(exp.KEY)
-            if factory is not None:
-                self.extensions.append(factory(rules, n))
+        self.extensions: list[ObservationExtension] = [m.Observation(rules, n) for _, m in parts(rules, "observe")]
 
         # ---------------------------------------------------------- static channels
         edge_codes = sorted({EDGE_CODES[c] for t in tiles for c in t.edges})
@@ -415,9 +426,6 @@ class ObservationEncoder:
         }
 
     # ------------------------------------------------------------------ cache
-    def reset_cache(self) -> None:
-        self._cache = _BoardCache(self.n_static)
-
     def _sync(self, game: Game) -> _BoardCache:
         c = self._cache
         placements = game.placements
@@ -471,9 +479,6 @@ class ObservationEncoder:
         if view is None:
             view = self.codec.view(game)
         c = self._sync(game)
-        rows, cols, rc = self.rows, self.cols, self._rc
-        x0, y0 = view.x0, view.y0
-        n = self.num_players
         if out is None:
             board = np.empty(self.board_shape, dtype=np.uint8)
             glob = np.zeros(self.n_globals, dtype=np.float32)
@@ -484,60 +489,89 @@ class ObservationEncoder:
                 raise ValueError("encode(out=...): the board array must be C-contiguous (a row of a batch is)")
             glob[:] = 0
             windows[:] = 0
-        flat = board.reshape(-1)  # a view: board is C-contiguous
-        off = -(y0 * cols + x0)
+        self._static_planes(c, view, board)
+        root = self._feature_planes(game, seat, c, view, board)
+        self._shape_planes(game, c, view, board, root)
+        self._follower_planes(game, seat, c, view, board)
+        self._placement_planes(game, view, board)
+        self._globals(game, seat, view, glob)
+        if self.extensions:
+            ctx = ObsContext(seat, self.num_players, view, self.rows, self.cols)
+            for ext, a, b in self.ext_dynamic:
+                if b > a:
+                    ext.fill_dynamic(game, ctx, board[a:b])
+            for ext, a, b in self.ext_globals:
+                if b > a:
+                    ext.fill_globals(game, ctx, glob[a:b])
+            for ext in self.extensions:
+                ext.fill_windows(game, ctx, windows)
+        acting = seat == game.player and not game.over
+        if out is None:
+            mask = view.mask if acting else self._zero_mask.copy()
+        else:
+            mask = out["action_mask"]
+            if acting:
+                mask[:] = view.mask
+            else:
+                mask[:] = 0
+        return {"board": board, "globals": glob, "windows": windows, "action_mask": mask}
 
-        # static planes: crop of the canvas
+    def _static_planes(self, c: _BoardCache, view: StateView, board: np.ndarray) -> None:
+        """The static planes are a crop of the canvas; every other plane starts at zero."""
+        rows, cols, x0, y0 = self.rows, self.cols, view.x0, view.y0
         c.ensure(x0, x0 + cols - 1, y0, y0 + rows - 1)
         ns = self.n_static
         board[:ns] = c.canvas[:, y0 - c.oy : y0 - c.oy + rows, x0 - c.ox : x0 - c.ox + cols]
         board[ns:] = 0
 
-        # feature planes: per feature root a code (1 complete, 2 mine, 4 others), vectorised over segments
+    def _feature_planes(
+        self, game: Game, seat: int, c: _BoardCache, view: StateView, board: np.ndarray
+    ) -> np.ndarray | None:
+        """Completion, "mine" and "others" planes: per feature root a code (1 complete, 2 mine,
+        4 others), vectorised over the segment entries.  Returns the root array (None: no entry)."""
         ne = c.e_node.n
-        followers = game.followers
-        root = None
-        if ne:
-            parent = np.fromiter(game.parent, dtype=np.intp, count=len(game.parent))
-            root = parent
-            while True:  # pointer jumping: the depth halves each round
-                nxt = root[root]
-                if not (nxt != root).any():
-                    break
-                root = nxt
-            code = np.zeros(len(parent), dtype=np.uint8)
-            done = game.completed
-            if done:
-                code[np.fromiter(done, dtype=np.intp, count=len(done))] = 1
-            occ = game.occupants
-            guests = getattr(game, "guests", None)  # followers on a feature but on no segment (Count)
-            if occ or guests:
-                me_bit = 1 << seat
-                for r, nodes in occ.items():
-                    bits = 0
-                    for node in nodes:
-                        bits |= 1 << followers[node]
-                    code[r] |= (2 if bits & me_bit else 0) | (4 if bits & ~me_bit else 0)
-                if guests:
-                    for r, owners in guests.items():
-                        bits = 0
-                        for p in owners:
-                            bits |= 1 << p
-                        code[root[r]] |= (2 if bits & me_bit else 0) | (4 if bits & ~me_bit else 0)
-            ec = code[root[c.e_node.a[:ne]]]
-            sel = (ec[:, None] & c.e_bits.a[:ne]) != 0
-            if view.inside:
-                flat[c.e_abs.a[:ne][sel] + off] = 1
-            else:
-                ch = c.e_chan.a[:ne][sel]
-                xy = c.e_xy.a[:ne]
-                xs = np.broadcast_to(xy[:, :1], (ne, 3))[sel] - x0
-                ys = np.broadcast_to(xy[:, 1:], (ne, 3))[sel] - y0
-                self._scatter(flat, ch, xs, ys, False)
+        if not ne:
+            return None
+        root = game.root_array()
+        code = np.zeros(len(root), dtype=np.uint8)
+        done = game.completed
+        if done:
+            code[np.fromiter(done, dtype=np.intp, count=len(done))] = 1
+        occ, guests, followers = game.occupants, game.guests, game.followers
+        if occ or guests:
+            me_bit = 1 << seat
+            for r, nodes in occ.items():
+                bits = 0
+                for node in nodes:
+                    bits |= 1 << followers[node]
+                code[r] |= (2 if bits & me_bit else 0) | (4 if bits & ~me_bit else 0)
+            for r, owners in guests.items():  # followers on a feature but on no segment
+                bits = 0
+                for p in owners:
+                    bits |= 1 << p
+                code[root[r]] |= (2 if bits & me_bit else 0) | (4 if bits & ~me_bit else 0)
+        ec = code[root[c.e_node.a[:ne]]]
+        sel = (ec[:, None] & c.e_bits.a[:ne]) != 0
+        flat = board.reshape(-1)  # a view: board is C-contiguous
+        x0, y0 = view.x0, view.y0
+        if view.inside:
+            flat[c.e_abs.a[:ne][sel] - (y0 * self.cols + x0)] = 1
+        else:
+            ch = c.e_chan.a[:ne][sel]
+            xy = c.e_xy.a[:ne]
+            xs = np.broadcast_to(xy[:, :1], (ne, 3))[sel] - x0
+            ys = np.broadcast_to(xy[:, 1:], (ne, 3))[sel] - y0
+            self._scatter(flat, ch, xs, ys, False)
+        return root
 
-        # open edges and size (in tiles) of the city or road on each side; neighbours of buildings
+    def _shape_planes(
+        self, game: Game, c: _BoardCache, view: StateView, board: np.ndarray, root: np.ndarray | None
+    ) -> None:
+        """Open edges and size (in tiles) of the city or road on each side; neighbours of buildings."""
+        rows, cols, rc, x0, y0 = self.rows, self.cols, self._rc, view.x0, view.y0
         no = c.o_node.n
         if no and root is not None:
+            flat = board.reshape(-1)
             r_o = root[c.o_node.a[:no]]
             opens = np.fromiter(game.open, dtype=np.intp, count=len(game.open))
             sizes = np.zeros(len(game.parent), dtype=np.intp)
@@ -560,42 +594,51 @@ class ObservationEncoder:
                         if node not in done:
                             board[self.ch_building_nb, by - y0, bx - x0] = min(nb[node], 8)
 
-        # followers: count per relative seat and per segment kind
-        if followers:
-            nx, ny, nkind = c.node_x, c.node_y, c.node_kind
-            nk = len(nkind)
-            idx = []
-            chf, chk = self.ch_followers, self.ch_follower_kind
-            for node, owner in followers.items():
-                if node >= nk or not 0 <= nkind[node] <= BUILDING:
-                    continue
-                x, y = nx[node] - x0, ny[node] - y0
-                if 0 <= x < cols and 0 <= y < rows:
-                    cell = y * cols + x
-                    idx.append((chf + (owner - seat) % n) * rc + cell)
-                    idx.append((chk + nkind[node]) * rc + cell)
-            if idx:
-                if len(set(idx)) == len(idx):
-                    flat[idx] = 1
-                else:  # several followers on one tile (expansions)
-                    np.add.at(flat, idx, 1)
+    def _follower_planes(self, game: Game, seat: int, c: _BoardCache, view: StateView, board: np.ndarray) -> None:
+        """Followers per relative seat and per segment kind, on the tile they stand on."""
+        followers = game.followers
+        if not followers:
+            return
+        rows, cols, rc, x0, y0, n = self.rows, self.cols, self._rc, view.x0, view.y0, self.num_players
+        nx, ny, nkind = c.node_x, c.node_y, c.node_kind
+        nk = len(nkind)
+        idx = []
+        chf, chk = self.ch_followers, self.ch_follower_kind
+        for node, owner in followers.items():
+            if node >= nk or not 0 <= nkind[node] <= BUILDING:
+                continue
+            x, y = nx[node] - x0, ny[node] - y0
+            if 0 <= x < cols and 0 <= y < rows:
+                cell = y * cols + x
+                idx.append((chf + (owner - seat) % n) * rc + cell)
+                idx.append((chk + nkind[node]) * rc + cell)
+        if idx:
+            flat = board.reshape(-1)
+            if len(set(idx)) == len(idx):
+                flat[idx] = 1
+            else:  # several followers on one tile (expansions)
+                np.add.at(flat, idx, 1)
 
-        # legal placements of the drawn tile, frontier, last placed tile
+    def _placement_planes(self, game: Game, view: StateView, board: np.ndarray) -> None:
+        """Legal placements of the drawn tile, the frontier, the last placed tile."""
         if len(view.tile_index):
             board[self.ch_legal : self.ch_legal + 4].reshape(-1)[view.tile_index] = 1
         if len(view.frontier_cell):
             board[self.ch_frontier].reshape(-1)[view.frontier_cell] = 1
-        placements = game.placements
-        if placements:
-            lx, ly, lt, lr, _ = placements[-1]
-            if 0 <= lx - x0 < cols and 0 <= ly - y0 < rows:
-                board[self.ch_last, ly - y0, lx - x0] = 1
+        if game.placements:
+            lx, ly = game.placements[-1][:2]
+            if 0 <= lx - view.x0 < self.cols and 0 <= ly - view.y0 < self.rows:
+                board[self.ch_last, ly - view.y0, lx - view.x0] = 1
 
-        # globals
+    def _globals(self, game: Game, seat: int, view: StateView, glob: np.ndarray) -> None:
+        """The core's global features (``glob`` is zero on entry)."""
+        n = self.num_players
         phase = game.phase
+        placements = game.placements
         if phase == "tile" and game.current_tile >= 0:
             glob[self.g_drawn + game.current_tile] = 1.0
         if placements:
+            _, _, lt, lr, _ = placements[-1]
             glob[self.g_placed + lt] = 1.0
             glob[self.g_placed_rot + lr] = 1.0
         bag_size = game.bag_size
@@ -626,28 +669,6 @@ class ObservationEncoder:
         glob[self.g_legal] = len(view.tile_index) * 0.01
         glob[self.g_clipped] = 1.0 if view.outside else 0.0
 
-        if self.extensions:
-            ctx = ObsContext(seat, n, view, rows, cols)
-            for ext, a, b2 in self.ext_dynamic:
-                if b2 > a:
-                    ext.fill_dynamic(game, ctx, board[a:b2])
-            for ext, a, b2 in self.ext_globals:
-                if b2 > a:
-                    ext.fill_globals(game, ctx, glob[a:b2])
-            for ext in self.extensions:
-                ext.fill_windows(game, ctx, windows)
-
-        acting = seat == game.player and not game.over
-        if out is None:
-            mask = view.mask if acting else self._zero_mask.copy()
-        else:
-            mask = out["action_mask"]
-            if acting:
-                mask[:] = view.mask
-            else:
-                mask[:] = 0
-        return {"board": board, "globals": glob, "windows": windows, "action_mask": mask}
-
     def _scatter(self, flat: np.ndarray, ch: np.ndarray, xs: np.ndarray, ys: np.ndarray, add: bool) -> None:
         """Set (or add 1 to) board[ch, ys, xs] for the window cells among them."""
         ok = (xs >= 0) & (xs < self.cols) & (ys >= 0) & (ys < self.rows)
@@ -664,6 +685,6 @@ __all__ = [
     "ObservationExtension",
     "SCORE_SCALE",
     "WINDOW_TOKEN_KINDS",
-    "observation_extensions",
-    "register_observation_extension",
+    "add_cells",
+    "feature_cells",
 ]

@@ -79,7 +79,7 @@ def spot_features(game: Game, seat: int, max_segments: int, out: np.ndarray | No
         elif kind == BUILDING:
             nb = game.building_neighbours.get(root, 0)
             row[6] = nb / 8.0
-            row[8] = 1.0 if root in game.completed or nb >= 8 else 0.0
+            row[8] = 1.0 if root in game.completed or game.building_complete(root) else 0.0
         if kind != FIELD:
             row[9] = sum(it.points for it in game.feature_value(root, final=False)) / 20.0
         else:

@@ -46,30 +46,15 @@ One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
   flattens onto it); the window is re-centred on the played area every step;
 * next ``max_segments + 1`` entries: put a follower on segment ``i`` of the
   tile just placed; the last entry is ``pass``;
-* then one range per expansion phase, in the order of the rule set's phases.
-  The Count of Carcassonne (:mod:`carc_env.encoding.count_phases`, quarters
-  indexed 0 castle, 1 market, 2 blacksmith, 3 cathedral):
-
-  - ``count_leave`` (14 entries): send a follower from its quarter into a
-    feature the placed tile completed: ``s`` (0..3) the city or road leaving
-    side N/E/S/W of the placed tile; ``4 + 3*(dy+1) + (dx+1)`` the building on
-    the tile at offset ``(dx, dy)`` from the placed tile (itself included);
-    last: ``pass``;
-  - ``count_deploy`` (5): a follower from the supply into quarter ``q``; 4: ``pass``;
-  - ``count_move`` (5): the Count to quarter ``q``; 4: ``pass``;
-  - ``count_final`` (``13*rows*cols + 1``): at game end, send a follower into
-    the feature at window cell ``(row, col)``, slot ``slot``:
-    ``slot*rows*cols + row*cols + col`` with slots 0..3 the city or road
-    leaving side N/E/S/W, 4 the building, ``5 + h`` the field on half-edge
-    ``h`` (NL NR EL ER SL SR WL WR); last: ``pass``.
-
-  A feature named by several sides or cells has one enabled index only: the
-  lowest side (``count_leave``), the top-most then left-most tile in the
-  window and its lowest slot (``count_final``).
+* then one range per expansion phase, in the order of the rule set's phases
+  (``env.unwrapped.codec.ranges`` lists every range).  Each phase's layout is
+  documented by the ``actions`` module of the plug-in that adds it
+  (``carc_env/expansions/<key>/actions.py``; e.g. the Count of Carcassonne's
+  four phases in :mod:`carc_env.expansions.count.actions`).
 
 With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
 sized from 10,000 measured games) the base game has ``N = 2925``; with every
-built-in expansion (the Count included) ``N = 12428``.
+built-in expansion ``N = 12428``.
 
 ``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
 deciding agent (all zero for the others); it is mirrored in
@@ -78,14 +63,14 @@ deciding agent (all zero for the others); it is mirrored in
 convert with absolute coordinates (start tile at (0, 0), x east, y south).
 If a legal placement ever falls outside the window, the acting agent's info
 carries ``info["placements_outside_window"] = n`` (those placements cannot be
-chosen this step) and the global feature ``window_clipped`` is 1; likewise a
-``count_final`` move into a feature with no tile in the window is reported as
+chosen this step) and the global feature ``window_clipped`` is 1; likewise
+a legal move of an expansion phase that its range cannot express this step
+(a feature with no tile in the window) is reported as
 ``info["actions_out_of_range"] = n``.  Every built-in phase has a fixed
-layout; a phase without a registered codec (a future expansion's) falls back
-to the generic :class:`~carc_env.encoding.EnumeratedPhaseCodec` with a
-warning at construction (``ActionCodec(strict=True)`` raises instead); legal
-actions it cannot express are reported in ``info["actions_out_of_range"]``
-too.
+layout; a phase whose plug-in has no codec for it falls back to the generic
+:class:`~carc_env.encoding.EnumeratedPhaseCodec` with a warning at
+construction (``ActionCodec(strict=True)`` raises instead); legal actions it
+cannot express are reported in ``info["actions_out_of_range"]`` too.
 
 Observations
 ------------
@@ -127,26 +112,14 @@ channel                    value in a cell
 =========================  ====================================================================
 
 Expansion channels exist only when their expansion is enabled: static
-per-tile ones follow ``building_*``, dynamic ones follow ``building_neighbours``,
-each group in registry order (count, darmstadt, king_robber, river2, shrines;
-details in :mod:`carc_env.encoding.extensions`):
-
-=========================  ====================================================================
-channel                    value in a cell
-=========================  ====================================================================
-``darmstadtium``           (Darmstadt, static) 1 on the tile whose city holds the Darmstadtium
-``guests_p{i}``            (Count) followers of relative seat i sent from a quarter onto a
-                           feature, on every tile of that feature (``count_leave`` /
-                           ``count_final`` only, until the feature scores)
-``completing``             (Count) 1 on every tile of a feature the placed tile completed and
-                           that is about to be scored (the ``count_leave`` targets)
-``river_end``              (River II) 1 on the empty cell an open river end flows into, while
-                           river tiles remain to be placed
-=========================  ====================================================================
-
-Shrines and churches are building kinds (``building_shrine``,
-``building_church``); river edges and the inside of the City of Carcassonne
-are edge kinds (``edge_{S}_river``, ``edge_{S}_interior``).
+per-tile ones follow ``building_*``, dynamic ones follow
+``building_neighbours``, each group in the rule set's expansion order
+(``env.unwrapped.game.rules.expansions``).  Each is documented by the
+``observe`` module of the plug-in that adds it
+(``carc_env/expansions/<key>/observe.py``, e.g.
+:mod:`carc_env.expansions.count.observe`).  Building kinds and edge kinds
+that an expansion's tiles bring need no channel of their own: they appear in
+``building_{kind}`` and ``edge_{S}_{kind}`` above.
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
@@ -171,25 +144,12 @@ feature                          value
 ===============================  ==============================================================
 
 Expansion features follow ``window_clipped`` when their expansion is
-enabled, in registry order (:mod:`carc_env.encoding.extensions`):
-
-===============================  ==============================================================
-feature                          value
-===============================  ==============================================================
-``count_in_{quarter}``           (Count) one-hot of the Count's quarter (castle, market,
-                                 blacksmith, cathedral)
-``quarter_{quarter}_p{i}``       (Count) followers of relative seat i in that quarter /
-                                 followers per player
-``king_p{i}`` / ``robber_p{i}``  (King & Robber) one-hot of the seat holding the King / the
-                                 Robber Baron (all 0 while nobody holds it)
-``king_record``                  (King & Robber) tiles of the largest completed city x 0.1
-``robber_record``                (King & Robber) tiles of the longest completed road x 0.1
-``river_tiles_left``             (River II) river tiles still in the bag / river tiles in the game
-===============================  ==============================================================
+enabled, in expansion order, each documented by its plug-in's ``observe``
+module (like the expansion channels).
 
 ``"windows"``: ``uint8 (num_players, 12)``: stained-glass tokens held per
-relative seat and token kind (all zero unless the Stained Glass expansion is
-enabled).
+relative seat and token kind (all zero unless an expansion's ``observe``
+part fills it; see that plug-in's documentation).
 
 ``"action_mask"``: see Actions.
 
@@ -220,7 +180,7 @@ restore and continue identically).
 
 See also :mod:`carc_env.env.gym_env` (single-agent Gymnasium env),
 :mod:`carc_env.env.vector` (batched self-play env), :mod:`carc_env.env.wrappers`
-(flat ``Box`` observations) and :mod:`carc_env.baselines` (policies).
+(flat ``Box`` observations) and :mod:`carc_env.policies` (baseline policies).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Registered as ``"carc_env/Carcassonne-v0"``::
 Contract
 --------
 * Options: every option of the AEC env (:mod:`carc_env.env.options`) plus
-  ``opponents`` (a policy or a list of policies, :mod:`carc_env.baselines`;
+  ``opponents`` (a policy or a list of policies, :mod:`carc_env.policies`;
   default ``[RandomPolicy()]``) and ``learner_seat`` (an int fixes the seat;
   ``None``, the default, rotates it).
 * ``reset(seed=None, options=None)``: the learner's seat is
@@ -40,9 +40,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..baselines import RandomPolicy
 from ..core import ConfigError, Game, IllegalActionError
 from ..encoding import ActionCodec
+from ..policies import RandomPolicy
 from .aec import raw_env
 from .options import RENDER_MODES
 

@@ -9,7 +9,7 @@ what is allowed.
 option             default                     meaning
 =================  ==========================  =============================================================
 ``num_players``    ``2``                       2 to 5 players (agents ``player_0`` ..)
-``expansions``     ``("base",)``               expansion keys (tuple/list of str; ``"base"`` is added if missing)
+``expansions``     ``("base",)``               expansion keys (tuple/list of str; the base game is added if missing)
 ``rules``          ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
 ``followers``      ``7``                       followers per player
 ``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import ConfigError, GameConfig
-from ..core.config import MAX_PLAYERS, MIN_PLAYERS, ruleset
+from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
 from ..encoding import DEFAULT_WINDOW
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
@@ -41,7 +41,7 @@ class EnvOptions:
     """Validated environment options (see the module docstring)."""
 
     num_players: int = 2
-    expansions: tuple[str, ...] = ("base",)
+    expansions: tuple[str, ...] = DEFAULT_EXPANSIONS
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     followers: int = 7
     reward: str = "win_loss"
@@ -72,10 +72,7 @@ class EnvOptions:
         exps = self.expansions
         if isinstance(exps, str) or not all(isinstance(e, str) for e in exps):
             raise ConfigError(f"option expansions must be a tuple of expansion keys (str), got {exps!r}")
-        exps = tuple(exps)
-        if "base" not in exps:
-            exps = ("base", *exps)
-        object.__setattr__(self, "expansions", exps)
+        object.__setattr__(self, "expansions", with_default_expansions(tuple(exps)))
         if not isinstance(self.rules, Mapping) or not all(
             isinstance(k, str) and isinstance(v, Mapping) for k, v in self.rules.items()
         ):
@@ -111,9 +108,6 @@ class EnvOptions:
 
     def game_config(self) -> GameConfig:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
-
-    def to_kwargs(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in self.names()}
 
 
 __all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]

@@ -7,11 +7,12 @@
 * :func:`save_png`, :func:`save_gif`, :func:`frames_from_record` - export and
   replay of JSON game records (see :mod:`carc_env.render.export`).
 
-Only the core and the built-in expansions' constants are imported (plus
-numpy and Pillow); what is shown of the expansions' state comes from
-:mod:`carc_env.render.expansions`.
+Only the core and the plug-in registry are imported (plus numpy and
+Pillow): what is drawn of an expansion comes from its plug-in's ``draw`` part
+(a :class:`Drawing`, see :mod:`carc_env.render.expansions`).
 """
 
+from .expansions import BuildingStyle, Canvas, Drawing, StatusLine, TagStyle
 from .export import frames_from_record, save_gif, save_png
 from .image import PLAYER_COLOURS, board_view, cell_box, player_colour, render_image, tile_image
 from .text import render_text
@@ -27,4 +28,9 @@ __all__ = [
     "board_view",
     "cell_box",
     "tile_image",
+    "BuildingStyle",
+    "Canvas",
+    "Drawing",
+    "StatusLine",
+    "TagStyle",
 ]

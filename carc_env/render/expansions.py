@@ -1,31 +1,46 @@
-"""What the renderers show of the built-in expansions' state (``game.ext``), as plain data.
+"""What the renderers draw for plug-ins: the :class:`Drawing` protocol and its look-ups.
 
-Both :func:`~carc_env.render.render_text` and
-:func:`~carc_env.render.render_image` draw from these functions, so the text
-board and the picture always say the same.  Each returns nothing for an
-expansion the game does not use.
+Each plug-in may have a ``draw`` part (``<package>/draw.py``) with a class
+``Drawing`` (a subclass of the one here, built once per rule set with
+``Drawing(rules)``).  Both :func:`~carc_env.render.render_text` and
+:func:`~carc_env.render.render_image` draw from it, so the text board and the
+picture always say the same:
 
-* :func:`status_lines`: the lines the text header and the picture's side
-  panel add: King & Robber Baron holders (with their records), the Count's
-  quarter and the followers in each quarter, followers sent from the quarters
-  onto features (only during the Count's phases), the river's progress.  The
-  number of lines depends only on the configuration, never on the state, so
-  every frame of an animation has the same panel.
-* :func:`count_block`: where the City of Carcassonne lies and what is in its
-  quarters, for drawing them on the block.
-* :func:`guests`: followers standing on a feature without a segment (sent
-  from a quarter), with a tile and segment of the feature to draw them on.
+* ``status_lines(game)``: lines the text header and the picture's side panel
+  add (their number must depend only on the configuration, never on the
+  state, so every frame of an animation has the same panel);
+* ``covered_cells(game)``: cells whose inside the plug-in draws over (the
+  City of Carcassonne), where no follower sent onto a feature is drawn;
+* ``draw_text(game, blocks)``: change the text board's 3 x 7 character blocks
+  (``blocks[(x, y)]``) after the tiles and followers are drawn;
+* ``draw_image(game, canvas)``: draw on the picture after the tiles, before
+  the followers (:class:`Canvas`);
+* ``building_styles`` / ``tag_styles``: how the building kinds and feature
+  tags its tile data declares look (a letter on the text board; a roof colour
+  and decoration, or a tag picture, in the image).  These belong to the tile
+  data, so they are looked up over every registered plug-in.
+
+Followers on a feature with no segment under them (the core's *guests*,
+e.g. sent from a quarter of Carcassonne) are drawn by the renderers
+themselves (:func:`guests`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from ..core.expansion import generation
 from ..core.tiles import KIND_NAMES, RIVER
-from ..expansions.count import BLOCK_X, BLOCK_Y, QUARTERS
+from ..expansions import all_parts, parts
 
-COUNT, KING_ROBBER, RIVER2 = "count", "king_robber", "river2"
-BLOCK_W, BLOCK_H = 4, 3
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.config import RuleSet
+    from ..core.game import Game
+
+Colour = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -34,18 +49,6 @@ class StatusLine:
 
     text: str
     player: int | None = None
-
-
-@dataclass(frozen=True)
-class CountBlock:
-    """The City of Carcassonne: cells ``x0..x0+3``, ``y0..y0+2``; followers per quarter and player."""
-
-    x0: int
-    y0: int
-    quarters: tuple[tuple[int, ...], ...]  # quarters[q][p]
-    count: int  # the Count's quarter
-
-    names = QUARTERS
 
 
 @dataclass(frozen=True)
@@ -60,34 +63,122 @@ class Guest:
     segment: int
 
 
-def _who(p: int) -> str:
-    return f"P{p}" if p >= 0 else "nobody yet"
+@dataclass(frozen=True)
+class BuildingStyle:
+    """How a building kind looks: its letter on the text board, its roof colour in the picture and an
+    optional ``decorate(draw, cx, cy, size, outline)`` drawing more over it (pixel centre, glyph size)."""
+
+    letter: str | None = None
+    roof: Colour | None = None
+    decorate: Callable[..., None] | None = None
 
 
-def count_block(game) -> CountBlock | None:
-    st = game.ext.get(COUNT)
-    if not st or not st.get("quarters"):
-        return None
-    return CountBlock(BLOCK_X, BLOCK_Y, tuple(tuple(q) for q in st["quarters"]), int(st["count"]))
+@dataclass(frozen=True)
+class TagStyle:
+    """How a feature tag looks in the picture: ``draw(draw, centre, size_px)`` at the tag's position
+    (normalised centre, canvas of ``size_px``).  The text board shows the tag's first letter."""
+
+    draw: Callable[..., None]
 
 
-def quarter_text(block: CountBlock, q: int) -> str:
-    """``"P0 x1, P2 x2"`` (or ``"-"``) for quarter ``q``."""
-    parts = [f"P{p} x{k}" for p, k in enumerate(block.quarters[q]) if k]
-    return ", ".join(parts) or "-"
+@dataclass
+class Canvas:
+    """The picture being drawn, for :meth:`Drawing.draw_image`: the image, pixels per tile, the board's
+    top-left pixel and the cells shown (``x0..x1``, ``y0..y1``)."""
+
+    img: Any  # PIL.Image.Image
+    tile_px: int
+    left: int
+    top: int
+    x0: int
+    x1: int
+    y0: int
+    y1: int
+    extra: dict = field(default_factory=dict)
+
+    def cell_origin(self, x: int, y: int) -> tuple[int, int]:
+        """Pixel of the top-left corner of cell (x, y)."""
+        return self.left + (x - self.x0) * self.tile_px, self.top + (y - self.y0) * self.tile_px
+
+    def shows(self, x0: int, y0: int, x1: int, y1: int) -> bool:
+        """Whether every cell of the box ``x0..x1``, ``y0..y1`` is shown."""
+        return self.x0 <= x0 and x1 <= self.x1 and self.y0 <= y0 and y1 <= self.y1
 
 
-def guests(game) -> list[Guest]:
-    """Followers sent from the quarters onto features, each drawn on the feature's top-left tile
-    outside the City of Carcassonne (its top-left tile if it has no other)."""
+class Drawing:
+    """A plug-in's drawing.  Override what you need (see the module docstring)."""
+
+    building_styles: Mapping[str, BuildingStyle] = {}
+    tag_styles: Mapping[str, TagStyle] = {}
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+
+    def status_lines(self, game: Game) -> list[StatusLine]:
+        return []
+
+    def covered_cells(self, game: Game) -> set[tuple[int, int]]:
+        return set()
+
+    def draw_text(self, game: Game, blocks: dict[tuple[int, int], list[list[str]]]) -> None:
+        """Change the text board's character blocks in place."""
+
+    def draw_image(self, game: Game, canvas: Canvas) -> None:
+        """Draw on ``canvas.img`` (after the tiles, before the followers)."""
+
+
+def drawings(rules: RuleSet) -> list[Drawing]:
+    """The ``Drawing`` of every enabled expansion that has one, in expansion order (built once per rule set)."""
+    return rules.cache("render.drawings", lambda: [m.Drawing(rules) for _, m in parts(rules, "draw")])
+
+
+@functools.lru_cache(maxsize=8)
+def _styles(gen: int) -> tuple[dict[str, BuildingStyle], dict[str, TagStyle]]:
+    buildings: dict[str, BuildingStyle] = {}
+    tags: dict[str, TagStyle] = {}
+    for _, module in all_parts("draw"):
+        buildings.update(module.Drawing.building_styles)
+        tags.update(module.Drawing.tag_styles)
+    return buildings, tags
+
+
+def building_style(kind: str) -> BuildingStyle:
+    """The style of a building kind (a default one if no plug-in declares it)."""
+    return _styles(generation())[0].get(kind) or BuildingStyle()
+
+
+def tag_style(tag: str) -> TagStyle | None:
+    """The picture of a feature tag, if a plug-in declares one."""
+    return _styles(generation())[1].get(tag)
+
+
+def status_lines(game: Game) -> list[StatusLine]:
+    """Expansion status for the text header and the side panel, in expansion order."""
+    out: list[StatusLine] = []
+    for d in drawings(game.rules):
+        out.extend(d.status_lines(game))
+    return out
+
+
+def covered_cells(game: Game) -> set[tuple[int, int]]:
+    out: set[tuple[int, int]] = set()
+    for d in drawings(game.rules):
+        out |= d.covered_cells(game)
+    return out
+
+
+def guests(game: Game) -> list[Guest]:
+    """Followers on a feature with no segment under them, each drawn on the feature's top-left tile
+    outside the cells a plug-in draws over (its top-left tile if it has no other)."""
     if not game.guests:
         return []
     find = game.find
+    covered = covered_cells(game)
     roots = sorted({find(r) for r in game.guests})
     out = []
     for r in roots:
         owners = [p for k, v in game.guests.items() if find(k) == r for p in v]
-        x, y = min(game.feature_tiles(r), key=lambda c: (_in_block(*c), c[1], c[0]))
+        x, y = min(game.feature_tiles(r), key=lambda c: (c in covered, c[1], c[0]))
         _, _, t, _, base = game.placements[game.board[(x, y)]]
         segs = game.rules.tiles[t].segments
         seg = next(i for i in range(len(segs)) if segs[i].kind != RIVER and find(base + i) == r)
@@ -96,48 +187,7 @@ def guests(game) -> list[Guest]:
     return out
 
 
-def status_lines(game) -> list[StatusLine]:
-    """Expansion status for the text header and the side panel (see the module docstring)."""
-    out: list[StatusLine] = []
-    kr = game.ext.get(KING_ROBBER)
-    if kr is not None:
-        rec = f" (city of {kr.king_size} tiles)" if kr.king >= 0 else ""
-        out.append(StatusLine(f"King: {_who(kr.king)}{rec}", kr.king if kr.king >= 0 else None))
-        rec = f" (road of {kr.robber_size} tiles)" if kr.robber >= 0 else ""
-        out.append(StatusLine(f"Robber Baron: {_who(kr.robber)}{rec}", kr.robber if kr.robber >= 0 else None))
-    block = count_block(game)
-    if block is not None:
-        out.append(StatusLine(f"Count on the {QUARTERS[block.count]}"))
-        for q, name in enumerate(QUARTERS):
-            mark = " (Count)" if q == block.count else ""
-            out.append(StatusLine(f"  {name}{mark}: {quarter_text(block, q)}"))
-        sent = guests(game)
-        text = ", ".join(f"P{g.player} on the {g.kind} at ({g.x},{g.y})" for g in sent)
-        out.append(StatusLine(f"Sent from the quarters: {text or '-'}"))
-    river = game.ext.get(RIVER2)
-    if river is not None:
-        tiles = game.rules.tiles
-        left = sum(n for t, n in enumerate(game.remaining_counts().tolist()) if n and _is_river(tiles[t]))
-        if game.current_tile >= 0 and _is_river(tiles[game.current_tile]):
-            left += 1
-        if left:
-            ends = " ".join(f"({x},{y})" for x, y, _, _ in river["ends"] if (x, y) not in game.board)
-            text = f"River: {left} tile{'s' * (left != 1)} to place, open ends {ends or '-'}"
-        else:
-            text = "River: complete"
-        if river.get("extra_turn"):
-            text += f"; P{game.turn_player} plays again (lake)"
-        out.append(StatusLine(text))
-    return out
-
-
-def _in_block(x: int, y: int) -> bool:
-    """Whether (x, y) is a tile of the City of Carcassonne (its inside is drawn over)."""
-    return BLOCK_X <= x < BLOCK_X + BLOCK_W and BLOCK_Y <= y < BLOCK_Y + BLOCK_H
-
-
-def _is_river(tile) -> bool:
-    return any(s.kind == RIVER for s in tile.segments)
-
-
-__all__ = ["CountBlock", "Guest", "StatusLine", "count_block", "guests", "quarter_text", "status_lines"]
+__all__ = [
+    "BuildingStyle", "Canvas", "Drawing", "Guest", "StatusLine", "TagStyle", "building_style", "covered_cells",
+    "drawings", "guests", "status_lines", "tag_style",
+]  # fmt: skip

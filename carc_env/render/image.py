@@ -8,10 +8,9 @@ shape ``(H, W, 3)``, dtype ``uint8``.  The board shows the placed tiles
 one empty ring of cells around them, the followers in player colours and the
 last placed tile outlined in white; a side panel on the right shows the turn,
 phase, deciding player, the drawn tile (unrotated), the tiles left and each
-player's score and followers in supply, then the expansions' status (the
-same lines as the text header: King and Robber Baron holders with a swatch of
-their colour, the Count's quarter and the followers in each quarter,
-followers sent from the quarters, the river's progress).  ``highlight_legal`` tints the cells
+player's score and followers in supply, then the expansions' status lines
+(the same lines as the text header, with a swatch of the player's colour for
+a line about one player).  ``highlight_legal`` tints the cells
 where the drawn tile fits (with the legal rotations written in them when the
 tiles are large enough).  ``view=(min_x, max_x, min_y, max_y)`` fixes the
 shown cells (used for animations, so that every frame has the same size).
@@ -23,18 +22,18 @@ Drawing (all derived from the tile data, see :mod:`carc_env.render.geometry`):
   side to the centre (a dot where single-sided roads meet); rivers (``I``
   sides) blue; ``-`` sides a grey band;
 * buildings (cloister, and any kind an expansion declares) a small building in
-  the centre, the roof colour naming the kind (cloister red, shrine purple,
-  church blue with a cross, other kinds a colour derived from the name);
-* a feature tag (e.g. a gate) a small diamond next to its feature; the
-  Darmstadtium a white element square marked ``Ds`` in its city;
-* the City of Carcassonne (the Count's block): a walled city over the block's
-  inside with its four quarters (castle, market / blacksmith, cathedral),
-  a meeple per player in each quarter (with the number when more than one),
-  the Count as a gold crown in his quarter, which is framed in gold;
-  followers sent from a quarter onto a feature stand in a gold ring on its
-  top-left tile outside the City;
+  the centre, the roof colour naming the kind (cloister red; a plug-in's
+  drawing gives its kinds' roofs and decorations, e.g. shrine purple, church
+  blue with a cross; other kinds a colour derived from the name);
+* a feature tag next to its feature: the picture its plug-in's drawing gives
+  (the Darmstadtium's element square), else a small diamond;
+* then each enabled plug-in's ``draw_image`` (the City of Carcassonne's
+  quarters and the Count), in expansion order;
 * followers meeples in the player colours (:data:`PLAYER_COLOURS`) standing
-  on their city or road or at their building's door, lying on their field.
+  on their city or road or at their building's door, lying on their field;
+  followers on a feature with no segment under them (sent from a quarter of
+  Carcassonne) stand in a gold ring on the feature's top-left tile outside
+  the cells a plug-in draws over.
 
 Tile pictures and meeple sprites are rendered once per tile type, rotation
 and size (supersampled, then reduced) and pasted, so a full base-game board
@@ -51,7 +50,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from ..core.tiles import TileType
-from .expansions import BLOCK_H, BLOCK_W, CountBlock, count_block, guests, status_lines
+from .expansions import Canvas, building_style, drawings, guests, status_lines, tag_style
 from .geometry import (
     BUILDING_SIZE,
     CENTRE,
@@ -87,10 +86,7 @@ LAST_COLOUR: Colour = (255, 255, 255)
 LEGAL_COLOUR: Colour = (255, 214, 40)
 WALLS_COLOUR: Colour = (236, 226, 204)  # building walls
 DOOR_COLOUR: Colour = (70, 50, 40)
-ELEMENT_COLOUR: Colour = (236, 240, 248)  # the Darmstadtium's element square
-CITADEL_COLOUR: Colour = (204, 178, 136)  # the City of Carcassonne's quarters
-CITADEL_WALL: Colour = (104, 74, 46)
-COUNT_COLOUR: Colour = (255, 200, 36)  # the Count's crown and his quarter's frame
+GUEST_RING_COLOUR: Colour = (255, 200, 36)  # gold ring round a follower with no segment under it
 
 PLAYER_COLOURS: tuple[Colour, ...] = (
     (222, 36, 36),  # red
@@ -99,11 +95,8 @@ PLAYER_COLOURS: tuple[Colour, ...] = (
     (152, 64, 206),  # purple
     (24, 24, 24),  # black
 )
-BUILDING_ROOFS: dict[str, Colour] = {
-    "cloister": (186, 52, 40),
-    "shrine": (118, 44, 140),
-    "church": (40, 84, 178),
-}
+BUILDING_ROOFS: dict[str, Colour] = {"cloister": (186, 52, 40)}
+"""Roofs of the core's building kinds; a plug-in's drawing gives its own kinds' (``building_styles``)."""
 
 
 def player_colour(p: int) -> Colour:
@@ -117,7 +110,7 @@ def _name_colour(name: str) -> Colour:
 
 
 def building_roof(kind: str) -> Colour:
-    return BUILDING_ROOFS.get(kind) or _name_colour(kind)
+    return building_style(kind).roof or BUILDING_ROOFS.get(kind) or _name_colour(kind)
 
 
 # --------------------------------------------------------------------- fonts
@@ -130,7 +123,8 @@ def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
         return ImageFont.load_default()
 
 
-def _text_w(f: ImageFont.ImageFont | ImageFont.FreeTypeFont, text: str) -> int:
+def text_width(f: ImageFont.ImageFont | ImageFont.FreeTypeFont, text: str) -> int:
+    """Width in pixels of ``text`` in font ``f``."""
     return int(round(f.getlength(text)))
 
 
@@ -159,10 +153,9 @@ def _draw_building(d: ImageDraw.ImageDraw, kind: str, c: Point, size: float, s: 
     )
     # door
     d.rectangle([cx - 0.08 * g, cy + 0.16 * g, cx + 0.08 * g, cy + 0.42 * g], fill=DOOR_COLOUR)
-    if kind == "church":  # a cross on the roof top
-        t = max(1, round(0.05 * g))
-        d.rectangle([cx - t / 2, cy - 0.62 * g, cx + t / 2, cy - 0.40 * g], fill=outline)
-        d.rectangle([cx - 0.08 * g, cy - 0.56 * g, cx + 0.08 * g, cy - 0.56 * g + t], fill=outline)
+    decorate = building_style(kind).decorate
+    if decorate is not None:  # e.g. the church's cross
+        decorate(d, cx, cy, g, outline)
 
 
 def _pennant(d: ImageDraw.ImageDraw, c: Point, s: int, size: float = 0.15) -> None:
@@ -222,22 +215,12 @@ def draw_tile(g: TileGeometry, s: int) -> Image.Image:
     for _, kind, pos in g.buildings:
         _draw_building(d, kind, pos, BUILDING_SIZE * (0.75 if len(g.buildings) > 2 else 1.0), s)
     for _, tag, pos in g.tags:
-        if tag == "darmstadtium":
-            _element(d, pos, s, "Ds")
+        style = tag_style(tag)
+        if style is not None:
+            style.draw(d, pos, s)
         else:
             _diamond(d, pos, s, _name_colour(tag))
     return im
-
-
-def _element(d: ImageDraw.ImageDraw, c: Point, s: int, symbol: str, size: float = 0.26) -> None:
-    """A periodic-table square with ``symbol`` (the Darmstadtium, element Ds), centred on ``c``."""
-    k = size * s
-    cx, cy = min(1 - size / 2 - 0.04, max(size / 2 + 0.04, c[0])) * s, min(1 - size / 2 - 0.04, c[1]) * s
-    box = [cx - k / 2, cy - k / 2, cx + k / 2, cy + k / 2]
-    d.rectangle(box, fill=ELEMENT_COLOUR, outline=(30, 30, 40), width=max(1, round(0.015 * s)))
-    f = font(max(6, round(0.55 * k)))
-    tw = _text_w(f, symbol)
-    d.text((cx - tw / 2, cy - 0.62 * f.size), symbol, fill=(30, 30, 40), font=f)
 
 
 _TILE_CACHE: dict[tuple[int, int, int], tuple[TileType, Image.Image]] = {}
@@ -320,7 +303,7 @@ def _font_px(tile_px: int) -> int:
 def _margins(fs: int, y0: int, y1: int) -> tuple[int, int]:
     """Left and top margins (axis labels) of the board."""
     f = font(fs)
-    return max(_text_w(f, str(y)) for y in (y0, y1)) + fs, fs + fs // 2 + 4
+    return max(text_width(f, str(y)) for y in (y0, y1)) + fs, fs + fs // 2 + 4
 
 
 def cell_box(
@@ -383,7 +366,7 @@ def render_image(
             d.rectangle([box[0] + 1, box[1] + 1, box[2] - 2, box[3] - 2], outline=LEGAL_COLOUR, width=max(1, tp // 32))
             if tp >= 40:
                 label = "r" + ",".join(str(q) for q in range(4) if m >> q & 1)
-                tw = _text_w(small, label)
+                tw = text_width(small, label)
                 d.text(
                     ((box[0] + box[2] - tw) / 2, (box[1] + box[3]) / 2 - small.size / 2),
                     label,
@@ -398,19 +381,21 @@ def render_image(
             bx, by = lm + (x - x0) * tp, tm + (y - y0) * tp
             d.rectangle([bx, by, bx + tp - 1, by + tp - 1], outline=LAST_COLOUR, width=lw)
 
-    block = count_block(game)
-    if block is not None:
-        _draw_city_of_carcassonne(block, img, tp, lm, tm, x0, x1, y0, y1)
+    plugins = drawings(game.rules)
+    if plugins:
+        canvas = Canvas(img, tp, lm, tm, x0, x1, y0, y1)
+        for drawing in plugins:
+            drawing.draw_image(game, canvas)
     _draw_followers(game, img, tp, lm, tm, x0, x1, y0, y1)
 
     # axes
     for i in range(ncols):
         label = str(x0 + i)
-        tw = _text_w(f, label)
+        tw = text_width(f, label)
         d.text((lm + i * tp + (tp - tw) / 2, 2), label, fill=DIM_TEXT, font=f)
     for j in range(nrows):
         label = str(y0 + j)
-        tw = _text_w(f, label)
+        tw = text_width(f, label)
         d.text((lm - tw - fs // 2, tm + j * tp + (tp - fs) / 2 - 1), label, fill=DIM_TEXT, font=f)
 
     if panel_draw is not None:
@@ -436,7 +421,7 @@ def _draw_followers(game, img: Image.Image, tp: int, lm: int, tm: int, x0: int, 
         if seg not in g.lying:
             py -= 0.06 * tp  # stand on the spot rather than hang around it
         img.paste(spr, (round(px), round(py)), spr)
-    for j, gst in enumerate(guests(game)):  # followers sent from a quarter: no segment of their own
+    for j, gst in enumerate(guests(game)):  # followers with no segment of their own
         x, y = gst.x, gst.y
         if not (x0 <= x <= x1 and y0 <= y <= y1):
             continue
@@ -446,85 +431,13 @@ def _draw_followers(game, img: Image.Image, tp: int, lm: int, tm: int, x0: int, 
         spr = meeple_sprite(player_colour(gst.player), size)
         px = lm + (x - x0) * tp + (ax + 0.14 * (j % 3) - 0.14) * tp - spr.width / 2
         py = tm + (y - y0) * tp + ay * tp - spr.height / 2 - 0.06 * tp
-        # a gold ring (the Count's colour): this follower came from a quarter of Carcassonne
+        # a gold ring: this follower stands on no segment (e.g. it came from a quarter of Carcassonne)
         rr = 0.62 * spr.width
         cx, cy = px + spr.width / 2, py + spr.height / 2
-        ImageDraw.Draw(img).ellipse([cx - rr, cy - rr, cx + rr, cy + rr], outline=COUNT_COLOUR, width=max(2, tp // 24))
+        ImageDraw.Draw(img).ellipse(
+            [cx - rr, cy - rr, cx + rr, cy + rr], outline=GUEST_RING_COLOUR, width=max(2, tp // 24)
+        )
         img.paste(spr, (round(px), round(py)), spr)
-
-
-def _crown(d: ImageDraw.ImageDraw, cx: float, cy: float, w: float) -> None:
-    """The Count: a gold crown ``w`` pixels wide centred on (cx, cy)."""
-    h = 0.7 * w
-    pts = [(-0.5, 0.5), (-0.5, -0.2), (-0.25, 0.1), (0.0, -0.5), (0.25, 0.1), (0.5, -0.2), (0.5, 0.5)]
-    d.polygon(
-        [(cx + x * w, cy + y * h) for x, y in pts], fill=COUNT_COLOUR, outline=(60, 40, 10), width=max(1, round(w / 14))
-    )
-
-
-def _draw_city_of_carcassonne(
-    block: CountBlock, img: Image.Image, tp: int, lm: int, tm: int, x0: int, x1: int, y0: int, y1: int
-) -> None:
-    """The walled city over the inside of the Count's block: four quarters (castle, market, blacksmith,
-    cathedral; 2 x 2), their followers (a meeple per player, with the count when more than one) and the
-    Count (a gold crown, his quarter framed in gold)."""
-    bx, by = block.x0, block.y0
-    if not (x0 <= bx and bx + BLOCK_W - 1 <= x1 and y0 <= by and by + BLOCK_H - 1 <= y1):
-        return
-    d = ImageDraw.Draw(img)
-    inset = 0.42 * tp
-    ox, oy = lm + (bx - x0) * tp, tm + (by - y0) * tp
-    left, top = ox + inset, oy + inset
-    right, bottom = left + BLOCK_W * tp - 2 * inset, top + BLOCK_H * tp - 2 * inset
-    # the tiles' '-' bands between the block's tiles would stick out of the wall into the farms
-    band = INTERIOR_W * tp + 1
-    rim = tuple(int(c * 0.72) for c in FIELD_COLOUR)
-    for i in range(1, BLOCK_W):
-        x = ox + i * tp
-        for ya, yb in ((oy, top), (bottom, oy + BLOCK_H * tp - 1)):
-            d.rectangle([x - band, ya, x + band - 1, yb], fill=FIELD_COLOUR)
-            d.line([(x - 1, ya), (x - 1, yb)], fill=rim)
-            d.line([(x, ya), (x, yb)], fill=rim)
-    for j in range(1, BLOCK_H):
-        y = oy + j * tp
-        for xa, xb in ((ox, left), (right, ox + BLOCK_W * tp - 1)):
-            d.rectangle([xa, y - band, xb, y + band - 1], fill=FIELD_COLOUR)
-            d.line([(xa, y - 1), (xb, y - 1)], fill=rim)
-            d.line([(xa, y), (xb, y)], fill=rim)
-    wall = max(2, round(0.07 * tp))
-    d.rounded_rectangle([left, top, right, bottom], radius=0.12 * tp, fill=CITADEL_WALL)
-    gap = max(1, round(0.04 * tp))
-    qw, qh = (right - left - 2 * wall - gap) / 2, (bottom - top - 2 * wall - gap) / 2
-    fsz = max(8, min(18, round(0.19 * tp)))
-    f = font(fsz)
-    msz = max(8, round(0.3 * tp))
-    for q, name in enumerate(block.names):
-        qx = left + wall + (q % 2) * (qw + gap)
-        qy = top + wall + (q // 2) * (qh + gap)
-        here = q == block.count
-        d.rectangle([qx, qy, qx + qw, qy + qh], fill=CITADEL_COLOUR,
-                    outline=COUNT_COLOUR if here else None, width=max(1, round(0.04 * tp)) if here else 0)  # fmt: skip
-        pad = max(2, round(0.06 * tp))
-        y = qy + pad
-        if tp >= 24:
-            d.text((qx + pad, y - 1), name, fill=(50, 36, 24), font=f)
-            y += fsz + 1
-        if here:  # bottom right, clear of the quarter's name
-            cw = 0.32 * tp
-            _crown(d, qx + qw - pad - cw / 2, qy + qh - pad - 0.35 * cw, cw)
-        x = qx + pad
-        for p, k in enumerate(block.quarters[q]):
-            if not k:
-                continue
-            label = str(k) if k > 1 else ""
-            w = msz + (_text_w(f, label) + 2 if label else 0)
-            if x + w > qx + qw - pad and x > qx + pad:
-                x, y = qx + pad, y + msz
-            spr = meeple_sprite(player_colour(p), msz)
-            img.paste(spr, (round(x), round(y)), spr)
-            if label:
-                d.text((x + msz + 1, y + msz - fsz - 1), label, fill=(30, 22, 14), font=f)
-            x += w + 2
 
 
 # --------------------------------------------------------------------- panel
@@ -555,10 +468,10 @@ def _panel(game, tp: int, fs: int):
     extra = status_lines(game)
     texts = [(big, title)] + [(f, s) for s in status] + [(f, f"Drawn tile: {drawn or '-'}"), (f, last)]
     texts += [(f, e.text) for e in extra]
-    width = max(_text_w(ff, s) for ff, s in texts)
-    width = max(width, max(_text_w(f, s) for s in rows) + sw + 6, dp)
+    width = max(text_width(ff, s) for ff, s in texts)
+    width = max(width, max(text_width(f, s) for s in rows) + sw + 6, dp)
     if any(e.player is not None for e in extra):
-        width = max(width, max(_text_w(f, e.text) for e in extra) + sw)
+        width = max(width, max(text_width(f, e.text) for e in extra) + sw)
     pw = width + 2 * pad
     # the drawn tile's space is always reserved, so the panel's height does not depend on the phase
     # (nor do the expansion lines: their number depends on the configuration only)
@@ -575,7 +488,7 @@ def _panel(game, tp: int, fs: int):
         for s in status:
             d.text((x, y), s, fill=TEXT_COLOUR, font=f)
             if s.startswith("To move"):
-                cx = x + _text_w(f, s) + 6
+                cx = x + text_width(f, s) + 6
                 d.rectangle([cx, y + 1, cx + fs - 2, y + fs - 1], fill=player_colour(game.player), outline=(0, 0, 0))
             y += line
         d.text((x, y), f"Drawn tile: {drawn or '-'}", fill=TEXT_COLOUR, font=f)

@@ -13,27 +13,15 @@ Header::
     P0: 12 points, 5 followers in supply | P1: 7 points, 6 followers in supply
     last tile BA-K at (1,-2) r3
 
-With expansions the header has a few more lines, after the scores (always the
-same lines for a configuration; :func:`carc_env.render.expansions.status_lines`)::
+With expansions the header has a few more lines after the scores: each
+enabled plug-in's status lines, in expansion order (always the same lines for
+a configuration; :func:`carc_env.render.expansions.status_lines`), e.g.::
 
     King: P1 (city of 5 tiles)
     Robber Baron: nobody yet
-    Count on the market
-      castle: P0 x1, P2 x2
-      market (Count): -
-      blacksmith: -
-      cathedral: P1 x3
-    Sent from the quarters: P2 on the city at (2,1)
-    River: 7 tiles to place, open ends (3,-1)
 
-The City of Carcassonne (the Count's 4 x 3 block) shows its quarters inside
-the block, one line each: the quarter's name, ``C`` where the Count stands,
-then one digit per follower in it (the player's number)::
-
-    + castle       022         +
-    . market     C             .
-    + blacksmith               +
-    + cathedral    111         +
+and a plug-in may write over the board's character blocks (the Count's
+quarters inside the City of Carcassonne; see each plug-in's ``draw`` module).
 
 Each tile is a 7 x 3 block, drawn from the tile data in its rotation.  Some
 base tiles (unrotated; ``BA-D`` with a follower of player 1 on its road)::
@@ -59,8 +47,8 @@ Legend:
 ``o``  road junction (single-sided roads end there)
 ``~``  river
 ``.``  field along a side
-``[c]`` building in the centre, first letter of its kind (``c`` cloister,
-       ``s`` shrine, ``h`` church, other kinds their first letter)
+``[c]`` building in the centre: the letter its plug-in's drawing gives its kind,
+       else the kind's first letter (``c`` cloister, ``s`` shrine, ``h`` church)
 ``D``  a tag on a city, its first letter in capitals (``D`` the Darmstadtium)
 ``0-4`` a follower of that player, drawn on its feature: on a city side or
        the city's middle, on a road arm, inside a building's brackets, or on a
@@ -73,13 +61,11 @@ Legend:
 from __future__ import annotations
 
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
-from .expansions import CountBlock, count_block, status_lines
+from .expansions import building_style, drawings, status_lines
 from .geometry import rotate_half, rotate_side
 
 CELL_W, CELL_H = 7, 3
 LABEL_W = 4
-QUARTER_W = 24  # characters of a quarter's line inside the City of Carcassonne
-QUARTER_DIGITS = QUARTER_W - 13
 
 # half-edge -> (row, col) of its field spot when the side's middle is free / when it is a road
 _HALF_SPOT = {0: (0, 1), 1: (0, 5), 4: (2, 5), 5: (2, 1)}
@@ -87,13 +73,16 @@ _HALF_SPOT_SIDE = {2: (0, 6), 3: (2, 6), 6: (2, 0), 7: (0, 0)}  # E/W halves whe
 _SIDE_MID = {0: (0, 3), 1: (1, 6), 2: (2, 3), 3: (1, 0)}
 _ROAD_SPOT = {0: (0, 3), 1: (1, 5), 2: (2, 3), 3: (1, 1)}
 _CORNER = {(3, 0): (0, 0), (0, 1): (0, 6), (1, 2): (2, 6), (2, 3): (2, 0)}  # (side a, side b) -> cell
+_EVERY_CELL = [(row, col) for row in range(CELL_H) for col in range(CELL_W)]
+
+Grid = list[list[str]]
 
 
 def _building_letter(kind: str) -> str:
-    return {"church": "h"}.get(kind, (kind[:1] or "?").lower())
+    return building_style(kind).letter or (kind[:1] or "?").lower()
 
 
-def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[list[str]]:
+def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> Grid:
     """The 3 x 7 character block of ``tile`` in rotation ``r``; ``followers`` maps segment -> player."""
     followers = followers or {}
     g = [[" "] * CELL_W for _ in range(CELL_H)]
@@ -104,12 +93,26 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
         for e in s.edges:
             side_seg[rotate_side(e, r)] = i
             side_kind[rotate_side(e, r)] = s.kind
-    letters = "".join(tile.edges[(s - r) % 4] for s in range(4))
+    _draw_sides(g, tile, r, side_seg, side_kind)
+    centre_city = _draw_centre_cities(g, segs, r)
+    _draw_arms(g, segs, r, centre_city)
+    buildings = [(i, s) for i, s in enumerate(segs) if s.kind == BUILDING]
+    _draw_buildings(g, buildings, followers)
+    for s in segs:  # cities without a side: a mark in the middle
+        if s.kind == CITY and not s.edges and not buildings:
+            g[1][2] = g[1][3] = g[1][4] = "#"
+    covers = [centre_city == i and not buildings for i in range(len(segs))]
+    city_spots = {i: _city_spot(s, r, covers[i]) for i, s in enumerate(segs) if s.kind == CITY}
+    _draw_city_marks(g, segs, r, followers, city_spots, covers)
+    _draw_followers(g, segs, r, followers, city_spots, side_kind, centre_city)
+    return g
 
-    # sides
+
+def _draw_sides(g: Grid, tile, r: int, side_seg: list[int], side_kind: list[int]) -> None:
+    """Each side: ``#`` for a city, ``.`` for a field, road or river side; corners ``+`` or a city's ``#``."""
+    letters = "".join(tile.edges[(s - r) % 4] for s in range(4))
     for side in range(4):
-        k = side_kind[side]
-        ch = "#" if k == CITY else "." if letters[side] in "FRI" else " "
+        ch = "#" if side_kind[side] == CITY else "." if letters[side] in "FRI" else " "
         if side in (0, 2):
             row = 0 if side == 0 else 2
             for c in range(1, 6):
@@ -120,7 +123,9 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
         same_city = side_kind[a] == CITY and side_seg[a] == side_seg[b]
         g[row][col] = "#" if same_city else "+"
 
-    # cities covering the middle
+
+def _draw_centre_cities(g: Grid, segs, r: int) -> int:
+    """Fill the middle row for a city covering the centre (returned, -1 if none); a corner city's inner corner."""
     centre_city = -1
     for i, s in enumerate(segs):
         if s.kind != CITY:
@@ -132,9 +137,12 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
                 g[1][c] = "#"
         elif len(sides) == 2:  # a corner city: fill the inner corner
             g[1][1 if 3 in sides else 5] = "#"
+    return centre_city
 
-    # roads and rivers: arms to the centre
-    arms = {ROAD: [], RIVER: []}
+
+def _draw_arms(g: Grid, segs, r: int, centre_city: int) -> None:
+    """Roads and rivers: an arm from each of their sides to the centre, and the centre's mark."""
+    arms: dict[int, list[int]] = {ROAD: [], RIVER: []}
     single_road = False
     for s in segs:
         if s.kind in (ROAD, RIVER):
@@ -142,7 +150,6 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
             arms[s.kind].extend(sides)
             if s.kind == ROAD and len(sides) == 1:
                 single_road = True
-    buildings = [(i, s) for i, s in enumerate(segs) if s.kind == BUILDING]
     for kind, ch_v, ch_h in ((RIVER, "~", "~"), (ROAD, "|", "-")):
         for side in arms[kind]:
             if side == 0:
@@ -168,70 +175,73 @@ def tile_block(tile, r: int, followers: dict[int, int] | None = None) -> list[li
     elif arms[RIVER] and centre_city < 0:
         g[1][3] = "~"
 
-    # buildings
-    if buildings:
+
+def _draw_buildings(g: Grid, buildings: list, followers: dict[int, int]) -> None:
+    """Buildings in the middle row: their letter (or the follower on them), in brackets when alone."""
+    if not buildings:
+        return
+    if len(buildings) == 1:
+        cols = [3]
+    else:
+        cols = [2, 4] if len(buildings) == 2 else [1, 3, 5][: len(buildings)]
+    for (i, s), c in zip(buildings, cols, strict=False):
         if len(buildings) == 1:
-            cols = [3]
-        else:
-            cols = [2, 4] if len(buildings) == 2 else [1, 3, 5][: len(buildings)]
-        for (i, s), c in zip(buildings, cols, strict=False):
-            if len(buildings) == 1:
-                g[1][2], g[1][4] = "[", "]"
-            g[1][c] = str(followers[i]) if i in followers else _building_letter(s.building)
+            g[1][2], g[1][4] = "[", "]"
+        g[1][c] = str(followers[i]) if i in followers else _building_letter(s.building)
 
-    # cities without a side: a mark in the middle
-    for s in segs:
-        if s.kind == CITY and not s.edges and not buildings:
-            g[1][2] = g[1][3] = g[1][4] = "#"
 
-    # followers on cities, then pennants on free city characters
-    city_spots = {}
-    for i, s in enumerate(segs):
-        if s.kind == CITY:
-            city_spots[i] = _city_spot(s, r, centre_city == i and not buildings)
+def _draw_city_marks(
+    g: Grid, segs, r: int, followers: dict[int, int], city_spots: dict[int, tuple[int, int]], covers: list[bool]
+) -> None:
+    """Pennants (``*``), then tags (first letter in capitals) on free city characters."""
     for i, s in enumerate(segs):
         if s.kind != CITY or not s.pennants:
             continue
-        cands = [(1, 3)] if centre_city == i and not buildings else []
+        cands = [(1, 3)] if covers[i] else []
         cands += [_SIDE_MID[rotate_side(e, r)] for e in reversed(s.edges)]
-        cands += [(row, col) for row in range(CELL_H) for col in range(CELL_W)]
         taken = city_spots[i] if i in followers else None
-        for row, col in cands:
+        for row, col in cands + _EVERY_CELL:
             if g[row][col] == "#" and (row, col) != taken:
                 g[row][col] = "*"
                 break
-
-    # feature tags on cities (the Darmstadtium: ``D``): the tag's first letter on a free city character
     for i, s in enumerate(segs):
         if s.kind != CITY or not s.tags:
             continue
         taken = city_spots[i] if i in followers else None
-        cands = [(1, 3), (1, 2), (1, 4)] if centre_city == i and not buildings else []
+        cands = [(1, 3), (1, 2), (1, 4)] if covers[i] else []
         cands += [_SIDE_MID[rotate_side(e, r)] for e in s.edges]
-        cands += [(row, col) for row in range(CELL_H) for col in range(CELL_W)]
         for tag in sorted(s.tags):
-            for row, col in cands:
+            for row, col in cands + _EVERY_CELL:
                 if g[row][col] == "#" and (row, col) != taken:
                     g[row][col] = tag[:1].upper()
                     break
 
-    # followers
+
+def _draw_followers(
+    g: Grid,
+    segs,
+    r: int,
+    followers: dict[int, int],
+    city_spots: dict[int, tuple[int, int]],
+    side_kind: list[int],
+    centre_city: int,
+) -> None:
+    """Followers on cities, roads and fields: the player's digit on their feature."""
     for i, p in followers.items():
         s = segs[i]
         d = str(p)
         if s.kind == CITY:
             row, col = city_spots[i]
-            g[row][col] = d
         elif s.kind == ROAD:
             side = rotate_side(s.edges[0], r)
             row, col = _ROAD_SPOT[side]
             if centre_city >= 0 and side in (1, 3):
                 col = 6 if side == 1 else 0
-            g[row][col] = d
         elif s.kind == FIELD:
             row, col = _field_spot(s, r, side_kind, g)
-            g[row][col] = d
-    return g
+        else:  # buildings: drawn with their letter
+            continue
+        g[row][col] = d
 
 
 def _city_spot(s, r: int, covers_centre: bool) -> tuple[int, int]:
@@ -298,9 +308,8 @@ def render_text(game, show_legal: bool = True) -> str:
     blocks: dict[tuple[int, int], list[list[str]]] = {}
     for k, (x, y, t, r, _) in enumerate(game.placements):
         blocks[(x, y)] = tile_block(tiles[t], r, per_tile.get(k))
-    block = count_block(game)
-    if block is not None:
-        _draw_quarters(blocks, block)
+    for drawing in drawings(game.rules):
+        drawing.draw_text(game, blocks)
     empty = [[" "] * CELL_W for _ in range(CELL_H)]
     qmark = [[" "] * CELL_W, list("   ?   "), [" "] * CELL_W]
     for y in range(y0, y1 + 1):
@@ -313,22 +322,3 @@ def render_text(game, show_legal: bool = True) -> str:
             label = str(y).rjust(LABEL_W - 1) + " " if i == 1 else " " * LABEL_W
             lines.append((label + "".join(rows[i])).rstrip())
     return "\n".join(lines) + "\n"
-
-
-def _draw_quarters(blocks: dict[tuple[int, int], list[list[str]]], block: CountBlock) -> None:
-    """Write the quarters of the City of Carcassonne inside its block (rows 3..6, columns 2..25).
-
-    Those characters only ever hold the block's inside (its fields, roads and
-    followers lie on the outer rows and columns).
-    """
-    for q, name in enumerate(block.names):
-        digits = "".join(str(p) * k for p, k in enumerate(block.quarters[q]))
-        if len(digits) > QUARTER_DIGITS:
-            digits = digits[: QUARTER_DIGITS - 1] + "+"
-        text = f"{name:<10} {'C' if q == block.count else ' '} {digits}".ljust(QUARTER_W)
-        row = 3 + q
-        for j, ch in enumerate(text):
-            col = 2 + j
-            cell = blocks.get((block.x0 + col // CELL_W, block.y0 + row // CELL_H))
-            if cell is not None:
-                cell[row % CELL_H][col % CELL_W] = ch

@@ -1,12 +1,19 @@
-"""Carcassonne Maps - Germany (``maps_germany``): the game on a printed board of Germany.
+"""Carcassonne Maps - Germany (plug-in ``maps_germany``): the game on a printed board of Germany.
 
-The rules are in :mod:`.rules`, the board file format in :mod:`.mapfile`; the
-board itself is data (``carc_env/data/maps/germany.toml``).
+Parts: :mod:`.rules` (options, state, hooks), :mod:`.mapfile` (the board file
+format and the printed geometry derived from it), :mod:`.observe` (the map's
+board channels), :mod:`.draw` (the map on the text board and the picture).
+Board: ``carc_env/data/maps/germany.toml`` (an approximation of the printed
+board); how the core plays on any printed board: :mod:`carc_env.core.layout`;
+rules: ``docs/rules/maps_germany.md``.
 """
 
 from ...core.expansion import register
+from .mapfile import MapData, MapDataError, load_map_file
 from .rules import KEY, MapsGermany, MapsGermanyOptions, MapsState
 
-register(MapsGermany)
+Options = MapsGermanyOptions
+register(MapsGermany, package=__name__)
 
-__all__ = ["KEY", "MapsGermany", "MapsGermanyOptions", "MapsState"]
+__all__ = ["KEY", "MapData", "MapDataError", "MapsGermany", "MapsGermanyOptions", "MapsState", "Options",
+           "load_map_file"]  # fmt: skip

@@ -46,9 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 KEY = "maps_germany"
 ORIENTATIONS = ("fixed", "random")
-TILE_MIXES = {"base_x1.5": 1.5, "base": 1.0, "base_x2": 2.0}
+TILE_MIXES = {"base_x1.5": 1.5, "base_x1": 1.0, "base_x2": 2.0}
 """Tile mixes: every base tile type's count times the factor, rounded up (72 -> 115 -> 144 tiles)."""
-BASE_SET = "base"
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ class MapsGermanyOptions:
     """Followers per player (rule: 9 instead of 7 if you have them); 0 uses ``GameConfig.followers``."""
     tile_mix: str = "base_x1.5"
     """Land tiles: ``"base_x1.5"`` (115: each base tile type's count x 1.5, rounded up; the rule
-    recommends 110-120), ``"base"`` (72) or ``"base_x2"`` (144).  Tiles of other enabled
+    recommends 110-120), ``"base_x1"`` (72) or ``"base_x2"`` (144).  Tiles of other enabled
     expansions are added as they are."""
     large_city_closed_edges: str = "field"
     """The sides of a large-city block that are not open city edges: ``"field"`` (printed grass
@@ -122,6 +121,7 @@ class MapsGermany(Expansion):
     KEY = KEY
     Options = MapsGermanyOptions
     REQUIRES = ("base",)
+    """The base game: its start tile goes on the first start square, its tiles make the mix."""
     REPLACES_START = True
 
     def __init__(self, options: MapsGermanyOptions) -> None:
@@ -160,11 +160,20 @@ class MapsGermany(Expansion):
     def board_layout(self) -> BoardLayout:
         return self.layout
 
-    def tile_counts(self, tiles: tuple[TileType, ...]) -> dict[str, int] | None:
+    def tile_counts(self, tiles: tuple[TileType, ...], counts: dict[str, int]) -> dict[str, int]:
         factor = TILE_MIXES[self.options.tile_mix]
-        if factor == 1.0:
-            return None
-        return {t.id: math.ceil(t.count * factor) for t in tiles if t.set == BASE_SET}
+        base = self.REQUIRES[0]
+        for t in tiles:
+            if t.set == base:
+                counts[t.id] = math.ceil(counts[t.id] * factor)
+        return counts
+
+    def claims(self, hook: str) -> bool:
+        if hook == "next_player":  # only the town variant gives extra turns
+            return self.options.town_extra_turn
+        if hook == "followers_per_player":
+            return self.options.followers != 0
+        return super().claims(hook)
 
     def followers_per_player(self, configured: int) -> int | None:
         want = self.options.followers
@@ -191,7 +200,7 @@ class MapsGermany(Expansion):
         if self.options.start_orientation == "random":
             st.start_draws = [float(game.rng.random()) for _ in self.starts]
         first = self.starts[0]
-        start = game.rules.start_tiles["base"]
+        start = game.rules.start_tiles[self.REQUIRES[0]]
         r = self._rotation(game, start, first.x, first.y, 0)
         if r is None:
             raise ConfigError(f"the start tile {start} fits the start square {first.name} in no rotation")

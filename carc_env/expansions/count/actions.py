@@ -1,10 +1,10 @@
-"""Fixed action layouts of the Count of Carcassonne's decision phases.
+"""Fixed action layouts of the Count of Carcassonne's decision phases (the plug-in's codec part).
 
-Registered by phase name with :func:`~carc_env.encoding.actions.register_phase_codec`
-when :mod:`carc_env.encoding` is imported; the ranges follow the tile and
-follower ranges in the order of ``rules.phases`` (``count_leave``,
-``count_deploy``, ``count_move``, ``count_final``).  Rules and action texts:
-``docs/rules/count.md`` and :mod:`carc_env.expansions.count`.
+:data:`PHASE_CODECS` maps each phase to its codec; the action codec
+(:mod:`carc_env.encoding.actions`) finds it through the plug-in registry.  The
+ranges follow the tile and follower ranges in the order of ``rules.phases``
+(``count_leave``, ``count_deploy``, ``count_move``, ``count_final``).  Rules
+and action texts: ``docs/rules/count.md`` and :mod:`carc_env.expansions.count.rules`.
 
 Layouts
 -------
@@ -74,14 +74,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.actions import Action, IllegalActionError, Pass
-from ..core.tiles import BUILDING, CITY, FIELD, ROAD, SIDES
-from ..expansions.count import QUARTERS, CountDeploy, CountMove, CountSend
-from .actions import PhaseCodec, StateView, register_phase_codec
+from ...core.actions import Action, IllegalActionError, Pass
+from ...core.tiles import BUILDING, CITY, FIELD, ROAD, SIDES
+from ...encoding.actions import PhaseCodec, StateView
+from .rules import QUARTERS, CountDeploy, CountMove, CountSend
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.config import RuleSet
-    from ..core.game import Game
+    from ...core.config import RuleSet
+    from ...core.game import Game
 
 PASS_QUARTER = len(QUARTERS)
 _OFFSETS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # 3 * (dy + 1) + (dx + 1)
@@ -91,16 +91,6 @@ _NO_SLOT = np.iinfo(np.int32).max
 def max_buildings(rules: RuleSet) -> int:
     """The largest number of buildings on one tile (at least 1, so the layout never shrinks to nothing)."""
     return max([1, *(sum(1 for s in t.segments if s.kind == BUILDING) for t in rules.tiles)])
-
-
-def _root_array(game: Game) -> np.ndarray:
-    """The union-find root of every node (pointer jumping; the game's parent list is not modified)."""
-    root = np.fromiter(game.parent, dtype=np.intp, count=len(game.parent))
-    while True:
-        nxt = root[root]
-        if not (nxt != root).any():
-            return root
-        root = nxt
 
 
 class QuarterPhaseCodec(PhaseCodec):
@@ -207,7 +197,7 @@ class _SendCodec(PhaseCodec):
         if canon is not None and canon != local:
             raise IllegalActionError(
                 f"{self.phase} index {local} names the same feature as index {canon} ({action.to_text()!r}); "
-                f"only the canonical index {canon} is used (see carc_env.encoding.count_phases)"
+                f"only the canonical index {canon} is used (see carc_env.expansions.count.actions)"
             )
         return action
 
@@ -309,7 +299,7 @@ class CountFinalCodec(_SendCodec):
         pl = np.array([p[:5] for p in game.placements], dtype=np.int64)  # x, y, tile, rotation, base
         node_tile = np.fromiter(game.node_tile, dtype=np.intp, count=len(game.node_tile))
         want = np.fromiter(roots, dtype=np.intp, count=len(roots))
-        root = _root_array(game)
+        root = game.root_array()
         nodes = np.flatnonzero(np.isin(root[: len(node_tile)], want))  # nodes on a tile
         k = node_tile[nodes]
         x, y, t, r, base = pl[k].T
@@ -344,12 +334,16 @@ class CountFinalCodec(_SendCodec):
         return self._checked(game, view, local, CountSend(x, y, self.tiles[t].segments[seg].name))
 
 
-register_phase_codec("count_leave", CountLeaveCodec)
-register_phase_codec("count_deploy", CountDeployCodec)
-register_phase_codec("count_move", CountMoveCodec)
-register_phase_codec("count_final", CountFinalCodec)
+PHASE_CODECS = {
+    "count_leave": CountLeaveCodec,
+    "count_deploy": CountDeployCodec,
+    "count_move": CountMoveCodec,
+    "count_final": CountFinalCodec,
+}
+"""The codec factory ``factory(rules, rows, cols) -> PhaseCodec`` of each of the Count's phases."""
 
 __all__ = [
+    "PHASE_CODECS",
     "CountDeployCodec",
     "CountFinalCodec",
     "CountLeaveCodec",

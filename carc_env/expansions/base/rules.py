@@ -1,4 +1,4 @@
-"""The base game as an expansion: the worked example of the hook protocol.
+"""The base game's rules as a plug-in: the worked example of the hook protocol.
 
 The base game's scoring (roads, cities, cloisters, fields) is the core's.
 What the base set adds is data and setup:
@@ -9,8 +9,9 @@ What the base set adds is data and setup:
   (``REPLACES_START``: the River, the Count, a map).
 
 One rule variant is an option (``BaseOptions``): ``count_tile_once`` (open
-question O12), through the ``feature_size`` hook.  Everything else is the
-default of each hook.
+question O12), through the ``feature_size`` hook, which the base game claims
+only when the option is False (so another plug-in may answer it otherwise).
+Everything else is the default of each hook.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.expansion import Expansion, register
+from ...core.expansion import Expansion
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.game import Game
+    from ...core.game import Game
+
+KEY = "base"
 
 
 @dataclass(frozen=True)
@@ -32,15 +35,17 @@ class BaseOptions:
     every segment, i.e. the tile twice."""
 
 
-@register
 class BaseGame(Expansion):
-    KEY = "base"
+    KEY = KEY
     Options = BaseOptions
     tile_files = ("base.toml",)
 
+    def claims(self, hook: str) -> bool:
+        if hook == "feature_size":
+            return not self.options.count_tile_once
+        return super().claims(hook)
+
     def feature_size(self, game: Game, root: int) -> int | None:
-        if self.options.count_tile_once:
-            return None
         return len(game.feature_nodes(root))
 
     def setup(self, game: Game) -> None:

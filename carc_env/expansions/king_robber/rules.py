@@ -1,4 +1,4 @@
-"""King & Robber Baron (Count, King & Robber, 1st edition; rules: ``docs/rules/king_robber.md``).
+"""King & Robber Baron's rules (Count, King & Robber, 1st edition; rules: ``docs/rules/king_robber.md``).
 
 Contract
 --------
@@ -26,12 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.events import FigureMoved, ScoreItem
-from ..core.expansion import Expansion, register
-from ..core.tiles import CITY, ROAD
+from ...core.events import FigureMoved, ScoreItem
+from ...core.expansion import Expansion
+from ...core.tiles import CITY, ROAD
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.game import Game
+    from ...core.game import Game
 
 KEY = "king_robber"
 
@@ -57,7 +57,6 @@ _FIGURES = {
 }
 
 
-@register
 class KingRobber(Expansion):
     KEY = KEY
     REQUIRES = ("base",)
@@ -85,7 +84,7 @@ class KingRobber(Expansion):
         player = game.turn_player
         if player != previous:
             setattr(st, holder_attr, player)
-            self.emit(game, FigureMoved(name, player, previous, f"completed a {noun} of {size} tiles"))
+            game.emit(FigureMoved(name, player, previous, f"completed a {noun} of {size} tiles"))
 
     def final_scoring(self, game: Game) -> None:
         st: KingRobberState = game.ext[KEY]

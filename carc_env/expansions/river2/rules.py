@@ -1,4 +1,4 @@
-"""The River II: a river of 12 tiles laid before every other tile.
+"""The River II's rules: a river of 12 tiles laid before every other tile.
 
 Contract (rules: ``docs/rules/river2.md``; data: ``data/tiles/river2.toml``)
 -------------------------------------------------------------------------
@@ -25,7 +25,7 @@ Contract (rules: ``docs/rules/river2.md``; data: ``data/tiles/river2.toml``)
 
 How turning is computed
 -----------------------
-Each open river end is ``[x, y, side, turn]``: the empty cell the river flows
+Each open river end is a :class:`RiverEnd` ``(x, y, side, turn)``: the empty cell the river flows
 into, the side of that cell the river enters through, and the turn the river
 made on the tile it leaves (0 straight, 1 right = clockwise, 3 left).  A river
 tile placed in that cell turns by ``(exit side - flow direction) % 4`` where
@@ -37,31 +37,30 @@ forbidden, HiG).  The spring's end has turn 0; each branch of the fork
 records the turn that branch made on the fork (e.g. entering from the west:
 the north branch turned left, the east branch went straight).
 
-State (``game.ext["river2"]``, a dict): ``ends`` (the open ends above),
-``extra_turn`` (the lake was just placed and its player plays again),
-``river_done`` (no river tile is left to draw; the veto is then skipped).
+State: ``game.ext["river2"]``, a :class:`RiverState`.  Which tile types are
+river tiles: :func:`river_tiles` (one table per rule set, shared with the
+plug-in's observation and drawing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..core.expansion import ConfigError, Expansion, register
-from ..core.tiles import DX, DY, EDGE_CODES, RIVER
+import numpy as np
+
+from ...core.expansion import ConfigError, Expansion
+from ...core.tiles import DX, DY, EDGE_CODES, RIVER
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-
-    from ..core.game import Game
+    from ...core.config import RuleSet
+    from ...core.game import Game
 
 KEY = "river2"
 SPRING, FORK, LAKE, END_CITY = "R2-spring", "R2-fork", "R2-lake-volcano", "R2-end-city"
 RIVER_CODE = EDGE_CODES["I"]
 START_TILE_CHOICES = ("main_stack", "after_river")
 
-# With the Count of Carcassonne (O6, JCZ "count-with-river"): the spring east of CO4.
-SPRING_WITH_COUNT = (2, -1)
 
 
 @dataclass(frozen=True)
@@ -80,6 +79,41 @@ class RiverOptions:
             raise ConfigError(f"option river2.start_tile must be one of {START_TILE_CHOICES}, got {self.start_tile!r}")
 
 
+class RiverEnd(NamedTuple):
+    """An open end of the river: the empty cell it flows into, the side of that cell it enters through,
+    and the turn the river made on the tile it leaves (0 straight, 1 right, 3 left)."""
+
+    x: int
+    y: int
+    side: int
+    turn: int
+
+    def __deepcopy__(self, memo: dict) -> RiverEnd:
+        return self  # immutable: a game's clone may share it
+
+
+@dataclass
+class RiverState:
+    """The river's state in one game (``game.ext["river2"]``)."""
+
+    ends: list[RiverEnd] = field(default_factory=list)
+    """The open ends of the river."""
+    extra_turn: bool = False
+    """The lake was just placed and its player plays again."""
+    river_done: bool = False
+    """No river tile is left to draw (the veto is then skipped)."""
+
+
+def river_tiles(rules: RuleSet) -> np.ndarray:
+    """``bool (tile types,)``: which tile types of the rule set are river tiles (one table per rule set)."""
+    return rules.cache(f"{KEY}.tiles", lambda: np.array([t.has_kind(RIVER) for t in rules.tiles], dtype=bool))
+
+
+def river_tile_set(rules: RuleSet) -> frozenset[int]:
+    """The river tile types as a set of indices."""
+    return rules.cache(f"{KEY}.tile_set", lambda: frozenset(np.flatnonzero(river_tiles(rules)).tolist()))
+
+
 def river_sides(tile: Any, r: int) -> list[int]:
     """Sides (0..3 = N E S W) whose edge is river when ``tile`` is turned ``r`` quarter turns."""
     return [s for s in range(4) if tile.edge_codes[r][s] == RIVER_CODE]
@@ -93,39 +127,31 @@ def turn_of(entry_side: int, exit_side: int) -> int:
     return (exit_side - (entry_side + 2)) % 4
 
 
-@register
 class River2(Expansion):
     KEY = KEY
     Options = RiverOptions
     tile_files = ("river2.toml",)
     REQUIRES = ("base",)
     REPLACES_START = True
-    START_COMBINES = ("count",)
+    START_COMBINES = {"count": (2, -1)}
+    """The start layouts the spring can lie beside, and where: with the Count of Carcassonne (O6, JCZ
+    ``count-with-river``) east of the block's north-east tile."""
 
-    def new_state(self) -> dict[str, Any]:
-        return {"ends": [], "extra_turn": False, "river_done": False}
-
-    # ------------------------------------------------------------------ helpers
-    @staticmethod
-    def _river_tiles(game: Game) -> frozenset[int]:
-        rules = game.rules
-        cached = getattr(rules, "_river_tile_set", None)
-        if cached is None:
-            cached = frozenset(i for i, t in enumerate(rules.tiles) if any(s.kind == RIVER for s in t.segments))
-            rules._river_tile_set = cached  # type: ignore[attr-defined]
-        return cached
+    def new_state(self) -> RiverState:
+        return RiverState()
 
     # -------------------------------------------------------------------- setup
     def setup(self, game: Game) -> None:
-        x, y = SPRING_WITH_COUNT if "count" in game.rules.by_key else (0, 0)
+        beside = [cell for key, cell in self.START_COMBINES.items() if key in game.rules.by_key]
+        x, y = beside[0] if beside else (0, 0)
         game.place_fixed(SPRING, x, y, 0)
         tile = game.rules.tiles[game.rules.tile_index[SPRING]]
-        ends = game.ext[KEY]["ends"]
+        ends = game.ext[KEY].ends
         for s in river_sides(tile, 0):
-            ends.append([x + DX[s], y + DY[s], (s + 2) % 4, 0])
+            ends.append(RiverEnd(x + DX[s], y + DY[s], (s + 2) % 4, 0))
 
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
-        rivers = self._river_tiles(game)
+        rivers = river_tile_set(game.rules)
         ids = [game.rules.tiles[t].id for t in bag]
         first = [t for t, i in zip(bag, ids, strict=True) if i == FORK]
         last_ids = (END_CITY, LAKE) if self.options.end_city_last else (LAKE,)
@@ -133,30 +159,30 @@ class River2(Expansion):
         middle = [t for t in bag if t in rivers and t not in first and t not in last]
         normal = [t for t in bag if t not in rivers]
         if self.options.start_tile == "after_river":
-            start = game.rules.start_tiles.get("base")
-            if start is not None:
+            # the start tile the spring replaced (the base game's) is the first tile after the river
+            for key, start in game.rules.start_tiles.items():
                 s = game.rules.tile_index[start]
-                if s in normal:
+                if key != self.KEY and s in normal:
                     normal.remove(s)
                     normal.insert(0, s)
         return first + middle + last + normal
 
     # ---------------------------------------------------------------- placement
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
-        st = game.ext[KEY]
-        rivers = self._river_tiles(game)
+        st: RiverState = game.ext[KEY]
+        rivers = river_tile_set(game.rules)
         if tile not in rivers:
-            if not st["river_done"]:
+            if not st.river_done:
                 left = game.remaining_counts()
                 if any(left[t] for t in rivers):
                     masks[:] = 0  # every river tile is placed before any other tile
                 else:
-                    st["river_done"] = True
+                    st.river_done = True
             return
         tt = game.rules.tiles[tile]
         board = game.board
-        fx, fy = game._fx, game._fy
-        last_turn = {(e[0], e[1], e[2]): e[3] for e in st["ends"]}
+        fx, fy = game.frontier_cells()
+        last_turn = {(e.x, e.y, e.side): e.turn for e in st.ends}
         for i in masks.nonzero()[0]:
             x, y = int(fx[i]), int(fy[i])
             m = int(masks[i])
@@ -180,27 +206,32 @@ class River2(Expansion):
 
     def after_placement(self, game: Game, x: int, y: int) -> None:
         _, _, t, r, _ = game.placements[game.board[(x, y)]]
-        if t not in self._river_tiles(game):
+        if t not in river_tile_set(game.rules):
             return
-        st = game.ext[KEY]
+        st: RiverState = game.ext[KEY]
         tile = game.rules.tiles[t]
         sides = river_sides(tile, r)
         entry = next(s for s in sides if (x + DX[s], y + DY[s]) in game.board)
-        st["ends"] = [e for e in st["ends"] if (e[0], e[1]) != (x, y)]
+        st.ends = [e for e in st.ends if (e.x, e.y) != (x, y)]
         for s in sides:
             if s != entry:
-                st["ends"].append([x + DX[s], y + DY[s], (s + 2) % 4, turn_of(entry, s)])
+                st.ends.append(RiverEnd(x + DX[s], y + DY[s], (s + 2) % 4, turn_of(entry, s)))
         if tile.id == LAKE and self.options.lake_extra_turn:
-            st["extra_turn"] = True
+            st.extra_turn = True
 
     def follower_spots(self, game: Game, spots: list[int]) -> list[int]:
         if self.options.lake_extra_turn and game.rules.tiles[game.placements[-1][2]].id == LAKE:
             return []
         return spots
 
+    def claims(self, hook: str) -> bool:
+        if hook == "next_player":
+            return self.options.lake_extra_turn
+        return super().claims(hook)
+
     def next_player(self, game: Game, default: int) -> int | None:
-        st = game.ext[KEY]
-        if st["extra_turn"]:
-            st["extra_turn"] = False
+        st: RiverState = game.ext[KEY]
+        if st.extra_turn:
+            st.extra_turn = False
             return game.turn_player
         return None

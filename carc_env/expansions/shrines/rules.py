@@ -1,4 +1,4 @@
-"""Heretics and Shrines (Count, King & Robber; rules: ``docs/rules/shrines.md``).
+"""Heretics and Shrines' rules (Count, King & Robber; rules: ``docs/rules/shrines.md``).
 
 Contract
 --------
@@ -29,18 +29,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.events import FollowerReturned
-from ..core.expansion import Expansion, register
-from ..core.tiles import BUILDING
+from ...core.events import FollowerReturned
+from ...core.expansion import Expansion
+from ...core.tiles import BUILDING, NEIGHBOURS8
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from ..core.game import Game
+    from ...core.game import Game
 
 KEY = "shrines"
 SHRINE, CLOISTER = 1, -1
-_NEIGHBOURS8 = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,6 @@ class ShrineOptions:
     """Churches (Darmstadt) take the cloisters' side (publisher clarification 3/2015)."""
 
 
-@register
 class Shrines(Expansion):
     KEY = KEY
     REQUIRES = ("base",)
@@ -93,7 +91,7 @@ class Shrines(Expansion):
 
     def _neighbours(self, game: Game, x: int, y: int, side: int) -> list[tuple[int, int]]:
         """Cells next to (x, y) holding a building of ``side``."""
-        return [(x + dx, y + dy) for dx, dy in _NEIGHBOURS8 if self.side_at(game, x + dx, y + dy) == side]
+        return [(x + dx, y + dy) for dx, dy in NEIGHBOURS8 if self.side_at(game, x + dx, y + dy) == side]
 
     def forbidden_cells(self, game: Game, side: int) -> set[tuple[int, int]]:
         """The cells (empty or not) where a tile with a building of ``side`` may not go.
@@ -110,8 +108,8 @@ class Shrines(Expansion):
             if s != -side:
                 continue
             # strict: a building of the other side already paired forbids its whole neighbourhood
-            paired = strict and any(sides.get((ox + dx, oy + dy)) == side for dx, dy in _NEIGHBOURS8)
-            for dx, dy in _NEIGHBOURS8:
+            paired = strict and any(sides.get((ox + dx, oy + dy)) == side for dx, dy in NEIGHBOURS8)
+            for dx, dy in NEIGHBOURS8:
                 cell = (ox + dx, oy + dy)
                 if paired or cell in seen:  # next to two of the other side
                     out.add(cell)
@@ -126,7 +124,7 @@ class Shrines(Expansion):
         forbidden = self.forbidden_cells(game, side)
         if not forbidden:
             return
-        xs, ys, _ = game.frontier()
+        xs, ys = game.frontier_cells()
         for i in masks.nonzero()[0]:
             if (int(xs[i]), int(ys[i])) in forbidden:
                 masks[i] = 0
@@ -154,9 +152,7 @@ class Shrines(Expansion):
                     continue
                 game.remove_followers(rival)
                 for n, p in lost:
-                    self.emit(
-                        game, FollowerReturned(p, n, f"lost a challenge: the {winner} at ({x},{y}) was completed first")
-                    )
+                    game.emit(FollowerReturned(p, n, f"lost a challenge: the {winner} at ({x},{y}) was completed first"))
 
 
 def _building_name(game: Game, node: int) -> str:

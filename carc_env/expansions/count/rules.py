@@ -1,4 +1,4 @@
-"""The Count of Carcassonne: the City of Carcassonne as the start layout, its quarters and the Count.
+"""The Count of Carcassonne's rules: the City of Carcassonne as the start layout, its quarters and the Count.
 
 Contract (rules: ``docs/rules/count.md``; data: ``data/tiles/count.toml``)
 -----------------------------------------------------------------------
@@ -21,9 +21,12 @@ Contract (rules: ``docs/rules/count.md``; data: ``data/tiles/count.toml``)
     ``only_occupied``, O2).  The Count's quarter cannot be left.  Moved followers
     are the core's *guests* of the feature (``Game.add_guest``): they count for
     the majority and return to the supply when it scores.
-  - ``count_deploy`` (``after_score``): if this turn's scoring gave at least one
-    opponent 1 point or more and the active player 0, the active player may put
-    one follower from the supply into any quarter (``CountDeploy``) or pass;
+  - ``count_deploy`` (``after_score``): if the points scored because of this
+    turn's placement (from the placement to the end of the turn's scoring, the
+    ``score_end`` anchor included: the Darmstadt church bonus counts) gave at
+    least one opponent 1 point or more and the active player 0, the active
+    player may put one follower from the supply into any quarter
+    (``CountDeploy``) or pass;
   - ``count_move`` (``after_score``): after a deployment, the active player may
     move the Count to another quarter (``CountMove``) or pass.
   - ``count_final`` (``before_final``): one movement round before final scoring:
@@ -32,12 +35,7 @@ Contract (rules: ``docs/rules/count.md``; data: ``data/tiles/count.toml``)
     market -> field; option ``final_scoring``, O3) until every player has passed
     (JCZ).  Followers still in a quarter score nothing.
 
-State (``game.ext["count"]``, a dict): ``quarters`` (``quarters[q][p]`` followers
-of player p in quarter q), ``count`` (the Count's quarter), ``city_fields``
-(field nodes of the block), ``scores_before`` (scores when the turn's scoring
-began), ``leave`` (progress of ``count_leave``: ``order``, ``i``),
-``may_move_count``, ``final`` (progress of ``count_final``: ``passed``, ``cur``),
-``last_active`` (the last turn's player).
+State: ``game.ext["count"]``, a :class:`CountState`.
 
 Action texts: ``count_deploy QUARTER``, ``count_move QUARTER``,
 ``count_send X,Y SEGMENT`` (any tile and segment name of the target feature;
@@ -47,17 +45,17 @@ legal actions name the feature's root segment) and ``pass``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.actions import Action, IllegalActionError, Pass, register_action_parser
-from ..core.events import Event
-from ..core.expansion import ConfigError, Expansion, register
-from ..core.stages import Stage
-from ..core.tiles import BUILDING, CITY, FIELD, ROAD
+from ...core.actions import Action, IllegalActionError, Pass
+from ...core.events import Event
+from ...core.expansion import ConfigError, Expansion
+from ...core.stages import Stage
+from ...core.tiles import BUILDING, CITY, FIELD, ROAD
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.game import Game
+    from ...core.game import Game
 
 KEY = "count"
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")
@@ -148,9 +146,49 @@ def _parse_send(text: str) -> Action:
     return CountSend(int(m.group(1)), int(m.group(2)), m.group(3))
 
 
-register_action_parser("count_deploy", _parse_quarter_action(CountDeploy))
-register_action_parser("count_move", _parse_quarter_action(CountMove))
-register_action_parser("count_send", _parse_send)
+ACTION_PARSERS = {
+    "count_deploy": _parse_quarter_action(CountDeploy),
+    "count_move": _parse_quarter_action(CountMove),
+    "count_send": _parse_send,
+}
+
+
+# -------------------------------------------------------------------- state
+@dataclass
+class LeaveProgress:
+    """Progress of ``count_leave``: the players in moving order, and whose move it is."""
+
+    order: list[int]
+    i: int = 0
+
+
+@dataclass
+class FinalProgress:
+    """Progress of ``count_final``: who has passed for good, and whose move it is."""
+
+    passed: list[bool]
+    cur: int
+
+
+@dataclass
+class CountState:
+    """The Count of Carcassonne's state in one game (``game.ext["count"]``)."""
+
+    quarters: list[list[int]] = field(default_factory=list)
+    """``quarters[q][p]``: followers of player ``p`` in quarter ``q`` (castle, market, blacksmith, cathedral)."""
+    count: int = CASTLE
+    """The quarter the Count stands on."""
+    city_fields: list[int] = field(default_factory=list)
+    """Field nodes of the block that touch the City of Carcassonne."""
+    scores_before: list[int] | None = None
+    """Scores when the turn's tile was placed (None before the first placement, and once the
+    deployment check has read it)."""
+    leave: LeaveProgress | None = None
+    may_move_count: bool = False
+    """The active player deployed a follower this turn and may move the Count."""
+    final: FinalProgress | None = None
+    last_active: int = -1
+    """The player of the last turn (the end-of-game moves start left of them)."""
 
 
 # ------------------------------------------------------------------- events
@@ -193,37 +231,38 @@ class LeaveStage(Stage):
         self.exp = exp
 
     def enter(self, game: Game) -> bool:
-        st = game.ext[KEY]
-        if st["leave"] is None:
-            st["scores_before"] = game.scores[:]
-            if not game.completing or not any(any(q) for q in st["quarters"]):
+        st: CountState = game.ext[KEY]
+        if st.leave is None:
+            if not game.completing or not any(any(q) for q in st.quarters):
                 return False
             n, tp = game.num_players, game.turn_player
             if self.exp.options.leave_order == "active_last":
                 order = [(tp + 1 + i) % n for i in range(n)]
             else:
                 order = [(tp + i) % n for i in range(n)]
-            st["leave"] = {"order": order, "i": 0}
+            st.leave = LeaveProgress(order)
         return self._advance(game)
 
     def _advance(self, game: Game) -> bool:
-        st = game.ext[KEY]
-        lv = st["leave"]
+        st: CountState = game.ext[KEY]
+        lv = st.leave
+        assert lv is not None
         targets = self.exp.leave_targets(game)
-        while lv["i"] < len(lv["order"]):
-            p = lv["order"][lv["i"]]
+        while lv.i < len(lv.order):
+            p = lv.order[lv.i]
             if self.exp.sends(game, p, targets):
                 game.player = p
                 return True
-            lv["i"] += 1
-        st["leave"] = None
+            lv.i += 1
+        st.leave = None
         game.player = game.turn_player
         return False
 
     def apply(self, game: Game, action: Action) -> bool:
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         if type(action) is Pass:
-            st["leave"]["i"] += 1
+            assert st.leave is not None
+            st.leave.i += 1
         elif type(action) is CountSend:
             self.exp.send(game, action, self.exp.leave_targets(game), final=False)
         else:
@@ -240,10 +279,10 @@ class DeployStage(Stage):
     name = "count_deploy"
 
     def enter(self, game: Game) -> bool:
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         tp = game.turn_player
-        st["last_active"] = tp
-        before, st["scores_before"] = st["scores_before"], None
+        st.last_active = tp
+        before, st.scores_before = st.scores_before, None
         if before is None or game.supply[tp] <= 0:
             return False
         gain = [now - then for now, then in zip(game.scores, before, strict=True)]
@@ -253,16 +292,16 @@ class DeployStage(Stage):
         return False
 
     def apply(self, game: Game, action: Action) -> bool:
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         if type(action) is CountDeploy:
             q = action.quarter
             if not (isinstance(q, int) and 0 <= q < 4):
                 raise IllegalActionError(f"quarter must be 0..3 ({', '.join(QUARTERS)}), got {q!r}")
             p = game.player
-            game.supply[p] -= 1
-            st["quarters"][q][p] += 1
-            st["may_move_count"] = True
-            game.events.append(FollowerToQuarter(p, QUARTERS[q]))
+            game.take_follower(p)
+            st.quarters[q][p] += 1
+            st.may_move_count = True
+            game.emit(FollowerToQuarter(p, QUARTERS[q]))
         elif type(action) is not Pass:
             raise IllegalActionError(f"the {self.name} phase needs count_deploy or pass, got {action!r}")
         return True
@@ -277,28 +316,28 @@ class MoveStage(Stage):
     name = "count_move"
 
     def enter(self, game: Game) -> bool:
-        if game.ext[KEY]["may_move_count"]:
+        if game.ext[KEY].may_move_count:
             game.player = game.turn_player
             return True
         return False
 
     def apply(self, game: Game, action: Action) -> bool:
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         if type(action) is CountMove:
             q = action.quarter
-            if not (isinstance(q, int) and 0 <= q < 4) or q == st["count"]:
+            if not (isinstance(q, int) and 0 <= q < 4) or q == st.count:
                 raise IllegalActionError(
-                    f"the Count is on the {QUARTERS[st['count']]}; move him to another quarter or pass, got {q!r}"
+                    f"the Count is on the {QUARTERS[st.count]}; move him to another quarter or pass, got {q!r}"
                 )
-            game.events.append(CountMoved(QUARTERS[st["count"]], QUARTERS[q]))
-            st["count"] = q
+            game.emit(CountMoved(QUARTERS[st.count], QUARTERS[q]))
+            st.count = q
         elif type(action) is not Pass:
             raise IllegalActionError(f"the {self.name} phase needs count_move or pass, got {action!r}")
-        st["may_move_count"] = False
+        st.may_move_count = False
         return True
 
     def legal_actions(self, game: Game) -> list[Action]:
-        c = game.ext[KEY]["count"]
+        c = game.ext[KEY].count
         return [*(CountMove(q) for q in range(4) if q != c), Pass()]
 
 
@@ -311,41 +350,43 @@ class FinalStage(Stage):
         self.exp = exp
 
     def enter(self, game: Game) -> bool:
-        st = game.ext[KEY]
-        if st["final"] is None:
-            if not any(any(q) for q in st["quarters"]):
+        st: CountState = game.ext[KEY]
+        if st.final is None:
+            if not any(any(q) for q in st.quarters):
                 return False
             n = game.num_players
-            st["final"] = {"passed": [False] * n, "cur": (st["last_active"] + 1) % n}
+            st.final = FinalProgress([False] * n, (st.last_active + 1) % n)
         return self._advance(game)
 
     def _advance(self, game: Game) -> bool:
-        st = game.ext[KEY]
-        fs = st["final"]
+        st: CountState = game.ext[KEY]
+        fs = st.final
+        assert fs is not None
         n = game.num_players
         targets = self.exp.final_targets(game)
         for _ in range(n):
-            p = fs["cur"]
-            if not fs["passed"][p]:
+            p = fs.cur
+            if not fs.passed[p]:
                 if self.exp.sends(game, p, targets):
                     game.player = p
                     return True
-                fs["passed"][p] = True
-            fs["cur"] = (p + 1) % n
-        st["final"] = None
+                fs.passed[p] = True
+            fs.cur = (p + 1) % n
+        st.final = None
         game.player = game.turn_player
         return False
 
     def apply(self, game: Game, action: Action) -> bool:
-        fs = game.ext[KEY]["final"]
+        fs = game.ext[KEY].final
+        assert fs is not None
         p = game.player
         if type(action) is Pass:
-            fs["passed"][p] = True
+            fs.passed[p] = True
         elif type(action) is CountSend:
             self.exp.send(game, action, self.exp.final_targets(game), final=True)
         else:
             raise IllegalActionError(f"the {self.name} phase needs count_send or pass, got {action!r}")
-        fs["cur"] = (p + 1) % game.num_players
+        fs.cur = (p + 1) % game.num_players
         return not self._advance(game)
 
     def legal_actions(self, game: Game) -> list[Action]:
@@ -353,29 +394,20 @@ class FinalStage(Stage):
 
 
 # ---------------------------------------------------------------- expansion
-@register
 class CountOfCarcassonne(Expansion):
     KEY = KEY
     Options = CountOptions
     tile_files = ("count.toml",)
     REQUIRES = ("base",)
     REPLACES_START = True
+    action_parsers = ACTION_PARSERS
 
-    def new_state(self) -> dict[str, Any]:
-        return {
-            "quarters": [],
-            "count": CASTLE,
-            "city_fields": [],
-            "scores_before": None,
-            "leave": None,
-            "may_move_count": False,
-            "final": None,
-            "last_active": -1,
-        }
+    def new_state(self) -> CountState:
+        return CountState()
 
     # -------------------------------------------------------------- setup
     def setup(self, game: Game) -> None:
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         tiles = game.rules.tiles
         for k in range(12):
             x, y = BLOCK_X + k % 4, BLOCK_Y + k // 4
@@ -384,9 +416,13 @@ class CountOfCarcassonne(Expansion):
             tile = tiles[game.rules.tile_index[tid]]
             for i, seg in enumerate(tile.segments):
                 if CITY_TAG in seg.tags:
-                    st["city_fields"].append(game.node_of(x, y, i))
-        st["quarters"] = [[0] * game.num_players for _ in QUARTERS]
-        st["count"] = CASTLE
+                    st.city_fields.append(game.node_of(x, y, i))
+        st.quarters = [[0] * game.num_players for _ in QUARTERS]
+        st.count = CASTLE
+
+    def after_placement(self, game: Game, x: int, y: int) -> None:
+        # the deployment's trigger counts every point scored because of this placement
+        game.ext[KEY].scores_before = game.scores[:]
 
     def stages(self) -> list[tuple[str, Stage]]:
         return [
@@ -399,13 +435,13 @@ class CountOfCarcassonne(Expansion):
     # ------------------------------------------------------------ scoring
     def field_cities(self, game: Game, root: int) -> int:
         find = game.find
-        return 1 if any(find(n) == root for n in game.ext[KEY]["city_fields"]) else 0
+        return 1 if any(find(n) == root for n in game.ext[KEY].city_fields) else 0
 
     def extra_completed(self, game: Game, kind: int) -> int:
         return 1 if kind == CITY else 0
 
     def followers_held(self, game: Game) -> list[int]:
-        quarters = game.ext[KEY]["quarters"]
+        quarters = game.ext[KEY].quarters
         return [sum(q[p] for q in quarters) for p in range(game.num_players)]
 
     # ------------------------------------------------------ moving followers
@@ -460,8 +496,8 @@ class CountOfCarcassonne(Expansion):
 
     def sends(self, game: Game, player: int, targets: dict[int, int]) -> list[CountSend]:
         """The moves ``player`` may make into ``targets`` (the Count's quarter cannot be left)."""
-        st = game.ext[KEY]
-        quarters, count = st["quarters"], st["count"]
+        st: CountState = game.ext[KEY]
+        quarters, count = st.quarters, st.count
         out = []
         for root, q in targets.items():
             if q != count and quarters[q][player] > 0:
@@ -471,7 +507,7 @@ class CountOfCarcassonne(Expansion):
 
     def send(self, game: Game, action: CountSend, targets: dict[int, int], final: bool) -> None:
         """Validate and make one move out of a quarter (the state is untouched if it is illegal)."""
-        st = game.ext[KEY]
+        st: CountState = game.ext[KEY]
         p = game.player
         k = game.board.get((action.x, action.y))
         if k is None:
@@ -489,13 +525,11 @@ class CountOfCarcassonne(Expansion):
                 f"{action.to_text()!r}: that feature cannot receive a follower from Carcassonne now; "
                 f"legal: {[a.to_text() for a in self.sends(game, p, targets)] or 'none'}"
             )
-        if q == st["count"]:
+        if q == st.count:
             raise IllegalActionError(f"{action.to_text()!r}: the Count blocks the {QUARTERS[q]}")
-        if st["quarters"][q][p] <= 0:
+        if st.quarters[q][p] <= 0:
             raise IllegalActionError(f"{action.to_text()!r}: player {p} has no follower in the {QUARTERS[q]}")
-        st["quarters"][q][p] -= 1
+        st.quarters[q][p] -= 1
         game.add_guest(root, p)
         seg_t = tile.segments[seg]
-        game.events.append(
-            FollowerFromQuarter(p, QUARTERS[q], action.x, action.y, action.segment, seg_t.kind_name, final)
-        )
+        game.emit(FollowerFromQuarter(p, QUARTERS[q], action.x, action.y, action.segment, seg_t.kind_name, final))

@@ -1,4 +1,4 @@
-"""Darmstadt promo (Darmstadt Spielt 2014; rules: ``docs/rules/darmstadt.md``).
+"""Darmstadt promo's rules (Darmstadt Spielt 2014; rules: ``docs/rules/darmstadt.md``).
 
 Contract
 --------
@@ -14,11 +14,18 @@ Contract
 * Church bonus: when a church is completed during the game (occupied or not,
   unless ``church_bonus_unoccupied=False``), the players with the most
   followers on any feature of the church tile and its 8 neighbours get +3 each
-  (``PointsAwarded``, item ``"church_bonus"``).  The followers are counted before the
-  turn's scoring returns any of them (a ``before_score`` stage), as JCZ does;
-  whether the church is occupied is read when it completes (``on_completed``,
-  after every ``before_score`` stage); the bonus is paid after the turn's
-  scoring (an ``after_score`` stage).
+  (``PointsAwarded``, item ``"church_bonus"``).  The followers are counted once
+  every follower that will take part in the turn's scoring is in place and
+  before the scoring returns any of them (a ``score_begin`` stage, after the
+  ``before_score`` decisions such as the Count's), as JCZ does.  A follower
+  standing on a feature without a segment (the core's *guest*, e.g. sent from
+  a quarter of Carcassonne) counts where its owner would stand it: option
+  ``church_bonus_guests`` (``"vicinity"``: when the feature has a tile in the
+  church's vicinity; ``"church"``: only on the church itself).  Whether the
+  church is occupied is read when it completes (``on_completed``); the bonus is
+  paid as part of the turn's scoring, right after the core's (a ``score_end``
+  stage), so it counts as points scored because of the placement (the Count's
+  deployment trigger).
 
 State (``game.ext["darmstadt"]``, a :class:`DarmstadtState`): ``pending``, the
 church bonuses counted this turn and not yet paid (empty between turns).
@@ -29,13 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..core.events import ScoreItem
-from ..core.expansion import Expansion, register
-from ..core.stages import Stage
-from ..core.tiles import BUILDING, CITY
+from ...core.events import ScoreItem
+from ...core.expansion import ConfigError, Expansion
+from ...core.stages import Stage
+from ...core.tiles import BUILDING, CITY
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.game import Game
+    from ...core.game import Game
 
 KEY = "darmstadt"
 TAG = "darmstadtium"
@@ -44,6 +51,7 @@ BONUS = 3
 BONUS_KIND = "church_bonus"
 REMOVED_CLOISTER = "BA-B"
 REMOVED_COUNT = 2
+GUEST_RULES = ("vicinity", "church")
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,17 @@ class DarmstadtOptions:
     """Take two base cloisters (BA-B) out of the stack: the rule's recommendation."""
     church_bonus_unoccupied: bool = True
     """Pay the church bonus when an unoccupied church is completed too (JCZ test ``church-bonus``)."""
+    church_bonus_guests: str = "vicinity"
+    """Where a follower on a feature without a segment (sent from a quarter of Carcassonne) stands for
+    the church bonus: "vicinity" (on a tile of its feature in the church's vicinity when there is one:
+    its owner places it, and a follower there can only help its owner) or "church" (only a follower
+    sent onto the church itself counts)."""
+
+    def validate(self) -> None:
+        if self.church_bonus_guests not in GUEST_RULES:
+            raise ConfigError(
+                f"option darmstadt.church_bonus_guests must be one of {GUEST_RULES}, got {self.church_bonus_guests!r}"
+            )
 
 
 @dataclass
@@ -61,7 +80,9 @@ class DarmstadtState:
 
 
 class _CountChurchVicinity(Stage):
-    """before_score: count the followers round each church this turn completes."""
+    """score_begin: count the followers round each church this turn completes."""
+
+    key = "church_count"
 
     def __init__(self, exp: Darmstadt) -> None:
         self.exp = exp
@@ -72,7 +93,9 @@ class _CountChurchVicinity(Stage):
 
 
 class _PayChurchBonus(Stage):
-    """after_score: pay the church bonuses counted before the turn's scoring."""
+    """score_end: pay the church bonuses counted before the turn's scoring, as part of it."""
+
+    key = "church_bonus"
 
     def __init__(self, exp: Darmstadt) -> None:
         self.exp = exp
@@ -82,7 +105,6 @@ class _PayChurchBonus(Stage):
         return False
 
 
-@register
 class Darmstadt(Expansion):
     KEY = KEY
     REQUIRES = ("base",)
@@ -136,7 +158,7 @@ class Darmstadt(Expansion):
 
     # -- church bonus ------------------------------------------------------------
     def stages(self) -> list[tuple[str, Stage]]:
-        return [("before_score", _CountChurchVicinity(self)), ("after_score", _PayChurchBonus(self))]
+        return [("score_begin", _CountChurchVicinity(self)), ("score_end", _PayChurchBonus(self))]
 
     def count_vicinities(self, game: Game) -> None:
         churches = self._tile_info(game)[0]
@@ -152,9 +174,21 @@ class Darmstadt(Expansion):
                 fx, fy = game.placements[game.node_tile[node]][:2]
                 if abs(fx - x) <= 1 and abs(fy - y) <= 1:
                     counts[player] += 1
+            for groot, owners in game.guests.items():
+                if self._guests_nearby(game, game.find(groot), root, x, y):
+                    for player in owners:
+                        counts[player] += 1
             best = max(counts)
             if best:
                 pending[root] = (tuple(p for p, c in enumerate(counts) if c == best), x, y)
+
+    def _guests_nearby(self, game: Game, feature: int, church: int, x: int, y: int) -> bool:
+        """Whether followers sent onto ``feature`` stand in the vicinity of the church at (x, y)."""
+        if feature == church:
+            return True
+        if self.options.church_bonus_guests == "church":
+            return False
+        return any(abs(fx - x) <= 1 and abs(fy - y) <= 1 for fx, fy in game.feature_tiles(feature))
 
     def on_completed(self, game: Game, root: int, kind: int, size: int) -> None:
         if self.options.church_bonus_unoccupied or kind != BUILDING:

@@ -1,0 +1,133 @@
+"""What a tile placement would join and close, without placing it (``Game.scan_placement``).
+
+:func:`scan_placement` looks at placing tile type ``t`` at ``(x, y)`` in
+rotation ``r`` and reports, for each city or road the tile's segments would
+form (joined with the neighbours' features, or new), its open edges, tiles,
+pennants and followers afterwards; whether the placement may complete
+something (never wrongly False); and the buildings around the cell.  The game
+is not changed, and the placement need not be legal (``placement_veto`` hooks
+ask about placements they are deciding on: the Sagrada Familia refuses a
+placement that would close its city, :meth:`Game.closes_feature`).
+
+Exactness: ``open_after`` is exact for every city and road (0 means the
+placement closes it, before any expansion's ``blocks_completion``);
+``tiles_after`` is an upper bound when the joined features already share a
+tile; ``completes`` is True whenever the placement closes a city or road or
+fills the last neighbour of a building (it may be True for a building an
+expansion's ``building_target`` later keeps open).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .tiles import BUILDING, CITY, DX, DY, NEIGHBOURS8, ROAD
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+@dataclass
+class Joined:
+    """A city or road as it would be after the placement."""
+
+    kind: int
+    roots: set[int]  # the existing features it joins (empty: a new feature)
+    open_after: int  # open edges afterwards (0: completed by the placement)
+    tiles_after: int  # distinct tiles afterwards (an upper bound when the joined features share tiles)
+    pennants_after: int
+    counts: dict[int, int] = field(default_factory=dict)  # followers per player on the joined features
+
+
+@dataclass
+class Scan:
+    """The result of :func:`scan_placement`."""
+
+    joined: list[Joined]
+    completes: bool  # the placement may complete a feature (never False when it does)
+    has_building: bool  # the tile has a building (cloister, shrine, ...)
+    around: int  # placed tiles in the 8 cells around
+    buildings_around: list[int]  # roots of the buildings on those cells
+
+
+def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
+    """What placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would join and complete."""
+    rules = game.rules
+    tile = rules.tiles[t]
+    segs = tile.segments
+    center = tile.center[r]
+    board, placements, find, open_ = game.board, game.placements, game.find, game.open
+    seg_roots: dict[int, set[int]] = {}
+    matched: dict[int, int] = {}
+    for s in range(4):
+        i = center[s]
+        if i < 0 or segs[i].kind not in (CITY, ROAD):
+            continue
+        nk = board.get((x + DX[s], y + DY[s]))
+        if nk is None:
+            continue
+        _, _, nt, nr, nbase = placements[nk]
+        nc = rules.tiles[nt].center[nr][(s + 2) & 3]
+        if nc < 0:
+            continue
+        seg_roots.setdefault(i, set()).add(find(nbase + nc))
+        matched[i] = matched.get(i, 0) + 1
+    # group the tile's segments that join a common feature; unconnected segments stand alone
+    groups: list[tuple[set[int], set[int]]] = []
+    for i, roots in seg_roots.items():
+        merged_s, merged_r = {i}, set(roots)
+        rest = []
+        for gs, gr in groups:
+            if gr & merged_r:
+                merged_s |= gs
+                merged_r |= gr
+            else:
+                rest.append((gs, gr))
+        groups = [*rest, (merged_s, merged_r)]
+    for i, s in enumerate(segs):
+        if s.kind in (CITY, ROAD) and i not in seg_roots:
+            groups.append(({i}, set()))
+    occ, followers, tiles, pennants = game.occupants, game.followers, game.tiles, game.pennants
+    joined = []
+    completes = False
+    for gs, gr in groups:
+        open_after = (
+            sum(len(segs[i].edges) for i in gs) + sum(open_[q] for q in gr) - 2 * sum(matched.get(i, 0) for i in gs)
+        )
+        completes = completes or open_after <= 0
+        counts: dict[int, int] = {}
+        for q in gr:
+            for node in occ.get(q, ()):
+                p = followers[node]
+                counts[p] = counts.get(p, 0) + 1
+        n_tiles = 1 + (len(set().union(*(tiles[q] for q in gr))) if gr else 0)
+        joined.append(
+            Joined(
+                kind=segs[next(iter(gs))].kind,
+                roots=gr,
+                open_after=max(open_after, 0),
+                tiles_after=n_tiles,
+                pennants_after=sum(segs[i].pennants for i in gs) + sum(pennants[q] for q in gr),
+                counts=counts,
+            )
+        )
+    has_building = any(s.kind == BUILDING for s in segs)
+    around = 0
+    buildings_around: list[int] = []
+    bn, done = game.building_neighbours, game.completed
+    for dx, dy in NEIGHBOURS8:
+        c = (x + dx, y + dy)
+        if c in board:
+            around += 1
+            for node in game.buildings.get(c, ()):
+                root = find(node)
+                buildings_around.append(root)
+                if root not in done and bn.get(node, 0) + 1 >= game.building_target(*c):
+                    completes = True  # this placement is the building's last missing neighbour
+    if has_building and around >= game.building_target(x, y):
+        completes = True
+    return Scan(joined, completes, has_building, around, buildings_around)
+
+
+__all__ = ["Joined", "Scan", "scan_placement"]

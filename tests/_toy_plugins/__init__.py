@@ -1,0 +1,1 @@
+"""Plug-ins that exist for tests only (registered by the tests that use them, then unregistered)."""
