@@ -155,3 +155,35 @@ def test_followers_are_conserved_and_never_on_printed_pieces(config, seed, actio
 
     g = run(config, seed, action_seed, check)
     assert g.followers == {} and all(s == want for s in g.supply[: g.num_players])
+
+
+@SETTINGS
+@given(configs(), seeds, seeds)
+def test_the_one_ply_scan_is_exact_at_the_border(config, seed, action_seed):
+    """``Game.scan_placement``'s open edges after a placement equal the engine's after placing it (a
+    side facing no square or a neutral printed edge closes), and it completes exactly when something
+    completes; the filled squares around count only squares."""
+    rng = np.random.default_rng(action_seed)
+
+    def check(g: Game, prev, ev) -> None:
+        if prev is not None or g.phase != "tile":
+            return
+        legal = g.legal_tile_placements()
+        for x, y, r in legal[rng.permutation(len(legal))[:6]].tolist():
+            scan = g.scan_placement(g.current_tile, x, y, r)
+            after = g.clone()
+            after._put_tile(g.current_tile, x, y, r)  # the board change alone, no turn
+            base = after.placements[-1][4]
+            tile = g.rules.tiles[g.current_tile]
+            roots = {after.find(base + i) for i, s in enumerate(tile.segments) if s.kind in (CITY, ROAD)}
+            assert sorted(j.open_after for j in scan.joined) == sorted(after.open[q] for q in roots)
+            filled, _ = MapBruteFeatures(after, GERMANY).building_around(x, y)
+            assert scan.around == filled
+            closes = any(after.open[q] == 0 for q in roots) or any(
+                after.building_neighbours[n] >= after.building_target(*after.placements[after.node_tile[n]][:2])
+                for n in after._pending_buildings
+            )
+            if closes:
+                assert scan.completes
+
+    run(config, seed, action_seed, check)
