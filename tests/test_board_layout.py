@@ -274,3 +274,15 @@ def frontier(g: Game) -> set[tuple[int, int]]:
 
 def rotations(g: Game, x: int, y: int) -> set[int]:
     return {int(r) for cx, cy, r in g.legal_tile_placements() if (int(cx), int(cy)) == (x, y)}
+
+
+def test_the_printed_pieces_are_laid_once_per_rule_set_and_copied_into_each_game():
+    a = board(["BA-U", "BA-U"])
+    b = board(["BA-U", "BA-U"])
+    assert a.placements == b.placements and a.parent == b.parent and a.open == b.open
+    for name in ("parent", "open", "placements", "board", "tiles", "completed", "bounds"):
+        assert getattr(a, name) is not getattr(b, name), name
+    play(a, ["tile 1,1 r0", "pass"])
+    fresh = board(["BA-U", "BA-U"])
+    assert fresh.placements == b.placements and len(a.placements) == len(fresh.placements) + 1
+    assert all(a.tiles[k] is not fresh.tiles[k] for k in fresh.tiles)

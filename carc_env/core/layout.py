@@ -196,12 +196,32 @@ class BoardLayout:
 _SHIFT = (0, 3, 6, 9)  # core.config.PATTERN_BITS == 3 (checked there)
 
 
+_PRINTED_STATE = (
+    "parent", "kind", "node_tile", "open", "pennants", "completed", "tiles", "adjacent_cities", "placements",
+    "board", "bounds", "buildings", "building_neighbours",
+)  # fmt: skip
+"""The game attributes laying the printed pieces changes (it makes no frontier cell and no follower)."""
+
+
 def lay_printed(game: Game) -> None:
-    """Lay every printed piece (setup, before any expansion's ``setup``); piece ``i`` is placement ``i``."""
+    """Lay every printed piece (setup, before any expansion's ``setup``); piece ``i`` is placement ``i``.
+
+    The pieces are laid once per rule set; later games copy the resulting state (``Game.CLONE``'s
+    copy of each attribute), which is what laying them again would give."""
+    copiers = type(game).CLONE
+    state = game.rules.cache("core.layout.printed", lambda: _lay(game))
+    for name in _PRINTED_STATE:
+        setattr(game, name, copiers[name](state[name]))
+
+
+def _lay(game: Game) -> dict:
     tiles = game.rules.tile_index
     for p in game.layout.pieces:
         put_tile(game, tiles[p.tile], p.x, p.y, p.rotation, printed=True)
         mark_closed(game)
+    assert game._nf == 0 and not game._pending_buildings and not game.connected_groups
+    copiers = type(game).CLONE
+    return {name: copiers[name](getattr(game, name)) for name in _PRINTED_STATE}
 
 
 def put_tile(game: Game, t: int, x: int, y: int, r: int, printed: bool = False) -> None:
