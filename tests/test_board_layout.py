@@ -285,4 +285,4 @@ def test_the_printed_pieces_are_laid_once_per_rule_set_and_copied_into_each_game
     play(a, ["tile 1,1 r0", "pass"])
     fresh = board(["BA-U", "BA-U"])
     assert fresh.placements == b.placements and len(a.placements) == len(fresh.placements) + 1
-    assert all(a.tiles[k] is not fresh.tiles[k] for k in fresh.tiles)
+    assert fresh.tiles == b.tiles and all(b.tiles[k] is not fresh.tiles[k] for k in fresh.tiles)
