@@ -10,7 +10,7 @@ arms on each square; an empty town square ``T`` and its name, a start square ``S
 top-left corner (the ``?`` of a legal cell is drawn over them by the renderer).
 
 Picture: water and foreign land coloured around the squares, a thick line along the border,
-a dark margin round the start squares, a house and the name on town squares, a wall round
+a dark margin round the start squares, a town dot and the name on town squares, a wall round
 each large city with its name over the block and a small shield per coat of arms, the
 country's name on each feature abroad.
 """
@@ -37,8 +37,8 @@ BORDER = (30, 30, 30)
 START_MARGIN = (40, 40, 40)
 LABEL = (255, 255, 255)
 SHIELD = (200, 40, 40)
-TOWN_WALL = (235, 225, 200)
-TOWN_ROOF = (180, 60, 40)
+TOWN_DOT = (250, 250, 250)
+TOWN_RING = (180, 40, 40)
 WALL = (120, 70, 30)
 
 SEA_TEXT = ["~ ~ ~ ~", " ~ ~ ~ ", "~ ~ ~ ~"]
@@ -143,16 +143,16 @@ class Drawing(BaseDrawing):
         for x, y in self.start_cells:
             left, top = canvas.cell_origin(x, y)
             d.rectangle([left, top, left + tp - 1, top + tp - 1], outline=START_MARGIN, width=max(2, tp // 10))
-        # towns: a house and the name while the square is empty
+        # towns: a town dot (as on a road map) and the name while the square is empty
         for (x, y), name in self.town_names.items():
             if (x, y) in game.board:
                 continue
             left, top = canvas.cell_origin(x, y)
-            s = tp / 64
-            d.rectangle([left + 8 * s, top + 22 * s, left + 26 * s, top + 36 * s], fill=TOWN_WALL)
-            d.polygon([(left + 5 * s, top + 23 * s), (left + 17 * s, top + 10 * s), (left + 29 * s, top + 23 * s)],
-                      fill=TOWN_ROOF)  # fmt: skip
-            d.text((left + 3, top + tp - small.size - 3), name, fill=LABEL, font=small)
+            r = max(3, tp // 9)
+            cx, cy = left + tp / 2, top + tp * 0.4
+            d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=TOWN_DOT, outline=TOWN_RING, width=max(1, r // 2))
+            tw = text_width(small, name)
+            d.text((left + (tp - tw) / 2, top + tp - small.size - 3), name, fill=LABEL, font=small)
         # large cities: a shield per coat of arms, the name over the block
         for (x, y), n in self.coats.items():
             if (x, y) not in self.city_of:
