@@ -1,12 +1,19 @@
 """Training-run configuration, read from YAML (see configs/default.yaml).
 
-Every key is checked: an unknown key or a value of the wrong type raises
-:class:`TrainConfigError` naming the key and what is allowed.
+Every key is checked before anything runs: an unknown key, a value of the wrong
+type or out of its range (``ppo.minibatch: 0``, a negative ``lr``, all opponent
+probabilities 0, ``run.torch_threads: 0``, a ``game`` section the env refuses)
+raises :class:`TrainConfigError` with one line naming the key, the value and
+what is allowed.  A key left out takes its default, and the defaults are those
+of ``configs/default.yaml`` (a test keeps them equal); an empty file is an
+error, not a silent default run.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,10 +31,10 @@ class TrainConfigError(ValueError):
 @dataclass
 class RunConfig:
     seed: int = 0
-    total_updates: int = 100  # PPO updates (each steps_per_update learner decisions)
+    total_updates: int = 120  # PPO updates (each steps_per_update learner decisions)
     eval_every: int = 20  # updates between quick evaluations (0 = never)
     eval_games: int = 40  # seat-swapped games per quick evaluation and opponent
-    checkpoint_every: int = 10  # updates between checkpoints
+    checkpoint_every: int = 5  # updates between checkpoints
     torch_threads: int = 2
     final_eval_games: int = 200  # games per opponent in the evaluation after training
 
@@ -56,7 +63,7 @@ def _fill(cls: type, data: Any, where: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = set(data) - set(fields)
     if unknown:
-        raise TrainConfigError(f"unknown key(s) {sorted(unknown)} in {where}; allowed: {sorted(fields)}")
+        raise TrainConfigError(f"unknown key(s) {sorted(map(str, unknown))} in {where}; allowed: {sorted(fields)}")
     default = cls()
     kw = {}
     for k, v in data.items():
@@ -74,34 +81,134 @@ def _fill(cls: type, data: Any, where: str) -> Any:
         else:
             ok = True
         if not ok:
-            raise TrainConfigError(f"{where}.{k} must be {type(cur).__name__}, got {v!r}")
+            hint = ""
+            if isinstance(v, str) and isinstance(cur, float):
+                try:
+                    float(v)
+                    hint = f" (YAML reads {v} as a string: write it with a dot, e.g. {float(v)!r})"
+                except ValueError:
+                    pass
+            raise TrainConfigError(f"{where}.{k}: {v!r} is not allowed; it must be {type(cur).__name__}{hint}")
         kw[k] = v
     return cls(**kw)
 
 
+def _int_at_least(lo: int) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: v >= lo), f"an integer >= {lo}"
+
+
+def _float(test: Callable[[float], bool], what: str) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: math.isfinite(v) and test(v)), what
+
+
+# What each numeric key allows (checked after the types).
+RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "ppo.num_envs": _int_at_least(1),
+    "ppo.steps_per_update": _int_at_least(1),
+    "ppo.epochs": _int_at_least(1),
+    "ppo.minibatch": _int_at_least(1),
+    "ppo.lr": _float(lambda v: v > 0, "a number > 0"),
+    "ppo.gamma": _float(lambda v: 0 < v <= 1, "a number in (0, 1]"),
+    "ppo.gae_lambda": _float(lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "ppo.clip": _float(lambda v: v > 0, "a number > 0"),
+    "ppo.value_coef": _float(lambda v: v >= 0, "a number >= 0"),
+    "ppo.entropy_coef": _float(lambda v: v >= 0, "a number >= 0"),
+    "ppo.max_grad_norm": _float(lambda v: v > 0, "a number > 0"),
+    "ppo.score_scale": _float(lambda v: v >= 0, "a number >= 0"),
+    "ppo.win_bonus": _float(lambda v: v >= 0, "a number >= 0"),
+    "ppo.p_random": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.p_greedy": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.p_self": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.p_snapshot": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.snapshot_every": _int_at_least(1),
+    "ppo.max_snapshots": _int_at_least(1),
+    "ppo.net.channels": _int_at_least(1),
+    "ppo.net.blocks": _int_at_least(0),
+    "ppo.net.hidden": _int_at_least(1),
+    "run.seed": _int_at_least(0),
+    "run.total_updates": _int_at_least(1),
+    "run.eval_every": _int_at_least(0),
+    "run.eval_games": _int_at_least(1),
+    "run.checkpoint_every": _int_at_least(1),
+    "run.torch_threads": _int_at_least(1),
+    "run.final_eval_games": _int_at_least(1),
+}
+
+
+def validate(cfg: TrainConfig) -> None:
+    """Check every value's range and the game section; raise TrainConfigError naming the first bad key."""
+    sections = {"ppo": cfg.ppo, "ppo.net": cfg.ppo.net, "run": cfg.run}
+    for key, (ok, allowed) in RANGES.items():
+        section, name = key.rsplit(".", 1)
+        v = getattr(sections[section], name)
+        if not ok(v):
+            raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be {allowed}")
+    c = cfg.ppo
+    if c.p_random + c.p_greedy + c.p_self <= 0:
+        raise TrainConfigError(
+            f"ppo.p_random + ppo.p_greedy + ppo.p_self: {c.p_random + c.p_greedy + c.p_self!r} is not allowed; "
+            "at least one must be > 0 (snapshot opponents exist only after the first snapshot)"
+        )
+    if not isinstance(cfg.game, dict):
+        raise TrainConfigError(f"game: {cfg.game!r} is not allowed; it must be a mapping of env options")
+    from carc_env.core import ConfigError
+    from carc_env.env import EnvOptions
+
+    try:
+        EnvOptions.from_kwargs(**cfg.env_kwargs())
+    except (ConfigError, TypeError) as exc:
+        raise TrainConfigError(f"game: {exc}") from None
+
+
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     if not isinstance(data, dict):
-        raise TrainConfigError("a training config must be a mapping with keys game, ppo, run")
+        raise TrainConfigError(
+            f"a training config must be a mapping with keys game, ppo, run, got {type(data).__name__}"
+        )
+    if not data:
+        raise TrainConfigError(
+            "the training config is empty; give at least one of game, ppo, run (start from configs/default.yaml)"
+        )
     unknown = set(data) - {"game", "ppo", "run"}
     if unknown:
-        raise TrainConfigError(f"unknown top-level key(s) {sorted(unknown)}; allowed: game, ppo, run")
-    ppo = dict(data.get("ppo") or {})
+        raise TrainConfigError(f"unknown top-level key(s) {sorted(map(str, unknown))}; allowed: game, ppo, run")
+    ppo = data.get("ppo")
+    if ppo is not None and not isinstance(ppo, dict):
+        raise TrainConfigError(f"ppo must be a mapping, got {type(ppo).__name__}")
+    ppo = dict(ppo or {})
     net = ppo.pop("net", None)
+    game = data.get("game")
+    if game is not None and not isinstance(game, dict):
+        raise TrainConfigError(f"game: {game!r} is not allowed; it must be a mapping of env options")
     cfg = TrainConfig(
-        game=dict(data.get("game") or {"num_players": 2, "expansions": ["base"]}),
+        game=dict(game or {"num_players": 2, "expansions": ["base"]}),
         ppo=_fill(PPOConfig, ppo, "ppo"),
         run=_fill(RunConfig, data.get("run"), "run"),
     )
     cfg.ppo.net = _fill(NetConfig, net, "ppo.net")
+    validate(cfg)
     return cfg
 
 
 def load_config(path: str | Path) -> TrainConfig:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TrainConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise TrainConfigError(f"{path}: is a directory; give a YAML file such as configs/default.yaml") from None
+    except UnicodeDecodeError:
+        raise TrainConfigError(f"{path}: not a text (UTF-8) file; give a YAML file such as configs/default.yaml") from None
+    except OSError as exc:
+        raise TrainConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise TrainConfigError(f"{path}: not valid YAML: {exc}") from None
-    return config_from_dict(data or {})
+        raise TrainConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    if data is None:
+        raise TrainConfigError(f"{path}: the config file is empty; start from configs/default.yaml")
+    try:
+        return config_from_dict(data)
+    except TrainConfigError as exc:
+        raise TrainConfigError(f"{path}: {exc}") from None

@@ -36,9 +36,9 @@ from torch.nn import functional as F
 
 @dataclass(frozen=True)
 class NetConfig:
-    channels: int = 48  # width of the conv trunk
-    blocks: int = 3  # residual blocks after the stem
-    hidden: int = 256  # width of the pooled MLP
+    channels: int = 32  # width of the conv trunk
+    blocks: int = 1  # residual blocks after the stem
+    hidden: int = 128  # width of the pooled MLP
     scale_board: bool = True  # divide each board channel by its largest value
 
 

@@ -18,7 +18,12 @@ def make_player(spec: str, env_kwargs: dict[str, Any], seed: int) -> Any:
         p.name = "random"
         return p
     if spec == "greedy" or spec.startswith("greedy:"):
-        eps = float(spec.split(":", 1)[1]) if ":" in spec else 0.0
+        try:
+            eps = float(spec.split(":", 1)[1]) if ":" in spec else 0.0
+        except ValueError:
+            eps = float("nan")
+        if not 0.0 <= eps <= 1.0:
+            raise ValueError(f"player {spec!r}: greedy:EPS needs a number 0 <= EPS <= 1 (the chance of a random move)")
         p = GreedyPolicy(epsilon=eps, seed=seed)
         p.name = spec
         return p

@@ -31,13 +31,15 @@ from .policy import obs_to_tensors, pad_placements, shapes_from_env, with_action
 
 @dataclass
 class PPOConfig:
+    # Defaults = configs/default.yaml (tests/test_agents.py keeps them equal), so a config that
+    # leaves a key out gets the value of the documented default run.
     num_envs: int = 16
     steps_per_update: int = 1024  # learner decisions per update (over all games)
-    epochs: int = 4
+    epochs: int = 3
     minibatch: int = 256
-    lr: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
+    lr: float = 3e-3
+    gamma: float = 0.999
+    gae_lambda: float = 0.99
     clip: float = 0.2
     value_coef: float = 0.5
     entropy_coef: float = 0.01
@@ -112,7 +114,11 @@ class SelfPlayTrainer:
             return self._live
         net = self._snapshot_nets.get(key)
         if net is None:
-            net = PolicyNet(self.shapes, self.cfg.net)
+            # Built lazily (and again after a resume, which does not store the built nets): the
+            # construction's random initialisation must not draw from the global torch generator,
+            # or every later sample would depend on when the net happened to be built.
+            with torch.random.fork_rng(devices=[]):
+                net = PolicyNet(self.shapes, self.cfg.net)
             net.load_state_dict(self.snapshots[key])
             net.eval()
             net = self._snapshot_nets[key] = NetOpponent(net, f"snapshot{key}")

@@ -4,22 +4,37 @@ Output directory layout::
 
     OUT/checkpoint.pt     latest state (atomic); resume continues from here exactly
     OUT/best.pt           not kept: the latest checkpoint is the agent
-    OUT/progress.csv      one row per update (appended on resume, never rewritten)
-    OUT/eval.csv          one row per periodic evaluation
-    OUT/tb/               TensorBoard scalars
+    OUT/progress.csv      one row per update
+    OUT/eval.csv          one row per periodic evaluation and opponent
+    OUT/tb/               TensorBoard scalars (the same numbers as the two CSV files)
     OUT/config.yaml       the config of the run
 
 Resuming with the same config continues the same run (the run section's
 length, evaluation and checkpoint settings may change, e.g. to extend a run):
-the network,
-optimiser, snapshots, random generators and the games in progress are all in
-the checkpoint, so an interrupted run ends where an uninterrupted one would.
+the network, optimiser, snapshots, random generators and the games in progress
+are all in the checkpoint, and snapshot opponents are rebuilt from their saved
+weights without touching any random stream, so a run killed at any moment (even
+SIGKILL) and started again ends exactly where an uninterrupted one would: same
+final checkpoint, same CSV rows, same TensorBoard scalars (all but the
+wall-clock columns ``seconds`` and ``env_steps_per_s``).
+
+To get there, a (re)started run first cuts the logs back to the checkpoint it
+starts from: rows of ``progress.csv`` and ``eval.csv`` after the checkpoint's
+update (written before the interruption, and about to be written again) are
+dropped (the files are rewritten atomically), and ``OUT/tb`` is rewritten from
+the remaining rows, so no learning curve doubles back.  Without a checkpoint
+(a fresh start, ``resume=False``, or a run interrupted before its first
+checkpoint) the old logs are removed.
 """
 
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +44,7 @@ import yaml
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from .config import TrainConfig
+from .config import TrainConfig, TrainConfigError, validate
 from .evaluate import evaluate
 from .network import NetShapes
 from .policy import PPOPolicy
@@ -64,6 +79,109 @@ def _append_csv(path: Path, fields: list[str], row: dict[str, Any]) -> None:
         w.writerow(row)
 
 
+def _read_rows(path: Path, fields: list[str], upto: int) -> list[dict[str, str]]:
+    """The complete rows of a log with ``update <= upto``, each (update[, opponent]) once.
+
+    A row cut short by a kill has missing fields (dropped); rows after ``upto`` were written
+    after the checkpoint the run resumes from and will be written again."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != fields:
+            raise CheckpointError(f"{path}: unexpected columns {reader.fieldnames}; expected {fields}")
+        rows, seen = [], set()
+        for row in reader:
+            if None in row or any(row.get(f) is None for f in fields):
+                continue
+            try:
+                u = int(row["update"])
+            except ValueError:
+                continue
+            key = (u, row.get("opponent"))
+            if u <= upto and key not in seen:
+                seen.add(key)
+                rows.append(row)
+    return rows
+
+
+def _write_rows(path: Path, fields: list[str], rows: list[dict[str, str]]) -> None:
+    """Replace a log atomically (a kill leaves either the old or the new file)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=fields)
+            w.writeheader()
+            w.writerows(rows)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _log_update(writer: Any, row: dict[str, Any]) -> None:
+    """TensorBoard scalars of one progress row (live, or rebuilt from progress.csv)."""
+    u = int(row["update"])
+    for k in PROGRESS_FIELDS:
+        v = row.get(k)
+        if k == "update" or v is None or v == "" or isinstance(v, bool):
+            continue
+        writer.add_scalar(f"train/{k}", float(v), u)
+
+
+def _log_eval(writer: Any, row: dict[str, Any]) -> None:
+    u, name = int(row["update"]), row["opponent"]
+    writer.add_scalar(f"eval/win_rate_vs_{name}", float(row["win_rate"]), u)
+    writer.add_scalar(f"eval/margin_vs_{name}", float(row["mean_margin"]), u)
+
+
+def _restart_logs(out: Path, upto: int) -> Any:
+    """Cut progress.csv / eval.csv back to update ``upto`` and rewrite OUT/tb from them; return the
+    TensorBoard writer to continue with (None without tensorboard)."""
+    logs = {}
+    for name, fields in (("progress.csv", PROGRESS_FIELDS), ("eval.csv", EVAL_FIELDS)):
+        path = out / name
+        rows = _read_rows(path, fields, upto)
+        if rows:
+            _write_rows(path, fields, rows)
+        else:
+            path.unlink(missing_ok=True)
+        logs[name] = rows
+    shutil.rmtree(out / "tb", ignore_errors=True)
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is in the [train] extra
+        return None
+    writer = SummaryWriter(str(out / "tb"))
+    evals: dict[int, list[dict[str, str]]] = {}
+    for row in logs["eval.csv"]:
+        evals.setdefault(int(row["update"]), []).append(row)
+    for row in logs["progress.csv"]:  # in the order a live run writes them
+        _log_update(writer, row)
+        for ev in evals.pop(int(row["update"]), []):
+            _log_eval(writer, ev)
+    for rows in evals.values():
+        for ev in rows:
+            _log_eval(writer, ev)
+    writer.flush()
+    return writer
+
+
+def warn_spinning_threads(threads: int) -> bool:
+    """Warn (and return True) when several torch threads will spin-wait: OMP_WAIT_POLICY was unset
+    when torch started (see agents/__init__.py), which on a busy machine slows training severalfold."""
+    if threads > 1 and "OMP_WAIT_POLICY" not in os.environ:
+        warnings.warn(
+            f"training with run.torch_threads={threads} while torch's OpenMP threads spin-wait (torch was "
+            "imported before agents, so OMP_WAIT_POLICY=PASSIVE could not be set): on a busy machine this can "
+            "slow training several times; import agents first, set OMP_WAIT_POLICY=PASSIVE, or use "
+            "run.torch_threads: 1",
+            stacklevel=3,
+        )
+        return True
+    return False
+
+
 def train(
     cfg: TrainConfig,
     out: str | Path,
@@ -71,9 +189,16 @@ def train(
     progress: bool = True,
     max_updates: int | None = None,
 ) -> SelfPlayTrainer:
-    """Train until ``cfg.run.total_updates`` (or ``max_updates`` more in this call)."""
+    """Train until ``cfg.run.total_updates`` (or ``max_updates`` more in this call).
+
+    The config is validated first (:func:`agents.config.validate`), so a bad value fails before
+    anything is built or written."""
+    validate(cfg)
+    if max_updates is not None and (isinstance(max_updates, bool) or not isinstance(max_updates, int) or max_updates < 1):
+        raise TrainConfigError(f"max_updates: {max_updates!r} is not allowed; it must be None or an integer >= 1")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    warn_spinning_threads(cfg.run.torch_threads)
     torch.set_num_threads(cfg.run.torch_threads)
     trainer = SelfPlayTrainer(cfg.env_kwargs(), cfg.ppo, seed=cfg.run.seed)
     ckpt = out / "checkpoint.pt"
@@ -93,16 +218,9 @@ def train(
         if progress:
             print(f"resuming {out} at update {trainer.updates} ({trainer.env_steps} env steps)")
     elif not resume:
-        for name in ("progress.csv", "eval.csv", "checkpoint.pt"):
-            (out / name).unlink(missing_ok=True)
+        ckpt.unlink(missing_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    writer = None
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-
-        writer = SummaryWriter(str(out / "tb"), purge_step=trainer.updates or None)
-    except ImportError:  # pragma: no cover - tensorboard is in the [train] extra
-        pass
+    writer = _restart_logs(out, trainer.updates)
     goal = cfg.run.total_updates if max_updates is None else min(cfg.run.total_updates, trainer.updates + max_updates)
     bar = None
     if progress:
@@ -123,9 +241,7 @@ def train(
                    "env_steps_per_s": round((trainer.env_steps - steps0) / dt, 1), **stats}
             _append_csv(out / "progress.csv", PROGRESS_FIELDS, row)
             if writer:
-                for k, v in row.items():
-                    if k != "update" and isinstance(v, (int, float)):
-                        writer.add_scalar(f"train/{k}", v, trainer.updates)
+                _log_update(writer, row)
             if cfg.run.eval_every and trainer.updates % cfg.run.eval_every == 0:
                 _periodic_eval(trainer, cfg, out, writer, bar)
             if trainer.updates % cfg.run.checkpoint_every == 0 or trainer.updates == goal:
@@ -146,11 +262,10 @@ def _periodic_eval(trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer
     policy = PPOPolicy(trainer.net, name="ppo")
     for name, opp in (("random", RandomPolicy(seed=cfg.run.seed + 11)), ("greedy", GreedyPolicy(seed=cfg.run.seed + 12))):
         res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=cfg.env_kwargs())
-        _append_csv(out / "eval.csv", EVAL_FIELDS, {"update": trainer.updates, "env_steps": trainer.env_steps,
-                                                    "opponent": name, **res})
+        row = {"update": trainer.updates, "env_steps": trainer.env_steps, "opponent": name, **res}
+        _append_csv(out / "eval.csv", EVAL_FIELDS, row)
         if writer:
-            writer.add_scalar(f"eval/win_rate_vs_{name}", res["win_rate"], trainer.updates)
-            writer.add_scalar(f"eval/margin_vs_{name}", res["mean_margin"], trainer.updates)
+            _log_eval(writer, row)
         if bar:
             bar.write(f"update {trainer.updates}: vs {name} win rate {res['win_rate']:.2f} "
                       f"(margin {res['mean_margin']:+.1f}, {res['games']} games)")

@@ -14,7 +14,9 @@ core, in this process, with uniformly random legal actions:
   ``carc_env.env()`` with all wrappers and full observations, and steps of the
   batched vector env (per game-step), when the env package is present.
 
-Speed is measured here and only here (never in a timed test).
+Speed is measured here and only here (never in a timed test).  Bad arguments
+(``--players 6``, ``--expansions foo``, ``--seconds -1``, ``--seed -1``) end the
+script with one line naming the argument and exit status 2.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents import cli  # noqa: E402
 from carc_env.core import Game, GameConfig, Pass, PlaceFollower, PlaceTile  # noqa: E402
 
 
@@ -80,16 +83,20 @@ def bench_engine(config: GameConfig, seconds: float, seed: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.Parser(prog="bench.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true", help="print one JSON line")
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--expansions", default="base", help="comma-separated expansion keys")
-    ap.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--num-envs", type=int, default=16, help="games in the vector env measurement")
+    ap.add_argument("--players", type=cli.players, default=2, help="2 to 5")
+    ap.add_argument("--expansions", default="base", help="comma-separated expansion keys ('base' is added)")
+    ap.add_argument("--seconds", type=cli.positive_float, default=10.0, help="time per measurement (> 0)")
+    ap.add_argument("--seed", type=cli.seed, default=0, help=">= 0")
+    ap.add_argument("--num-envs", type=cli.int_range(1), default=16, help="games in the vector env measurement")
     ap.add_argument("--no-env", action="store_true", help="measure the engine only")
     args = ap.parse_args(argv)
-    config = GameConfig(num_players=args.players, expansions=tuple(args.expansions.split(",")))
+    try:
+        keys = cli.expansions(args.players)(args.expansions)
+    except argparse.ArgumentTypeError as exc:
+        ap.error(f"argument --expansions: {exc}")
+    config = GameConfig(num_players=args.players, expansions=keys)
     result: dict = {
         "config": config.to_dict(),
         "seconds_per_measurement": args.seconds,
@@ -104,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as exc:  # the env layer is optional for an engine-only checkout
             result["env_error"] = f"env benchmark unavailable: {exc}"
         else:
-            kw = {"num_players": args.players, "expansions": tuple(args.expansions.split(","))}
+            kw = {"num_players": args.players, "expansions": keys}
             result["env_steps_per_s"] = round(env_bench.env_steps_per_s(seconds=args.seconds, seed=args.seed, **kw), 1)
             result["vector_env_steps_per_s"] = round(
                 env_bench.vector_env_steps_per_s(num_envs=args.num_envs, seconds=args.seconds, seed=args.seed, **kw), 1

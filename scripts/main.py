@@ -22,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents import cli  # noqa: E402
 from agents.checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint  # noqa: E402
 from agents.config import TrainConfigError, load_config  # noqa: E402
 from agents.evaluate import evaluate, play_game  # noqa: E402
@@ -33,21 +34,26 @@ from carc_env.render import frames_from_record, render_image, save_gif, save_png
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.Parser(prog="main.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default="configs/default.yaml")
     ap.add_argument("--out", default="runs/default")
-    ap.add_argument("--eval-games", type=int, default=None, help="override run.final_eval_games")
+    ap.add_argument("--eval-games", type=cli.int_range(1), default=None, help="override run.final_eval_games (>= 1)")
     args = ap.parse_args(argv)
-    try:
+    try:  # everything is checked before training starts
         cfg = load_config(args.config)
+    except TrainConfigError as exc:
+        return cli.fail(ap.prog, exc)
+    problem = cli.usable_dir(args.out)
+    if problem:
+        return cli.fail(ap.prog, problem)
+    try:
         t0 = time.time()
         trainer = train(cfg, args.out)
         train_s = time.time() - t0
         data = load_checkpoint(os.path.join(args.out, "checkpoint.pt"))
         net = net_from_checkpoint(data)
     except (TrainConfigError, CheckpointError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli.fail(ap.prog, exc)
     env_kwargs = cfg.env_kwargs()
     agent = PPOPolicy(net, name="ppo")
     games = args.eval_games or cfg.run.final_eval_games

@@ -32,6 +32,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+import agents  # noqa: E402,F401  (before torch: sets OMP_WAIT_POLICY=PASSIVE, see agents/__init__.py)
+
+# isort: split
 import torch  # noqa: E402
 
 from agents.config import load_config  # noqa: E402

@@ -8,7 +8,10 @@ Usage::
 The record is the JSON written by ``carc_env.core.record.save_record``.  The
 whole record is replayed (and its final scores checked) before anything is
 drawn; a missing, malformed or non-replaying record exits with status 2 and a
-message saying what is wrong.  ``--text`` also prints the final board as text.
+message saying what is wrong, and so does a bad argument (``--png`` into a
+missing folder, ``--tile-px 4``, ``--every 0``), before anything is replayed:
+one line naming the argument, the value and what is allowed.  ``--text`` also
+prints the final board as text.
 """
 
 from __future__ import annotations
@@ -24,25 +27,31 @@ except ImportError:  # run from a checkout without installing: use the repositor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import carc_env  # noqa: F401
 
+from agents import cli
 from carc_env.core.expansion import ConfigError
 from carc_env.core.record import RecordError, load_record, replay
 from carc_env.render import frames_from_record, render_image, render_text, save_gif, save_png
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = cli.Parser(
+        prog="replay.py",
         description="Render a carc_env JSON game record as a PNG of the final board and/or an animated GIF.",
     )
     p.add_argument("record", type=Path, help="game record (JSON from carc_env.core.record.save_record)")
-    p.add_argument("--png", type=Path, help="write the final board to this PNG file")
-    p.add_argument("--gif", type=Path, help="write an animation of the game (one frame per placed tile) to this GIF")
+    p.add_argument("--png", type=cli.output_file, help="write the final board to this PNG file (its folder must exist)")
     p.add_argument(
-        "--tile-px", type=int, default=None, help="pixels per tile (default: 64 for the PNG, 32 for the GIF)"
+        "--gif", type=cli.output_file, help="write an animation of the game (one frame per placed tile) to this GIF"
     )
     p.add_argument(
-        "--every", type=int, default=1, help="GIF: keep every K-th placement frame (default 1; the last is always kept)"
+        "--tile-px", type=cli.int_range(8, 512), default=None,
+        help="pixels per tile, 8..512 (default: 64 for the PNG, 32 for the GIF)",
     )
-    p.add_argument("--duration-ms", type=int, default=300, help="GIF: milliseconds per frame (default 300)")
+    p.add_argument(
+        "--every", type=cli.int_range(1), default=1,
+        help="GIF: keep every K-th placement frame (default 1; the last is always kept)",
+    )
+    p.add_argument("--duration-ms", type=cli.int_range(1), default=300, help="GIF: milliseconds per frame (default 300)")
     p.add_argument("--text", action="store_true", help="also print the final board as text")
     return p
 
@@ -52,20 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.png is None and args.gif is None and not args.text:
         parser.error("nothing to do: give --png, --gif and/or --text")
-    if args.tile_px is not None and args.tile_px < 8:
-        parser.error(f"--tile-px must be at least 8, got {args.tile_px}")
-    if args.every < 1:
-        parser.error(f"--every must be at least 1, got {args.every}")
 
     try:
         record = load_record(args.record)
         game = replay(record)
     except (RecordError, ConfigError) as exc:
-        print(f"replay.py: error: {exc}", file=sys.stderr)
-        return 2
+        return cli.fail("replay.py", exc)
     except (TypeError, KeyError, AttributeError, ValueError) as exc:  # structurally broken JSON content
-        print(f"replay.py: error: {args.record}: corrupt game record ({type(exc).__name__}: {exc})", file=sys.stderr)
-        return 2
+        return cli.fail("replay.py", f"{args.record}: corrupt game record ({type(exc).__name__}: {exc})")
 
     scores = ", ".join(f"P{p} {s}" for p, s in enumerate(game.scores))
     print(

@@ -5,8 +5,13 @@
 
 Shows a progress bar, writes OUT/progress.csv, OUT/eval.csv and TensorBoard
 logs (OUT/tb), and an atomic checkpoint (OUT/checkpoint.pt).  Run the same
-command again after an interruption to resume exactly where it stopped;
-``--no-resume`` starts over.
+command again after an interruption (even a kill) to resume exactly where the
+last checkpoint left off (the logs are cut back to it); ``--no-resume`` starts
+over, old logs and TensorBoard events included.
+
+Everything is checked before training starts: a bad config key or value, an
+empty or unreadable config file, an unusable ``--out`` or ``--updates`` ends
+the script with one line naming the problem and exit status 2.
 """
 
 from __future__ import annotations
@@ -17,27 +22,38 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from agents.checkpoint import CheckpointError  # noqa: E402
-from agents.config import TrainConfigError, load_config  # noqa: E402
-from agents.train import train  # noqa: E402
+from agents.cli import Parser, fail, int_range, usable_dir  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", default="configs/default.yaml")
-    ap.add_argument("--out", default="runs/default")
+    ap = Parser(prog="train.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", default="configs/default.yaml", help="training config (YAML)")
+    ap.add_argument("--out", default="runs/default", help="output folder (created if missing)")
     ap.add_argument("--no-resume", action="store_true", help="ignore an existing checkpoint and start over")
-    ap.add_argument("--updates", type=int, default=None, help="override run.total_updates")
+    ap.add_argument("--updates", type=int_range(1), default=None, help="override run.total_updates (>= 1)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+
+    from agents.checkpoint import CheckpointError
+    from agents.config import TrainConfigError, load_config, validate
+
     try:
         cfg = load_config(args.config)
         if args.updates is not None:
             cfg.run.total_updates = args.updates
+            validate(cfg)
+    except TrainConfigError as exc:
+        return fail(ap.prog, exc)
+    problem = usable_dir(args.out)
+    if problem:
+        return fail(ap.prog, problem)
+
+    from agents.train import train
+
+    try:
         trainer = train(cfg, args.out, resume=not args.no_resume, progress=not args.quiet)
     except (TrainConfigError, CheckpointError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail(ap.prog, exc)
     print(f"done: {trainer.updates} updates, {trainer.env_steps} env steps; checkpoint {args.out}/checkpoint.pt")
     return 0
 

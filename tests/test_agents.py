@@ -148,7 +148,7 @@ def test_checkpoint_of_an_old_version_is_refused(tmp_path):
 def test_bad_training_config_names_the_key():
     with pytest.raises(TrainConfigError, match="unknown key"):
         config_from_dict({"ppo": {"learning_rate": 1.0}})
-    with pytest.raises(TrainConfigError, match="ppo.epochs must be int"):
+    with pytest.raises(TrainConfigError, match="ppo.epochs: .many. is not allowed; it must be int"):
         config_from_dict({"ppo": {"epochs": "many"}})
     with pytest.raises(TrainConfigError, match="top-level"):
         config_from_dict({"trainer": {}})

@@ -11,9 +11,13 @@ Layers, lowest first::
     render               core + the plug-in registry (+ Pillow)
     plug-in draw         <key>/draw.py: core + render + its own package
     policies             core + encoding
-    env                  core + encoding + render + policies + the registry (+ gymnasium, pettingzoo)
+    registration         nothing of carc_env (+ gymnasium, pettingzoo): the ids, as entry-point strings
+    env                  core + encoding + render + policies + the registry + registration
+                         (+ gymnasium, pettingzoo)
     baselines            env + policies
-    agents/              the public carc_env API only
+    integrations         core + env + baselines + registration (+ torch, ray, stable_baselines3,
+                         sb3_contrib, gymnasium): the only modules that import an RL framework
+    agents/              the public carc_env API only (no carc_env module imports agents)
 
 No plug-in imports another plug-in.  ``encoding``, ``render``, ``env`` and the
 other generic layers import no plug-in by name (only the registry) and never
@@ -37,9 +41,12 @@ from carc_env.core.game import GameConfig
 ROOT = Path(carc_env.__file__).resolve().parent
 PKG = ROOT.name
 EXTERNAL_ONLY_IN = {  # third-party packages and the layers that may import them
-    "gymnasium": {"env"},
-    "pettingzoo": {"env"},
-    "torch": set(),
+    "gymnasium": {"env", "registration", "integrations"},
+    "pettingzoo": {"env", "registration"},
+    "torch": {"integrations"},
+    "ray": {"integrations"},
+    "stable_baselines3": {"integrations"},
+    "sb3_contrib": {"integrations"},
     "PIL": {"render", "plugin_draw"},
     "agents": set(),
 }
@@ -52,9 +59,11 @@ ALLOWED = {
     "render": {"core", "registry", "render"},
     "plugin_draw": {"core", "render"},
     "policies": {"core", "encoding", "policies"},
-    "env": {"core", "registry", "encoding", "render", "policies", "env"},
+    "registration": set(),
+    "env": {"core", "registry", "encoding", "render", "policies", "env", "registration"},
     "baselines": {"env", "policies"},
-    "package": {"core", "registry"},
+    "integrations": {"core", "env", "baselines", "registration", "integrations"},
+    "package": {"core", "registry", "registration"},
 }
 DECLARATIONS = {"REQUIRES", "CONFLICTS", "START_COMBINES"}
 NOT_A_NAME = {  # the tile data's "count" attribute (copies in the set)
@@ -84,7 +93,7 @@ def _layer(module: str) -> tuple[str, str | None]:
         if leaf == "draw":
             return "plugin_draw", plugin
         return "plugin_rules", plugin
-    if top in ("core", "encoding", "render", "env", "policies", "baselines"):
+    if top in ("core", "encoding", "render", "env", "policies", "baselines", "registration", "integrations"):
         return top, None
     return "other", None  # a package added later (integrations, fast): classify it here
 
@@ -269,3 +278,4 @@ def test_plug_ins_change_the_game_only_through_its_methods():
                     f"{where} calls {node.func.attr} on {'.'.join(chain)}: use a Game method meant for expansions"
                 )
     assert checked >= 20
+

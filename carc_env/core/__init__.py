@@ -4,7 +4,7 @@ Public names: :class:`Game`, :class:`GameConfig`, the actions and events, and
 :func:`carc_env.core.record.to_record` / ``replay`` for JSON game records.
 """
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from .actions import Action, ActionTypeError, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from .config import GameConfig, RuleSet, ruleset
 from .events import (
     Event,
@@ -25,7 +25,7 @@ from .game import GAME_OVER, Game, new_game
 from .tiles import TileDataError
 
 __all__ = [
-    "Action", "IllegalActionError", "Pass", "PlaceFollower", "PlaceTile", "GameConfig", "RuleSet", "ruleset",
+    "Action", "ActionTypeError", "IllegalActionError", "as_index", "Pass", "PlaceFollower", "PlaceTile", "GameConfig", "RuleSet", "ruleset",
     "Event", "FeatureCompleted", "FeatureScored", "FigureMoved", "FollowerPlaced", "FollowerReturned", "GameOver",
     "PointsAwarded", "ScoreItem", "TileDiscarded", "TileDrawn", "TilePlaced", "ConfigError", "Expansion",
     "register", "unregister", "GAME_OVER", "Game", "new_game", "TileDataError",

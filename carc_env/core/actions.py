@@ -11,17 +11,90 @@ grows east, y grows south; rotations are quarter turns clockwise):
 Expansions add their own action classes; each implements ``to_text``, and
 the expansion's ``action_parsers`` (``{first word: parse(text)}``) read them
 back, in games where it is enabled.
+
+Actions are frozen dataclasses; ``Game.apply`` checks every field against its
+annotation (``int`` fields take Python or numpy integers, never bools, floats or
+strings) before anything changes, and raises :class:`ActionTypeError` naming
+the field, the value and its type otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 class IllegalActionError(ValueError):
     """An action was not legal in the current state; the message says why."""
+
+
+class ActionTypeError(IllegalActionError, TypeError):
+    """An action (or a field of one) has the wrong type: a float, a string or a bool where an integer
+    is needed, or something that is not an action at all.  Both an :class:`IllegalActionError` (a
+    ``ValueError``) and a ``TypeError``, so either ``except`` catches it."""
+
+
+def as_index(value: Any, what: str = "an action") -> int:
+    """``value`` as a Python int if it is an integer (``int``, numpy integer, integer 0-d array or
+    tensor); raise :class:`ActionTypeError` naming ``what``, the value and its type otherwise.
+
+    Bools are refused although Python counts them as integers: ``True`` as an action index is
+    always a mistake.  Floats are refused even when integral: truncating ``2916.7`` would play
+    another action than the one meant.
+    """
+    if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):
+        raise ActionTypeError(f"{what} must be an integer, got the bool {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ActionTypeError(f"{what} must be an integer, got {value!r} of type {type(value).__name__}") from None
+
+
+_FIELD_CHECKS: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _field_checks(cls: type) -> tuple[tuple[str, str], ...]:
+    checks = _FIELD_CHECKS.get(cls)
+    if checks is None:
+        checks = tuple(
+            (f.name, f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""))
+            for f in dataclasses.fields(cls)
+        )
+        _FIELD_CHECKS[cls] = checks
+    return checks
+
+
+def checked_action(action: Any) -> Action:
+    """``action`` with every field checked against its annotation; numpy integers become ints.
+
+    Raises :class:`ActionTypeError` for anything that is not an :class:`Action` or has a field of
+    the wrong type.  Returns the same object when nothing needed converting.
+    """
+    if not isinstance(action, Action):
+        raise ActionTypeError(
+            f"an action must be an Action (PlaceTile, PlaceFollower, Pass, an expansion's action) or its text, "
+            f"got {action!r} of type {type(action).__name__}"
+        )
+    fixed: dict[str, Any] | None = None
+    cls = type(action)
+    for name, kind in _field_checks(cls):
+        v = getattr(action, name)
+        if kind == "int":
+            if type(v) is not int:
+                iv = as_index(v, f"{cls.__name__}.{name}")
+                fixed = fixed or {}
+                fixed[name] = iv
+        elif kind == "str":
+            if not isinstance(v, str):
+                raise ActionTypeError(f"{cls.__name__}.{name} must be a string, got {v!r} of type {type(v).__name__}")
+        elif kind == "bool":
+            if not isinstance(v, bool):
+                raise ActionTypeError(f"{cls.__name__}.{name} must be a bool, got {v!r} of type {type(v).__name__}")
+    return dataclasses.replace(action, **fixed) if fixed else action
 
 
 @dataclass(frozen=True, slots=True)

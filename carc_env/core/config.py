@@ -51,10 +51,18 @@ class GameConfig:
     followers: int = 7
 
     def __post_init__(self) -> None:
-        if isinstance(self.expansions, str):
-            raise ConfigError(f"expansions must be a tuple of keys, got the string {self.expansions!r}; write ({self.expansions!r},)")
-        object.__setattr__(self, "expansions", tuple(self.expansions))
-        object.__setattr__(self, "options", {k: dict(v) for k, v in dict(self.options).items()})
+        exps = self.expansions
+        if isinstance(exps, str):
+            raise ConfigError(f"expansions must be a tuple of keys, got the string {exps!r}; write ({exps!r},)")
+        if not isinstance(exps, (tuple, list)) or not all(isinstance(k, str) for k in exps):
+            raise ConfigError(f"expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}")
+        object.__setattr__(self, "expansions", tuple(exps))
+        opts = self.options
+        if not isinstance(opts, Mapping) or not all(isinstance(v, Mapping) for v in opts.values()):
+            raise ConfigError(
+                f"options must map expansion keys to option dicts, e.g. {{'shrines': {{'sixth_tile': True}}}}, got {opts!r}"
+            )
+        object.__setattr__(self, "options", {k: dict(v) for k, v in opts.items()})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,14 +74,13 @@ class GameConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"a game config must be a mapping of {[f.name for f in dataclasses.fields(cls)]}, got {data!r}")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise ConfigError(f"unknown game config key(s) {sorted(unknown)}; known: {sorted(known)}")
-        d = dict(data)
-        if "expansions" in d:
-            d["expansions"] = tuple(d["expansions"])
-        return cls(**d)
+        return cls(**dict(data))
 
     def key(self) -> str:
         import json
@@ -156,7 +163,7 @@ class RuleSet:
         n = config.num_players
         if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ConfigError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
-        if not isinstance(config.followers, int) or config.followers < 1:
+        if not isinstance(config.followers, int) or isinstance(config.followers, bool) or config.followers < 1:
             raise ConfigError(f"followers must be a positive integer, got {config.followers!r}")
         keys = config.expansions
         if len(set(keys)) != len(keys):

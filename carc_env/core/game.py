@@ -7,10 +7,17 @@ Contract
 * ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
   expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
   the turn's player, ``game.turn_player``).
+* ``seed`` is None or a non-negative integer (numpy integers are stored as
+  ``int``, so the game record stays JSON); ``draw_order`` a list of tile ids.
+  Anything else raises :class:`ConfigError`.
 * ``game.legal_actions()`` lists every legal action; ``game.apply(action)``
   is the only way the state changes.  It returns the events of the change and
   raises :class:`IllegalActionError` (saying what was wrong) for anything
-  illegal, leaving the state untouched.
+  illegal, leaving the state untouched.  Types are checked first: an action
+  whose fields are not of their annotated types (a float coordinate, a string,
+  a bool) or that is no action at all raises
+  :class:`~carc_env.core.actions.ActionTypeError` (an ``IllegalActionError``
+  and a ``TypeError``); numpy integers are accepted and stored as ``int``.
 * ``game.clone()`` is a cheap independent copy (for search).  Every attribute
   is copied as :data:`Game.CLONE` says; an attribute it does not name makes
   ``clone`` raise, so a new mutable field can never be shared by accident.
@@ -43,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as _layout
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
+from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, checked_action, parse_basic
 from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
     Event,
@@ -158,6 +165,7 @@ class Game:
         self.rules = rules
         self.config = config
         self.num_players = config.num_players
+        seed = _checked_seed(seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._infos: tuple[TileInfo, ...] = rules.tile_infos
@@ -237,6 +245,14 @@ class Game:
     def _bag_from_order(self, order: Sequence[str]) -> list[int]:
         if isinstance(order, str):
             raise ConfigError("draw_order must be a list of tile ids, not a string")
+        if not isinstance(order, (Sequence, np.ndarray)) or isinstance(order, (bytes, bytearray)):
+            raise ConfigError(
+                f"draw_order must be a list of tile ids (e.g. ['BA-D', 'BA-U']), got {order!r} of type "
+                f"{type(order).__name__}"
+            )
+        for pos, tid in enumerate(order):
+            if not isinstance(tid, str):
+                raise ConfigError(f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}")
         available: dict[int, int] = {}
         for t, tile in enumerate(self.rules.tiles):
             available[t] = tile.count
@@ -356,8 +372,7 @@ class Game:
         """Apply the deciding player's action; return the events it caused."""
         if self.over:
             raise IllegalActionError("the game is over; no action is legal")
-        if isinstance(action, str):
-            action = self.parse_action(action)
+        action = checked_action(self.parse_action(action) if isinstance(action, str) else action)
         stage = self._stage_list()[self._stage_i]
         done = stage.apply(self, action)
         self.history.append(action)
@@ -988,6 +1003,17 @@ class Game:
         return all(
             self.supply[p] + per[p] + extra[p] == self.rules.followers for p in range(self.num_players)
         )
+
+
+def _checked_seed(seed: Any) -> int | None:
+    """A game seed: None or a non-negative integer, as a Python int (JSON-serialisable)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r} of type {type(seed).__name__}")
+    if seed < 0:
+        raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 def new_game(

@@ -21,9 +21,9 @@ decision phase owns one contiguous range, in this order:
    codec never checks expansion names.  A phase without one gets the generic
    :class:`EnumeratedPhaseCodec`, with a warning.
 
-The mask (``int8``, length ``n``) enables exactly the legal actions of the
-deciding player in the current phase; it is never all zero while the game is
-running.  :meth:`ActionCodec.action_to_text` / :meth:`ActionCodec.action_from_text`
+The mask (``int8``, length ``n``, read-only) enables exactly the legal actions
+of the deciding player in the current phase; it is never all zero while the
+game is running.  :meth:`ActionCodec.action_to_text` / :meth:`ActionCodec.action_from_text`
 convert to and from the core's text notation with absolute coordinates
 (``tile 1,-2 r3``, ``follower c1``, ``pass``).
 
@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from ..core.actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from ..expansions import part
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -411,6 +411,7 @@ class ActionCodec:
             if pc is None:
                 raise ValueError(f"phase {game.phase!r} has no action codec")
             pc.fill_mask(game, v, mask[pc.start : pc.start + pc.size])
+        mask.flags.writeable = False  # handed out as obs["action_mask"]; the env validates against it
         v.mask = mask
         self._view = v
         return v
@@ -435,7 +436,7 @@ class ActionCodec:
         return v.x0, v.y0
 
     def mask(self, game: Game) -> np.ndarray:
-        """The int8 legal-action mask of the deciding player (shared array; do not modify)."""
+        """The int8 legal-action mask of the deciding player (shared and read-only)."""
         return self.view(game).mask
 
     # ------------------------------------------------------------------ conversion
@@ -452,10 +453,7 @@ class ActionCodec:
         Raises IllegalActionError if ``index`` is out of range or belongs to
         another phase's range; legality within the phase is the core's to check.
         """
-        try:
-            index = int(index)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"an action must be an integer, got {index!r}") from None
+        index = as_index(index, "an action")
         if not 0 <= index < self.n:
             raise IllegalActionError(f"action {index} is outside 0..{self.n - 1}")
         phase = game.phase

@@ -7,11 +7,11 @@
 * :mod:`carc_env.env.wrappers`: observation flattening (Dict -> Box);
 * :mod:`carc_env.env.bench`: throughput measurements.
 
-Importing this package registers ``"carc_env/Carcassonne-v0"`` with
-Gymnasium (``gymnasium.make("carc_env/Carcassonne-v0", **options)``) and
-``"carc_env/carcassonne-v0"`` with PettingZoo's AEC registry
-(``pettingzoo.make("aec", "carc_env/carcassonne-v0", **options)``, PettingZoo
->= 1.27; skipped on older versions, which have no registry).
+The ids ``"carc_env/Carcassonne-v0"`` (Gymnasium:
+``gymnasium.make("carc_env/Carcassonne-v0", **options)``) and
+``"carc_env/carcassonne-v0"`` (PettingZoo's AEC registry:
+``pettingzoo.make("aec", "carc_env/carcassonne-v0", **options)``) are
+registered by ``import carc_env`` itself (:mod:`carc_env.registration`).
 
 ``carc_env.env(**options)`` is the wrapped AEC env whether ``carc_env.env``
 resolves to the function or, once this subpackage is imported, to the package
@@ -24,29 +24,9 @@ import sys
 import types
 from typing import Any
 
-import gymnasium
-
+from ..registration import GYM_ID, PETTINGZOO_ID
 from .aec import env, raw_env
 from .options import REWARD_MODES, EnvOptions
-
-GYM_ID = "carc_env/Carcassonne-v0"
-PETTINGZOO_ID = "carc_env/carcassonne-v0"
-
-
-def _register() -> None:
-    if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="carc_env.env.gym_env:CarcassonneGymEnv")
-    try:
-        import pettingzoo
-
-        registry = getattr(pettingzoo, "aec_registry", None)
-        if registry is not None and PETTINGZOO_ID not in registry:
-            pettingzoo.register("aec", PETTINGZOO_ID, entry_point="carc_env.env.aec:env")
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - old PettingZoo without a registry
-        pass
-
-
-_register()
 
 
 class _CallableModule(types.ModuleType):

@@ -34,7 +34,14 @@ follower or pass, then any expansion phase.
 gives the same draw order and game); a reset without a seed continues the
 seed stream of the last seeded reset.  ``options={"draw_order": [tile ids]}``
 forces the draw order (tile ids as in the tile data, e.g. ``"BA-D"``); other
-keys are ignored with a warning.
+keys are ignored with a warning.  ``options`` must be a dict (or None) and the
+seed None or a non-negative integer; a reset that fails (a bad option, an
+unknown tile id) raises ``ConfigError`` / ``ValueError`` and leaves the env as
+it was (never reset, or still in the previous game).
+
+Calling ``observe``, ``last`` or ``render`` before a successful ``reset``
+raises ``RuntimeError`` (``AttributeError`` for the per-step attributes, as in
+PettingZoo).
 
 Actions
 -------
@@ -68,6 +75,23 @@ text notation are the map file's (x = column, y = row), not the start tile's.
 ``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
 deciding agent (all zero for the others); it is mirrored in
 ``info["action_mask"]`` and never all zero for the acting agent.
+
+``step(action)`` takes an integer (a Python or numpy integer, or an integer
+0-d array or tensor).  Anything else (a float such as ``2916.7``, a string, a
+bool, ``None`` for an agent that must act) raises
+``carc_env.core.ActionTypeError`` (an ``IllegalActionError`` and a
+``TypeError``) naming the value and its type; an index outside
+``0..N-1`` raises ``IllegalActionError``.  These checks are real ``if``
+statements, so they hold under ``python -O`` too.  In ``raw_env`` an integer
+the mask does not enable raises ``IllegalActionError`` and changes nothing
+(the acting agent's pending reward included); ``env()``'s
+``TerminateIllegalWrapper`` instead ends the game with -1 for that agent, as
+in every PettingZoo classic env.
+
+Observations, masks and infos are read-only arrays: the mask is the array the
+env validates the next action against and an observation dict is cached until
+the next step, so writing into them would change the env
+(``ValueError: assignment destination is read-only``; copy to modify).
 ``env.unwrapped.action_to_text(a)`` / ``action_from_text("tile 1,-2 r3")``
 convert with absolute coordinates (start tile at (0, 0), x east, y south).
 If a legal placement ever falls outside the window, the acting agent's info
@@ -188,7 +212,12 @@ leave, as in every PettingZoo classic env.  Their infos carry
 
 Rendering: ``render_mode="ansi"`` returns the text board,
 ``"rgb_array"`` an ``(H, W, 3) uint8`` image (``carc_env.render``),
-``"human"`` prints the text board after every step.
+``"human"`` prints the text board after every step.  An ``rgb_array`` frame
+is bounded: its board part is at most ``render_max_px`` pixels (default 2048)
+on its longer side, so on a large board the tiles are drawn smaller than
+``tile_px`` (never below 8 px); ``raw_env.render_tile_px()`` gives the size
+the next frame uses.  (Unbounded, a 28 x 28-tile board at 512 px per tile is
+a 704 MB frame.)
 
 The environment pickles with its full state (``pickle.dumps(env)`` mid-game,
 restore and continue identically).
@@ -208,7 +237,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core import Game, IllegalActionError
+from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec, ObservationEncoder
 from .match import Match
 from .options import RENDER_MODES, EnvOptions
@@ -271,9 +300,53 @@ def _fast(cls: type, guard: bool) -> type:
     return type(cls.__name__, (cls,), attrs)
 
 
+def _checked_action(env: AECEnv, action: Any) -> Any:
+    """``action`` if it is None for a terminated agent or an integer in the action space (as an int);
+    raise otherwise.  Real checks, not ``assert``: they must hold under ``python -O``."""
+    raw = env.unwrapped
+    agent = raw.agent_selection
+    if raw.terminations[agent] or raw.truncations[agent]:
+        return action
+    if action is None:
+        raise IllegalActionError(f"{agent} must act (it is not terminated); got None")
+    index = as_index(action, "an action")
+    n = raw.action_space(agent).n
+    if not 0 <= index < n:
+        raise IllegalActionError(f"action {index} is outside the action space 0..{n - 1}")
+    return index
+
+
+class _BoundsChecked:
+    """PettingZoo's AssertOutOfBoundsWrapper checks with ``assert``, which ``python -O`` removes
+    (then ``step(-1)`` reached TerminateIllegalWrapper as the last mask entry and ended the game).
+    This step checks for real and raises IllegalActionError / ActionTypeError instead."""
+
+    def step(self, action: Any) -> None:
+        wrappers.BaseWrapper.step(self, _checked_action(self, action))  # type: ignore[arg-type]
+
+
+class _ResetChecked:
+    """PettingZoo's OrderEnforcingWrapper marks the env reset before the reset runs; after a reset
+    that raised, ``last()`` then failed with AttributeError deep in the raw env.  This one keeps
+    the previous state of the flag when the reset fails and checks ``last()`` too."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        was = self._has_reset
+        try:
+            wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)  # type: ignore[arg-type]
+        except BaseException:
+            self._has_reset = was
+            raise
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            raise RuntimeError("call reset() (successfully) before last()")
+        return wrappers.OrderEnforcingWrapper.last(self, observe)  # type: ignore[arg-type]
+
+
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
-AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guard=False)
-OrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guard=True)
+AssertOutOfBoundsWrapper = _fast(type("AssertOutOfBoundsWrapper", (_BoundsChecked, wrappers.AssertOutOfBoundsWrapper), {}), guard=False)
+OrderEnforcingWrapper = _fast(type("OrderEnforcingWrapper", (_ResetChecked, wrappers.OrderEnforcingWrapper), {}), guard=True)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -346,19 +419,34 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.match.observe(self._seat[agent])
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        if self.match.game is None:
+            raise RuntimeError("call reset() before observe()")
+        return self.match.observe(seat)
+
+    def last(self, observe: bool = True) -> tuple:
+        if self.match.game is None:
+            raise RuntimeError("call reset() (successfully) before last()")
+        return super().last(observe)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         draw_order = None
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(
+                f"reset options must be a dict such as {{'draw_order': [tile ids]}} or None, got {options!r} "
+                f"of type {type(options).__name__}"
+            )
         if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
             if unknown:
                 warnings.warn(
                     f"carcassonne_v0.reset ignores unknown option(s) {unknown}; known: {list(RESET_OPTIONS)}",
                     stacklevel=2,
                 )
             draw_order = options.get("draw_order")
-        self.match.reset(seed, draw_order)
+        self.match.reset(seed, draw_order)  # raises before changing anything
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -381,8 +469,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if action is None:
             raise IllegalActionError(f"{agent} must act (it is not terminated); got None")
         seat = self._seat[agent]
+        rewards = self.match.step(action)  # validates first: a rejected action changes nothing
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.match.step(int(action))
         for i, a in enumerate(self.agents):
             self.rewards[a] = rewards[i]
         game = self.match.game
@@ -402,7 +490,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.infos[a] = {"action_mask": zero}
         view = self.match.view()
         mask = view.mask
-        assert mask.any(), "the deciding agent's action mask is all zero (engine/codec bug)"
+        if not mask.any():  # pragma: no cover - an engine/codec bug, never user input
+            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.game.phase!r} (engine/codec bug)")
         info: dict[str, Any] = {"action_mask": mask}
         if view.outside:
             info["placements_outside_window"] = view.outside
@@ -428,12 +517,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         from ..render import render_image, render_text
 
         if self.render_mode == "rgb_array":
-            return render_image(self.match.game, tile_px=self.options.tile_px)
+            return render_image(self.match.game, tile_px=self.render_tile_px())
         text = render_text(self.match.game)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def render_tile_px(self) -> int:
+        """Pixels per tile of the next ``rgb_array`` frame: ``tile_px``, or less where the board
+        would make the frame's board part larger than ``render_max_px`` on a side (at least 8)."""
+        from ..render.image import board_view
+
+        x0, x1, y0, y1 = board_view(self.match.game)
+        cells = max(x1 - x0 + 1, y1 - y0 + 1)
+        return max(8, min(self.options.tile_px, self.options.render_max_px // cells))
 
     def close(self) -> None:
         pass

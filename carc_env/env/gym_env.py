@@ -2,7 +2,7 @@
 
 Registered as ``"carc_env/Carcassonne-v0"``::
 
-    import gymnasium, carc_env.env
+    import gymnasium, carc_env
     env = gymnasium.make("carc_env/Carcassonne-v0", opponents=[GreedyPolicy(0.1)])
 
 Contract
@@ -13,8 +13,12 @@ Contract
   ``None``, the default, rotates it).
 * ``reset(seed=None, options=None)``: the learner's seat is
   ``options["learner_seat"]`` if given, else the constructor's
-  ``learner_seat``, else ``seed % num_players`` for a seeded reset and the
-  episode counter modulo ``num_players`` otherwise.  Each opponent seat gets
+  ``learner_seat``, else ``k % num_players`` where ``k`` counts episodes
+  from the last seeded reset's seed (``seed % num_players`` for the seeded
+  reset itself, ``(seed + 1) % num_players`` for the next unseeded one, ...).
+  So a seeded reset fully determines what follows, seats included, whatever
+  resets came before (Gymnasium's ``check_env`` checks this); before any
+  seeded reset ``k`` counts from 0.  Each opponent seat gets
   a policy: the list in order when it holds exactly ``num_players - 1``
   policies, else one drawn uniformly (with the env's seeded generator).
   ``options["draw_order"]`` forces the draw order.  Opponents before the
@@ -29,24 +33,52 @@ Contract
   carries what the opponents' moves inside ``reset`` earned it).  ``terminated`` is
   True when the game ends (never ``truncated``); the final info holds
   ``final_scores`` (absolute seats), ``learner_seat`` and ``winners``.
-* An illegal action raises :class:`carc_env.IllegalActionError`.
+* Illegal actions (``illegal_action=``, a constructor option):
+
+  - ``"loss"`` (default, PettingZoo's classic convention, as in
+    ``carc_env.env()``'s ``TerminateIllegalWrapper``): an action that the
+    mask disables ends the episode at once with ``terminated=True`` and
+    reward ``illegal_reward`` (default ``-1.0``, a loss under
+    ``reward="win_loss"``) plus whatever the learner had earned since its
+    previous decision; the game state is left as it was (the observation is
+    the one the action was chosen from) and ``info`` says why:
+    ``info["illegal_action"]`` (the action) and ``info["illegal_reason"]``
+    (a sentence naming the action, the phase and the number of legal
+    actions).  This is what lets Gymnasium's and Stable-Baselines3's
+    ``check_env`` step the env with unmasked ``action_space.sample()``
+    actions; a masked learner (``action_masks()``) never triggers it.
+  - ``"raise"``: an illegal action raises
+    :class:`carc_env.IllegalActionError` and changes nothing (the
+    behaviour before this option existed).
+
+  In both modes an action outside ``Discrete(N)``, or a ``step`` after the
+  episode ended or before ``reset``, raises
+  :class:`~carc_env.IllegalActionError`: that is a bug in the caller, not a
+  move.
+* ``step`` takes an integer (Python or numpy integer, integer 0-d array or
+  tensor); ``None``, floats, strings and bools raise
+  ``carc_env.core.ActionTypeError`` (an ``IllegalActionError`` and a
+  ``TypeError``) naming the value and its type, before anything changes.
+* Observations and masks are read-only arrays (see :mod:`carc_env.env.aec`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from ..core import ConfigError, Game, IllegalActionError
+from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec
 from ..policies import RandomPolicy
 from .aec import raw_env
 from .options import RENDER_MODES
 
 GYM_RESET_OPTIONS = ("draw_order", "learner_seat")
+ILLEGAL_ACTION_MODES = ("loss", "raise")
 
 
 def _policies(opponents: Any) -> list[Any]:
@@ -67,8 +99,28 @@ class CarcassonneGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2, "name": "carcassonne_v0"}
 
-    def __init__(self, opponents: Any = None, learner_seat: int | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        illegal_action: str = "loss",
+        illegal_reward: float = -1.0,
+        **options: Any,
+    ) -> None:
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(
+                f"option illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
+            )
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, (int, float))
+            or not math.isfinite(illegal_reward)
+        ):
+            raise ConfigError(f"option illegal_reward must be a finite number, got {illegal_reward!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self._ended = False  # an illegal action ended the episode (the game itself goes on)
         self.aec = raw_env(**options)
         self.render_mode = self.aec.render_mode
         self.num_players = self.aec.options.num_players
@@ -129,17 +181,27 @@ class CarcassonneGymEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(
+                f"reset options must be a dict (keys {list(GYM_RESET_OPTIONS)}) or None, got {options!r} "
+                f"of type {type(options).__name__}"
+            )
         options = dict(options or {})
-        unknown = sorted(set(options) - set(GYM_RESET_OPTIONS))
+        unknown = sorted(set(options) - set(GYM_RESET_OPTIONS), key=repr)
         if unknown:
             raise ConfigError(f"unknown reset option(s) {unknown}; known: {list(GYM_RESET_OPTIONS)}")
         n = self.num_players
         seat = options.get("learner_seat", self.learner_seat_option)
-        if seat is None:
-            seat = seed % n if seed is not None else self._episode % n
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {seat!r}")
+        # The game first: a reset that fails there (bad seed, bad draw order) changes nothing.
+        aec_options = {"draw_order": options["draw_order"]} if "draw_order" in options else None
+        self.aec.reset(seed=seed, options=aec_options)
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = int(seed)  # the seat rotation restarts from the seed: nothing before matters
+        if seat is None:
+            seat = self._episode % n
         self.learner = int(seat)
         self._episode += 1
         if seed is not None:
@@ -155,9 +217,8 @@ class CarcassonneGymEnv(gymnasium.Env):
                 reseed = getattr(self.seat_policies[s], "seed", None)
                 if callable(reseed):
                     reseed(int(np.random.SeedSequence([seed, 0x0771, k]).generate_state(1)[0]))
-        aec_options = {"draw_order": options["draw_order"]} if "draw_order" in options else None
-        self.aec.reset(seed=seed, options=aec_options)
         self._reward = 0.0
+        self._ended = False
         self._play_opponents()  # their rewards to the learner (score_delta) come with its first step
         obs, info = self._obs_info()
         return obs, info
@@ -166,11 +227,19 @@ class CarcassonneGymEnv(gymnasium.Env):
         aec, game = self.aec, self.aec.game
         if game is None:
             raise IllegalActionError("call reset() before step()")
-        if game.over:
-            raise IllegalActionError("the game is over; call reset()")
+        if game.over or self._ended:
+            raise IllegalActionError("the episode is over; call reset()")
         if game.player != self.learner:  # pragma: no cover - _play_opponents guarantees it
             raise IllegalActionError(f"seat {game.player} decides, not the learner's seat {self.learner}")
-        aec.step(int(action))
+        action = as_index(action, "an action")
+        if not 0 <= action < self.action_space.n:
+            raise IllegalActionError(
+                f"action {action!r} is outside the action space {self.action_space} (an int from 0 to "
+                f"{self.action_space.n - 1})"
+            )
+        if self.illegal_action == "loss" and not aec.match.mask()[action]:
+            return self._illegal(action)
+        aec.step(action)  # raises IllegalActionError for an illegal action (illegal_action="raise")
         self._collect()
         self._play_opponents()
         obs, info = self._obs_info()
@@ -180,6 +249,29 @@ class CarcassonneGymEnv(gymnasium.Env):
             best = max(game.scores)
             info["winners"] = [p for p, s in enumerate(game.scores) if s == best]
         return obs, reward, terminated, False, info
+
+    def _illegal(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """End the episode with a loss for an illegal action (``illegal_action="loss"``); the game is untouched."""
+        game = self.aec.game
+        try:
+            what = self.aec.action_to_text(action)
+        except (IllegalActionError, ValueError):
+            what = "not expressible in this state"
+        legal = int(self.aec.match.mask().sum())
+        reason = (
+            f"action {action} ({what}) is not legal for the learner (seat {self.learner}) in phase "
+            f"{game.phase!r}; {legal} legal action(s), see info['action_mask'] or action_masks()"
+        )
+        obs, info = self._obs_info()
+        # the state did not change, so the encoder's cached arrays (handed out with the previous
+        # observation) would come back again: give the caller its own copies
+        obs = {k: v.copy() for k, v in obs.items()}
+        info = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in info.items()}
+        info["illegal_action"] = action
+        info["illegal_reason"] = reason
+        reward, self._reward = self._reward + self.illegal_reward, 0.0
+        self._ended = True
+        return obs, reward, True, False, info
 
     def render(self) -> Any:
         return self.aec.render()

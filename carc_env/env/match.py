@@ -16,16 +16,28 @@ Rewards (``EnvOptions.reward``), per seat, for one applied action:
   the opponents' points gained)`` during that step (final scoring included in
   the last step); a seat's rewards sum to ``reward_scale * (own final score -
   mean opponent final score)``.
+
+What a match hands out is read-only: the mask (``mask()``, ``view().mask``)
+is the array ``step`` validates against, and ``observe()`` returns the same
+cached dict until the next step, so a caller writing into either would change
+what the env sees (``ValueError: assignment destination is read-only``
+instead).  Copy an array to change it.
+
+``step(index)`` takes an integer (Python or numpy, never a bool or a float:
+:func:`carc_env.core.as_index`) and checks it against the mask before the
+game changes; ``reset`` builds the new game before it replaces the old one,
+so a reset that fails (a bad draw order) leaves the match as it was.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
 from gymnasium import spaces
 
-from ..core import Game, IllegalActionError
+from ..core import Game, IllegalActionError, as_index
 from ..core.config import ruleset
 from ..encoding import ActionCodec, ObservationEncoder, StateView
 from .options import EnvOptions
@@ -46,24 +58,27 @@ class Match:
         self._obs: dict[int, dict[str, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ lifecycle
-    def next_seed(self, seed: int | None) -> int:
-        """The game seed of a reset: ``seed`` itself, else the next one from the last seeded stream."""
+    def _next_seed(self, seed: int | None) -> tuple[int, np.random.Generator]:
+        """The game seed of a reset and the seed stream after it, without changing the match:
+        ``seed`` itself (and a new stream), else the next seed of the last seeded stream."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-            self._seed_rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
-            return int(seed)
-        if self._seed_rng is None:
-            self._seed_rng = np.random.default_rng()
-        return int(self._seed_rng.integers(2**62))
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+            return int(seed), np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
+        stream = np.random.default_rng() if self._seed_rng is None else copy.deepcopy(self._seed_rng)
+        return int(stream.integers(2**62)), stream
 
     def reset(self, seed: int | None = None, draw_order: Sequence[str] | None = None) -> None:
-        self.game = Game(self.config, seed=self.next_seed(seed), draw_order=draw_order)
+        """Start a new game; on any error (bad seed, bad draw order) the match is unchanged."""
+        game_seed, stream = self._next_seed(seed)
+        game = Game(self.config, seed=game_seed, draw_order=draw_order)
+        self.game = game
+        self._seed_rng = stream
         self._obs = {}
 
     # ------------------------------------------------------------------ stepping
     def mask(self) -> np.ndarray:
-        """The deciding seat's legal-action mask (int8; shared, do not modify)."""
+        """The deciding seat's legal-action mask (int8, read-only: ``step`` validates against it)."""
         return self.codec.view(self.game).mask
 
     def outside(self) -> int:
@@ -74,19 +89,31 @@ class Match:
         """The codec's view of the current state (window, mask, legal placements)."""
         return self.codec.view(self.game)
 
-    def step(self, index: int) -> list[float]:
-        """Apply flat action ``index`` for the deciding seat; return the reward of every seat."""
+    def check(self, index: object) -> int:
+        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
+        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing."""
         game = self.game
         if game is None:
-            raise IllegalActionError("the match has not been reset")
+            raise IllegalActionError("the match has not been reset; call reset() first")
+        index = as_index(index, "an action")
+        if game.over:
+            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
+        mask = self.codec.view(game).mask
+        if not 0 <= index < len(mask) or not mask[index]:
+            raise IllegalActionError(
+                f"action {index} ({self._describe(index)}) is not legal for seat {game.player} in phase "
+                f"{game.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+            )
+        return index
+
+    def step(self, index: int) -> list[float]:
+        """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
+
+        An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
+        index = self.check(index)
+        game = self.game
         codec = self.codec
         view = codec.view(game)
-        if not 0 <= index < len(view.mask) or not view.mask[index]:
-            what = self._describe(index)
-            raise IllegalActionError(
-                f"action {index} ({what}) is not legal for seat {game.player} in phase {game.phase!r}; "
-                f"legal: {int(view.mask.sum())} action(s), see the action mask"
-            )
         pc = codec.codecs[game.phase]
         before = game.scores[:]
         game.apply(pc.decode(game, view, index - pc.start))
@@ -94,10 +121,18 @@ class Match:
         return self.rewards(before)
 
     def _describe(self, index: int) -> str:
+        """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
+        codec = self.codec
+        if not 0 <= index < codec.n:
+            return f"outside the action space 0..{codec.n - 1}"
+        phase = codec.phase_of(index)
+        if phase != self.game.phase:
+            r = codec.ranges[phase]
+            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
         try:
             return self.codec.action_to_text(self.game, index)
-        except (IllegalActionError, ValueError):
-            return "out of range"
+        except (IllegalActionError, ValueError) as exc:
+            return f"not a legal {phase} action here: {exc}"
 
     def rewards(self, before: Sequence[int]) -> list[float]:
         game = self.game
@@ -123,10 +158,15 @@ class Match:
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
-        """Observation of the current state for absolute ``seat`` (cached until the next step)."""
+        """Observation of the current state for absolute ``seat`` (cached until the next step; every
+        array read-only, so a caller cannot change what the next ``observe`` returns)."""
         obs = self._obs.get(seat)
         if obs is None:
+            if self.game is None:
+                raise RuntimeError("the match has not been reset; call reset() before observe()")
             obs = self.encoder.encode(self.game, seat, self.codec.view(self.game))
+            for a in obs.values():
+                a.flags.writeable = False
             self._obs[seat] = obs
         return obs
 

@@ -11,7 +11,8 @@ option             default                     meaning
 ``num_players``    ``2``                       2 to 5 players (agents ``player_0`` ..)
 ``expansions``     ``("base",)``               expansion keys (tuple/list of str; the base game is added if missing)
 ``rules``          ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
-``followers``      ``7``                       followers per player
+``followers``      ``7``                       followers per player; ``followers * num_players`` at most 255
+                                               (the observation counts followers in ``uint8`` planes)
 ``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
 ``reward_scale``   ``0.01``                    points -> reward factor of the score rewards
 ``window``         ``None``                    observation window ``(rows, cols)``, each 3..255; ``None``: the
@@ -19,7 +20,13 @@ option             default                     meaning
                                                (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
+                                               side: on a board too large for ``tile_px`` the tiles are
+                                               drawn smaller (down to 8 px), so a frame stays bounded
+                                               (256..16384)
 =================  ==========================  =============================================================
+
+Integer options must be Python ints (bools are refused).
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ class EnvOptions:
     window: tuple[int, int] | None = None
     render_mode: str | None = None
     tile_px: int = 64
+    render_max_px: int = 2048
 
     @classmethod
     def names(cls) -> list[str]:
@@ -71,8 +79,8 @@ class EnvOptions:
         if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ConfigError(f"option num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
         exps = self.expansions
-        if isinstance(exps, str) or not all(isinstance(e, str) for e in exps):
-            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), got {exps!r}")
+        if not isinstance(exps, (tuple, list)) or not all(isinstance(e, str) for e in exps):
+            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}")
         object.__setattr__(self, "expansions", with_default_expansions(tuple(exps)))
         if not isinstance(self.rules, Mapping) or not all(
             isinstance(k, str) and isinstance(v, Mapping) for k, v in self.rules.items()
@@ -84,6 +92,11 @@ class EnvOptions:
         f = self.followers
         if not isinstance(f, int) or isinstance(f, bool) or f < 1:
             raise ConfigError(f"option followers must be a positive integer, got {f!r}")
+        if f * n > 255:
+            raise ConfigError(
+                f"option followers x num_players must be at most 255 (the observation counts followers in uint8 "
+                f"planes), got {f} x {n} = {f * n}; use at most {255 // n} followers for {n} players"
+            )
         if self.reward not in REWARD_MODES:
             raise ConfigError(f"option reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
         rs = self.reward_scale
@@ -103,6 +116,9 @@ class EnvOptions:
         px = self.tile_px
         if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        cap = self.render_max_px
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
+            raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
         # The core validates the game itself (expansion keys, combinations, rule options).
         rules = ruleset(self.game_config())
         if w is None:

@@ -13,11 +13,16 @@ now.  Observations are returned from that seat's point of view (the encoding
 is player-relative, so one policy network serves every seat).
 
 * ``reset(seed=None) -> (obs, infos)``: game ``i`` is reset with seed
-  ``seed + i`` (unseeded: a fresh stream).  ``obs`` is a dict of stacked
+  ``seed + i`` (unseeded: a fresh stream); a seeded reset also restarts the
+  episode counters that rotate the learner seat, so it fully determines what
+  follows whatever came before.  ``obs`` is a dict of stacked
   arrays: ``board (N, C, H, W) uint8``, ``globals (N, G) float32``,
   ``windows (N, P, 12) uint8``, ``action_mask (N, A) int8``.
 * ``step(actions) -> (obs, rewards, dones, infos)``: ``actions[i]`` is the
-  acting seat's action in game ``i`` (it must be enabled in the mask).
+  acting seat's action in game ``i`` (an integer enabled in the mask).  The
+  whole batch is checked before any game moves: one ill-typed or illegal
+  action raises (``ActionTypeError`` / ``IllegalActionError`` naming
+  ``actions[i]``) and changes nothing, so the call can be retried.
   ``rewards`` is ``float32 (N, num_players)``: what each *absolute* seat
   earned during this step (terminal rewards included), so a self-play
   learner credits ``rewards[i, s]`` to seat ``s``'s latest transition in game
@@ -37,6 +42,9 @@ is player-relative, so one policy network serves every seat).
 
 Game ``i`` steps exactly like a :class:`carc_env.env.aec.raw_env` reset with
 ``seed + i`` and then reset without a seed after each game (tested).
+
+The returned observation arrays are read-only (``action_masks()`` is computed
+from them); copy them to modify.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core import ConfigError
+from ..core import ActionTypeError, ConfigError, IllegalActionError, as_index
 from .gym_env import _policies
 from .match import Match
 from .options import EnvOptions
@@ -141,9 +149,33 @@ class CarcassonneVectorEnv:
         m.observe_into(seat, {k: v[i] for k, v in batch.items()})
 
     # ------------------------------------------------------------------ API
+    def _checked_actions(self, actions: Any) -> list[int]:
+        """The batch as ints, each legal in its game; raise naming the first bad one.  Changes nothing."""
+        try:
+            arr = np.asarray(actions)
+        except ValueError as exc:  # ragged nesting
+            raise ValueError(f"actions must be a sequence of {self.num_envs} integers: {exc}") from None
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype == object:
+            ints = [as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())]
+        elif np.issubdtype(arr.dtype, np.integer):
+            ints = arr.tolist()
+        else:
+            raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
+        for i, (m, a) in enumerate(zip(self.matches, ints, strict=True)):
+            try:
+                m.check(a)
+            except IllegalActionError as exc:
+                raise type(exc)(f"actions[{i}] (game {i}): {exc}; no game was stepped") from None
+        return ints
+
     def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         if seed is not None:
-            self._seed = seed
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+            self._seed = int(seed)
+            self._episodes[:] = 0  # the learner-seat rotation restarts too: a seeded reset determines everything
         batch = self._empty_batch()
         infos: list[dict[str, Any]] = []
         self._pending[:] = 0
@@ -152,17 +184,20 @@ class CarcassonneVectorEnv:
             self._advance(i, self._pending[i])
             self._write_obs(i, batch)
             infos.append({"seat": int(self.seats[i])})
-        self._obs = batch
+        self._publish(batch)
         return batch, infos
+
+    def _publish(self, batch: dict[str, np.ndarray]) -> None:
+        for a in batch.values():
+            a.flags.writeable = False
+        self._obs = batch
 
     def step(
         self, actions: np.ndarray | list[int]
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        actions = self._checked_actions(actions)  # the whole batch, before any game moves
         rewards = self._pending
         self._pending = np.zeros_like(rewards)
         dones = np.zeros(self.num_envs, dtype=bool)
@@ -170,7 +205,7 @@ class CarcassonneVectorEnv:
         infos: list[dict[str, Any]] = []
         for i in range(self.num_envs):
             m = self.matches[i]
-            rewards[i] += m.step(int(actions[i]))
+            rewards[i] += m.step(actions[i])
             self._lengths[i] += 1
             self._advance(i, rewards[i])
             info: dict[str, Any] = {}
@@ -191,7 +226,7 @@ class CarcassonneVectorEnv:
             if view.dropped:
                 info["actions_out_of_range"] = view.dropped
             infos.append(info)
-        self._obs = batch
+        self._publish(batch)
         return batch, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

@@ -246,7 +246,8 @@ class LeaveStage(Stage):
     def _advance(self, game: Game) -> bool:
         st: CountState = game.ext[KEY]
         lv = st.leave
-        assert lv is not None
+        if lv is None:  # pragma: no cover - an engine bug, not user input (a real check: python -O keeps it)
+            raise RuntimeError("count_leave: the stage runs without its progress record")
         targets = self.exp.leave_targets(game)
         while lv.i < len(lv.order):
             p = lv.order[lv.i]
@@ -261,7 +262,8 @@ class LeaveStage(Stage):
     def apply(self, game: Game, action: Action) -> bool:
         st: CountState = game.ext[KEY]
         if type(action) is Pass:
-            assert st.leave is not None
+            if st.leave is None:  # pragma: no cover - an engine bug, not user input
+                raise RuntimeError("count_leave: a decision without the stage's progress record")
             st.leave.i += 1
         elif type(action) is CountSend:
             self.exp.send(game, action, self.exp.leave_targets(game), final=False)
@@ -361,7 +363,8 @@ class FinalStage(Stage):
     def _advance(self, game: Game) -> bool:
         st: CountState = game.ext[KEY]
         fs = st.final
-        assert fs is not None
+        if fs is None:  # pragma: no cover - an engine bug, not user input
+            raise RuntimeError("count_final: the stage runs without its progress record")
         n = game.num_players
         targets = self.exp.final_targets(game)
         for _ in range(n):
@@ -378,7 +381,8 @@ class FinalStage(Stage):
 
     def apply(self, game: Game, action: Action) -> bool:
         fs = game.ext[KEY].final
-        assert fs is not None
+        if fs is None:  # pragma: no cover - an engine bug, not user input
+            raise RuntimeError("count_final: a decision without the stage's progress record")
         p = game.player
         if type(action) is Pass:
             fs.passed[p] = True
