@@ -219,7 +219,8 @@ def _lay(game: Game) -> dict:
     for p in game.layout.pieces:
         put_tile(game, tiles[p.tile], p.x, p.y, p.rotation, printed=True)
         mark_closed(game)
-    assert game._nf == 0 and not game._pending_buildings and not game.connected_groups
+    if game._nf or game._pending_buildings or game.connected_groups:  # pragma: no cover - by construction
+        raise LayoutError("laying the printed pieces changed more than the board (frontier, buildings, groups)")
     copiers = type(game).CLONE
     return {name: copiers[name](getattr(game, name)) for name in _PRINTED_STATE}
 

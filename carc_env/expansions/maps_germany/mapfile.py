@@ -175,24 +175,10 @@ class MapData:
         return layout, tuple(coats)
 
 
-def _rotate_letters(letters: str, r: int) -> str:
-    """The N E S W letters of a tile whose unrotated letters are ``letters``, turned ``r`` quarter turns."""
-    out = [""] * 4
-    for s in range(4):
-        out[(s + r) % 4] = letters[s]
-    return "".join(out)
-
-
 def _canonical(actual: str) -> tuple[str, int]:
     """The smallest unrotated form of ``actual`` and the rotation that turns it into ``actual``."""
-    best: tuple[str, int] | None = None
-    for r in range(4):
-        printed = "".join(actual[(s + r) % 4] for s in range(4))
-        assert _rotate_letters(printed, r) == actual
-        if best is None or printed < best[0]:
-            best = (printed, r)
-    assert best is not None
-    return best
+    # the printed form turned r quarter turns is `actual`: printed[s] faces (s + r) % 4
+    return min(("".join(actual[(s + r) % 4] for s in range(4)), r) for r in range(4))
 
 
 def _city_square_tile(tid: str, letters: str) -> dict[str, Any]:
