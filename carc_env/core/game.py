@@ -526,14 +526,18 @@ class Game:
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
             masks = compat[t][self._fpat[: self._nf]]
+            reason = "no legal placement"
             for veto in rules.h_veto:
-                veto(self, t, masks)
+                had = masks.any()
+                why = veto(self, t, masks)
+                if why and had and not masks.any():
+                    reason = why
             if masks.any():
                 self.current_tile = t
                 self._masks = masks
                 self.player = self.turn_player
                 return
-            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, "no legal placement"))
+            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, reason))
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
@@ -552,7 +556,12 @@ class Game:
                 + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
             )
         x, y, r = int(x), int(y), int(r)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, r)]
         self._put_tile(t, x, y, r)
+        if links:
+            base = self.placements[-1][4]
+            for segment, node in links:
+                self._union(base + segment, node)
         self.current_tile = -1
         self.events.append(TilePlaced(self.player, tile.id, x, y, r))
         for hook in self.rules.h_after_placement:
@@ -846,6 +855,8 @@ class Game:
         for hook in self.rules.h_on_completed:
             hook(self, root, kind, size)
         if root in self.occupants or root in self.guests:
+            if any(defer(self, root) for defer in self.rules.h_defers_scoring):
+                return  # scored at the end of the game, its followers stay until then
             self.score_feature(root, final=False)
 
     def _kind_name(self, root: int) -> str:
@@ -900,9 +911,16 @@ class Game:
             counts[self.followers[node]] += 1
         for p in self.guests.get(root, ()):
             counts[p] += 1
-        items = self.feature_value(root, final)
-        for hook in self.rules.h_score_items:
-            hook(self, root, final, items, counts)
+        items = None
+        for override in self.rules.h_score_override:
+            items = override(self, root, final)
+            if items is not None:
+                items = list(items)
+                break
+        if items is None:
+            items = self.feature_value(root, final)
+            for hook in self.rules.h_score_items:
+                hook(self, root, final, items, counts)
         value = sum(i.points for i in items)
         best = max(counts)
         winners = tuple(p for p in range(n) if best > 0 and counts[p] == best)
@@ -963,13 +981,16 @@ class Game:
         return self._union(a, b)
 
     def _finish(self) -> None:
-        """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
+        """End-of-game scoring: roads, cities, buildings, then fields, then expansions.
+
+        Every feature still holding followers is scored: the incomplete ones, and completed ones
+        whose scoring an expansion deferred to the end (``defers_scoring``)."""
         self.current_tile = -1
         occ = self.occupants.keys() | self.guests.keys()
         roots = [i for i, p in enumerate(self.parent) if p == i and i in occ]
         for kind in (ROAD, CITY, BUILDING, FIELD):
             for root in roots:
-                if self.kind[root] != kind or root in self.completed:
+                if self.kind[root] != kind:
                     continue
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)

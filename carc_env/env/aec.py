@@ -152,7 +152,12 @@ per-tile ones follow ``building_*``, dynamic ones follow
 (``carc_env/expansions/<key>/observe.py``, e.g.
 :mod:`carc_env.expansions.count.observe`).  Building kinds and edge kinds
 that an expansion's tiles bring need no channel of their own: they appear in
-``building_{kind}`` and ``edge_{S}_{kind}`` above.  Maps - Germany's planes
+``building_{kind}`` and ``edge_{S}_{kind}`` above.  For example The Royal
+Gateways add ``king_gate`` / ``queen_gate`` (static: the gate tiles),
+``linked_city`` (tiles of a city whose gates link several physical cities) and
+``gate_waiting`` (tiles of a city whose gate waits for its partner); the
+Sagrada Familia adds ``sagrada_familia`` (static: its tile) and
+``sagrada_city`` (its city, while no placement may close it).  Maps - Germany's planes
 (:mod:`carc_env.expansions.maps_germany.observe`): ``map_playable``,
 ``map_void``, ``map_large_city`` (2 once connected), ``map_town`` (2 on a
 start square), ``map_border_feature`` (1 road, 2 city printed abroad) and

@@ -84,6 +84,6 @@ def all_parts(name: str) -> list[tuple[str, ModuleType]]:
 
 
 # The built-in plug-ins (the base game first; the order of registration does not matter).
-from . import base, count, darmstadt, king_robber, maps_germany, river2, shrines  # noqa: E402, F401
+from . import base, count, darmstadt, king_robber, maps_germany, river2, royal_gateways, sagrada_familia, shrines  # noqa: E402, F401
 
 __all__ = ["PARTS", "all_parts", "part", "parts"]
