@@ -74,7 +74,7 @@ class OtherBoard(Expansion):
 
 
 class FromBag(Expansion):
-    """Lays the first tile of the bag on (1, 2), unrotated if it fits."""
+    """Lays the first tile of the bag on (1, 2), unrotated if it fits, announced."""
 
     KEY = "test_from_bag"
     REQUIRES = ("test_board",)
@@ -82,7 +82,23 @@ class FromBag(Expansion):
     def setup_from_bag(self, game: Game) -> None:
         tid = game.take_from_bag()
         fits = game.fitting_rotations(tid, 1, 2)
-        game.place_fixed(tid, 1, 2, fits[0], from_bag=False)
+        game.place_fixed(tid, 1, 2, fits[0], from_bag=False, announce=True)
+
+
+class Recorder(Expansion):
+    """Records the tiles laid at setup by no player, and those placed in play."""
+
+    KEY = "test_recorder"
+    REQUIRES = ("base",)
+
+    def new_state(self) -> list:
+        return []
+
+    def after_setup_placement(self, game: Game, x: int, y: int) -> None:
+        game.ext[self.KEY].append(("setup", x, y, game.rules.tiles[game.placements[-1][2]].id))
+
+    def after_placement(self, game: Game, x: int, y: int) -> None:
+        game.ext[self.KEY].append(("play", x, y, game.rules.tiles[game.placements[-1][2]].id))
 
 
 class Double(Expansion):
@@ -131,7 +147,7 @@ def registered(*classes: type[Expansion]) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _plugins():
-    with registered(Board, OtherBoard, FromBag, Double, PlusOneCloister, Nine, Eight):
+    with registered(Board, OtherBoard, FromBag, Recorder, Double, PlusOneCloister, Nine, Eight):
         yield
 
 
@@ -232,6 +248,15 @@ def test_setup_from_bag_lays_the_first_tile_of_the_stack_and_the_draw_order_stay
     assert g.draw_order == ["BA-V", "BA-U", "BA-E"]
     shuffled = Game(GameConfig(2, ("base", "test_board", "test_from_bag")), seed=4)
     assert shuffled.describe_cell(1, 2).split()[1] == shuffled.draw_order[0]
+
+
+def test_after_setup_placement_is_told_of_announced_setup_tiles_only():
+    """The start tile (not announced) is not reported; the tile from the bag (announced) is, as
+    the laid tile; placements in play go to after_placement."""
+    g = board(["BA-V", "BA-U"], "test_from_bag", "test_recorder")
+    assert g.ext["test_recorder"] == [("setup", 1, 2, "BA-V")]
+    g.apply("tile 1,1 r0")
+    assert g.ext["test_recorder"][-1] == ("play", 1, 1, "BA-U")
 
 
 # ----------------------------------------------------------------------- config-time hooks

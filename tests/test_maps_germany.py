@@ -313,6 +313,14 @@ def test_a_start_tile_is_turned_to_match_printed_features_next_to_it():
     assert cell(g, 0, 2) == "(0,2) BA-E r3"  # city west, to the city abroad
 
 
+def test_a_royal_gate_on_a_start_square_is_a_placed_gate():
+    """Tiles from the bag on start squares are laid by no player but are placed tiles: The Royal
+    Gateways records a gate there (after_setup_placement), so a second gate of its type links."""
+    g = germany(["RG-king-1", "BA-U"], expansions=(*MAP, "royal_gateways"))
+    gates = g.ext["royal_gateways"].gates["king_gate"]
+    assert [g.placements[g.node_tile[n]][:2] for n in gates] == [(4, 14)]
+
+
 def test_a_tile_from_the_bag_that_fits_no_start_square_rotation_is_set_aside():
     g = mini(["BA-B", "BA-E", "BA-A"])
     assert g.ext["maps_germany"].set_aside == ["BA-B"]

@@ -290,6 +290,7 @@ class RuleSet:
         self.h_followers_held = hooked("followers_held")
         self.h_final_scoring = hooked("final_scoring")
         self.h_setup_from_bag = hooked("setup_from_bag")
+        self.h_after_setup_placement = hooked("after_setup_placement")
         self.stages, self.final_stages = build_stages(self.expansions, reg)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
         self.phase_owner: dict[str, str] = {

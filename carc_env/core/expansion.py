@@ -36,6 +36,8 @@ hook                   composition  what it may do
 ``build_bag``          pipeline     change the bag's composition and order (river first, tiles removed)
 ``setup_from_bag``     each         after the bag is built (shuffled or forced), lay tiles taken from
                                     it with ``Game.take_from_bag`` (a map's tiles on its start squares)
+``after_setup_placement`` each      a tile laid at setup by no player (``place_fixed(..., announce=True)``):
+                                    record it as ``after_placement`` records placed tiles (royal gates)
 ``tile_counts``        pipeline     at config time: the copies of each tile type (a map's recommended
                                     mix); gets the tiles and the counts so far, returns the counts
 ``board_layout``       single       at config time: the printed board the game is played on
@@ -194,6 +196,10 @@ class Expansion:
     def setup_from_bag(self, game: Game) -> None:
         """After the bag is built (a forced draw order too): lay tiles taken from it with
         ``game.take_from_bag()`` and ``game.place_fixed(..., from_bag=False)``."""
+
+    def after_setup_placement(self, game: Game, x: int, y: int) -> None:
+        """A tile was laid at setup by no player (``place_fixed(..., announce=True)``; it is
+        ``game.placements[-1]``): record it if this expansion records placed tiles."""
 
     def tile_counts(self, tiles: tuple[TileType, ...], counts: dict[str, int]) -> dict[str, int]:
         """At config time: the copies of each tile type (``counts``: ``{tile id: copies}`` so far)."""

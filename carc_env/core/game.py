@@ -274,8 +274,15 @@ class Game:
             bag.append(t)
         return bag
 
-    def place_fixed(self, tile_id: str, x: int, y: int, rotation: int = 0, from_bag: bool = True) -> None:
-        """Lay a tile during setup (start tile, start blocks).  For expansions' ``setup``."""
+    def place_fixed(
+        self, tile_id: str, x: int, y: int, rotation: int = 0, from_bag: bool = True, announce: bool = False
+    ) -> None:
+        """Lay a tile during setup (start tile, start blocks).  For expansions' ``setup``.
+
+        ``announce``: the tile is an ordinary tile laid by no player (a map's tiles from the bag on
+        its start squares): the links it makes (``placement_links``) are made and the
+        ``after_setup_placement`` hooks are told, so plug-ins that record placed tiles (royal
+        gates, the Sagrada Familia) see it."""
         t = self.rules.tile_index[tile_id]
         if (x, y) in self.board:
             raise ConfigError(f"setup places two tiles on ({x},{y})")
@@ -283,9 +290,15 @@ class Game:
             raise ConfigError(f"setup places {tile_id} on ({x},{y}), which is not a playable square of the board")
         if from_bag:
             self._start_tiles_used.append(t)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)] if announce else []
         self._put_tile(t, x, y, rotation)
+        for segment, node in links:
+            self._union(self.placements[-1][4] + segment, node)
         if self.layout is not None:
             _layout.mark_closed(self)
+        if announce:
+            for hook in self.rules.h_after_setup_placement:
+                hook(self, x, y)
 
     def take_from_bag(self) -> str | None:
         """Take the next tile out of the bag (for ``setup_from_bag``: a map's start squares); its id,

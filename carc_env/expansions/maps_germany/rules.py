@@ -215,7 +215,7 @@ class MapsGermany(Expansion):
                     return
                 r = self._rotation(game, tid, sq.x, sq.y, i)
                 if r is not None:
-                    game.place_fixed(tid, sq.x, sq.y, r, from_bag=False)
+                    game.place_fixed(tid, sq.x, sq.y, r, from_bag=False, announce=True)
                     break
                 st.set_aside.append(tid)
 
