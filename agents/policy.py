@@ -33,6 +33,10 @@ def shapes_from_env(env: Any) -> NetShapes:
     last = [i for i, n in enumerate(names) if n == "last_placed"]
     if not last:
         raise ValueError(f"the env has no 'last_placed' board channel; channels: {names}")
+    windows_dim, windows_high = 0, ()
+    if list(getattr(env, "window_names", ())):  # an expansion fills the windows tensor (Stained Glass)
+        high = np.broadcast_to(space["windows"].high, space["windows"].shape)
+        windows_dim, windows_high = int(high.size), tuple(int(h) for h in high.reshape(-1))
     return NetShapes(
         board_channels=c,
         rows=rows,
@@ -45,6 +49,8 @@ def shapes_from_env(env: Any) -> NetShapes:
         spot_features=N_SPOT_FEATURES,
         board_high=tuple(int(h) for h in env.encoder.channel_high),
         placement_features=N_PLACEMENT_FEATURES,
+        windows_dim=windows_dim,
+        windows_high=windows_high,
     )
 
 
@@ -75,9 +81,10 @@ class Batch(NamedTuple):
     place_index: torch.Tensor
     place_features: torch.Tensor
     mask: torch.Tensor
+    windows: torch.Tensor
 
     def inputs(self) -> tuple[torch.Tensor, ...]:
-        return self.board, self.globs, self.spots, self.place_index, self.place_features
+        return self.board, self.globs, self.spots, self.place_index, self.place_features, self.windows
 
 
 def pad_placements(
@@ -100,10 +107,11 @@ def obs_to_tensors(obs: Sequence[dict]) -> Batch:
     globs = torch.from_numpy(np.stack([o["globals"] for o in obs]).astype(np.float32))
     spots = torch.from_numpy(np.stack([o["spots"] for o in obs]).astype(np.float32))
     mask = torch.from_numpy(np.stack([o["action_mask"] for o in obs]).astype(bool))
+    windows = torch.from_numpy(np.stack([o["windows"] for o in obs]).astype(np.float32))
     idx, feats = pad_placements(
         [torch.from_numpy(o["place_index"]) for o in obs], [torch.from_numpy(o["place_features"]) for o in obs]
     )
-    return Batch(board, globs, spots, idx, feats, mask)
+    return Batch(board, globs, spots, idx, feats, mask, windows)
 
 
 class PPOPolicy:

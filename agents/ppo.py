@@ -266,6 +266,7 @@ class SelfPlayTrainer:
             buf["board"].append(batch.board[j])
             buf["globals"].append(batch.globs[j])
             buf["spots"].append(batch.spots[j])
+            buf["windows"].append(batch.windows[j])
             buf["place_index"].append(torch.from_numpy(obs[j]["place_index"]))
             buf["place_features"].append(torch.from_numpy(obs[j]["place_features"]))
             buf["mask"].append(batch.mask[j])
@@ -309,6 +310,7 @@ class SelfPlayTrainer:
         boards = torch.stack(buf["board"])
         globs = torch.stack(buf["globals"])
         spots = torch.stack(buf["spots"])
+        windows = torch.stack(buf["windows"])
         masks = torch.stack(buf["mask"])
         actions = torch.as_tensor(buf["action"])
         old_logp = torch.as_tensor(buf["logp"])
@@ -324,7 +326,7 @@ class SelfPlayTrainer:
                 mb = perm[start : start + c.minibatch]
                 p_idx, p_feat = pad_placements([buf["place_index"][k] for k in mb.tolist()],
                                                [buf["place_features"][k] for k in mb.tolist()])
-                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat)
+                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat, windows[mb])
                 ml = masked_logits(logits, masks[mb])
                 logp_all = torch.log_softmax(ml, dim=1)
                 logp = logp_all.gather(1, actions[mb, None]).squeeze(1)

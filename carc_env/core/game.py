@@ -3,7 +3,13 @@
 Contract
 --------
 * ``Game(config, seed=..., draw_order=...)`` sets a game up; the same
-  ``(config, seed, draw_order, actions)`` always gives the same game.
+  ``(config, seed, draw_order, actions)`` always gives the same game.  The
+  game's one random generator (``game.rng``) shuffles the bag at setup, and
+  plug-ins may draw from it during play (the Stained Glass token bag): it is
+  in the same state after setup whether or not a draw order is forced, so a
+  game replayed from its seed, its recorded draw order and its actions draws
+  the same numbers.  Without a seed a fresh one is drawn and kept in
+  ``game.seed`` (so records always name one).
 * ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
   expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
   the turn's player, ``game.turn_player``).
@@ -166,6 +172,10 @@ class Game:
         self.config = config
         self.num_players = config.num_players
         seed = _checked_seed(seed)
+        if seed is None:
+            # A fresh seed is drawn and kept, so that the game's record replays it: expansions draw
+            # from the generator during play (a token bag), which a recorded draw order cannot fix.
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._infos: tuple[TileInfo, ...] = rules.tile_infos
@@ -221,17 +231,19 @@ class Game:
 
         for exp in rules.expansions:
             exp.setup(self)
+        # The shuffled bag is built even when a draw order is forced, so that the generator is in
+        # the same state after setup either way: a record (which forces the recorded draw order)
+        # then replays every later random draw of the game too.
         bag: list[int] = []
+        for t, tile in enumerate(rules.tiles):
+            bag.extend([t] * tile.count)
+        for start in self._start_tiles_used:
+            bag.remove(start)
+        bag = [bag[i] for i in self.rng.permutation(len(bag))]
+        for exp in rules.expansions:
+            bag = exp.build_bag(self, bag)
         if draw_order is not None:
             bag = self._bag_from_order(draw_order)
-        else:
-            for t, tile in enumerate(rules.tiles):
-                bag.extend([t] * tile.count)
-            for start in self._start_tiles_used:
-                bag.remove(start)
-            bag = [bag[i] for i in self.rng.permutation(len(bag))]
-            for exp in rules.expansions:
-                bag = exp.build_bag(self, bag)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
         for hook in rules.h_setup_from_bag:

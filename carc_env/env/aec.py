@@ -61,8 +61,8 @@ One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
 
 With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
 sized from 10,000 measured games) the base game has ``N = 2925``; with every
-built-in expansion that plays with the Count (all but ``maps_germany``)
-``N = 12428``.
+built-in expansion that plays with the Count (all but ``maps_germany``) and 2 players
+``N = 12471`` (Stained Glass's steal range grows with the number of players).
 
 On a printed board (``maps_germany``) the window does not move: when the
 ``window`` option is left out it is the board's extent, every square and
@@ -191,9 +191,16 @@ Expansion features follow ``window_clipped`` when their expansion is
 enabled, in expansion order, each documented by its plug-in's ``observe``
 module (like the expansion channels).
 
-``"windows"``: ``uint8 (num_players, 12)``: stained-glass tokens held per
-relative seat and token kind (all zero unless an expansion's ``observe``
-part fills it; see that plug-in's documentation).
+``"windows"``: ``uint8 (num_players, W)``: one row per relative seat (row 0
+is the observer); the columns (``raw_env.window_names``) are the ones the
+enabled plug-ins declare, in expansion order.  With Stained Glass
+(:mod:`carc_env.expansions.stained_glass.observe`) ``W = 22``:
+``token_{kind}`` (12 columns, token order ``G1a`` .. ``G4c``): copies of that
+glass token the seat holds (0..2); ``window_{shape}`` (10 columns, ``W1`` ..
+``W1+W2+W3+W4``): how many disjoint copies of that window the seat's tokens
+complete now (0..2).  The tokens left in the bag are the global
+``glass_bag``, the thieves the board channels ``thieves_p{i}``.  Without a
+plug-in declaring columns, ``W = 12`` columns of zeros.
 
 ``"action_mask"``: see Actions.
 
@@ -404,6 +411,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def global_names(self) -> list[str]:
         """Names of the global features, in order."""
         return self.match.encoder.global_names
+
+    @property
+    def window_names(self) -> list[str]:
+        """Names of the ``windows`` columns, in order (empty: 12 columns of zeros, no plug-in fills them)."""
+        return self.match.encoder.window_names
 
     def seat_of(self, agent: str) -> int:
         return self._seat[agent]

@@ -186,7 +186,12 @@ class Match:
                     dtype=np.uint8,
                 ),
                 "globals": spaces.Box(low=-100.0, high=100.0, shape=(enc.n_globals,), dtype=np.float32),
-                "windows": spaces.Box(low=0, high=255, shape=enc.windows_shape, dtype=np.uint8),
+                "windows": spaces.Box(
+                    low=0,
+                    high=np.broadcast_to(enc.window_high[None, :], enc.windows_shape).copy(),
+                    shape=enc.windows_shape,
+                    dtype=np.uint8,
+                ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(codec.n,), dtype=np.int8),
             }
         )

@@ -17,7 +17,7 @@ is player-relative, so one policy network serves every seat).
   episode counters that rotate the learner seat, so it fully determines what
   follows whatever came before.  ``obs`` is a dict of stacked
   arrays: ``board (N, C, H, W) uint8``, ``globals (N, G) float32``,
-  ``windows (N, P, 12) uint8``, ``action_mask (N, A) int8``.
+  ``windows (N, P, W) uint8``, ``action_mask (N, A) int8``.
 * ``step(actions) -> (obs, rewards, dones, infos)``: ``actions[i]`` is the
   acting seat's action in game ``i`` (an integer enabled in the mask).  The
   whole batch is checked before any game moves: one ill-typed or illegal
@@ -88,6 +88,7 @@ class CarcassonneVectorEnv:
         self.encoder = enc
         self.channel_names = enc.channel_names
         self.global_names = enc.global_names
+        self.window_names = enc.window_names
         self.single_observation_space = m0.observation_space()
         self.single_action_space = spaces.Discrete(codec.n)
         self.seats = np.zeros(num_envs, dtype=np.int64)
