@@ -20,6 +20,10 @@ option             default                     meaning
                                                (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
+                                               covers the configuration, else the Python one; ``"python"``:
+                                               always the Python reference; ``"numba"``: the compiled engine or
+                                               a ConfigError saying why not
 ``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
                                                side: on a board too large for ``tile_px`` the tiles are
                                                drawn smaller (down to 8 px), so a frame stays bounded
@@ -41,6 +45,7 @@ from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset,
 from ..encoding import default_window
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
+ENGINES = ("auto", "python", "numba")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -57,6 +62,7 @@ class EnvOptions:
     window: tuple[int, int] | None = None
     render_mode: str | None = None
     tile_px: int = 64
+    engine: str = "auto"
     render_max_px: int = 2048
 
     @classmethod
@@ -116,6 +122,8 @@ class EnvOptions:
         px = self.tile_px
         if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
         cap = self.render_max_px
         if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
             raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
@@ -134,4 +142,4 @@ class EnvOptions:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
 
 
-__all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]
+__all__ = ["EnvOptions", "ENGINES", "REWARD_MODES", "RENDER_MODES"]
