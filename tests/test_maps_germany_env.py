@@ -9,6 +9,7 @@ checks that belong to a printed board.
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 
 import numpy as np
@@ -152,3 +153,52 @@ def test_the_text_board_and_the_picture_draw_the_map():
     assert pixel(7, 7) not in ((96, 146, 196), (170, 165, 150))  # an empty square of Germany
     assert x0 == -2 and y0 == -2
     assert render_text(g).count("T      ") >= 8  # the empty towns
+
+
+# --------------------------------------------------------------- the engines (#17)
+
+NO_FAST = "expansion 'maps_germany' has no compiled rules (its plug-in has no fast part)"
+
+
+@pytest.mark.parametrize("expansions", [MAP, ("base", "king_robber", "maps_germany")])
+def test_the_map_runs_on_the_python_engine_and_says_why(expansions):
+    """engine='auto' (the default) picks the Python engine with a reason naming the plug-in, in every
+    env; engine='numba' refuses the map with that reason."""
+    from carc_env.env.gym_env import CarcassonneGymEnv
+
+    raw = raw_env(expansions=expansions)
+    assert (raw.engine, raw.engine_reason) == ("python", NO_FAST)
+    venv = CarcassonneVectorEnv(2, expansions=expansions)
+    assert (venv.engine, venv.engine_reason, venv._batch) == ("python", NO_FAST, None)
+    assert CarcassonneGymEnv(expansions=expansions).aec.engine == "python"
+    raw.reset(seed=3)
+    raw.step(int(np.flatnonzero(raw.match.mask())[0]))  # and it plays
+    assert raw.match.game.history
+    with pytest.raises(ConfigError, match=re.escape(f"engine='numba' cannot run this configuration: {NO_FAST}; use")):
+        raw_env(engine="numba", expansions=expansions)
+
+
+def test_the_board_layout_hooks_keep_a_plugin_off_the_compiled_engine(monkeypatch):
+    """Were the map given a fast part reproducing its ordinary game hooks, the hooks that make a printed
+    board (board_layout, tile_counts, setup_from_bag, followers_per_player) would still keep it on the
+    Python engine; and the printed board itself and a plug-in's followers are refused by what the
+    kernels read, whatever the hooks say."""
+    from carc_env.core.config import GameConfig, ruleset
+    from carc_env.fast import tables
+    from carc_env.fast.support import FastSupport
+
+    real = tables._support
+    ordinary = frozenset({"setup", "score_items", "after_placement", "next_player"})
+    fake = {"maps_germany": FastSupport(hooks=ordinary)}
+    monkeypatch.setattr(tables, "_support", lambda key: fake.get(key) or real(key))
+    rules = ruleset(GameConfig(2, MAP))
+    why = tables.rules_coverage(rules)
+    assert why is not None and why.startswith("expansion 'maps_germany' overrides hook(s) ")
+    for hook in ("board_layout", "tile_counts", "setup_from_bag", "followers_per_player"):
+        assert repr(hook) in why, hook
+    fake["maps_germany"] = FastSupport(hooks=ordinary | set(tables._HOOKS))  # every hook claimed
+    assert tables.rules_coverage(rules) == (
+        "the game is played on the printed board 'germany' (the compiled engine has no board layout)")
+    monkeypatch.setattr(rules, "layout", None)  # a plug-in's followers alone (no printed board) are refused too
+    assert tables.rules_coverage(rules) == (
+        "an expansion sets 9 followers per player (the compiled engine uses the configured 7)")
