@@ -15,38 +15,6 @@ every expansion after the ones it ``REQUIRES``, otherwise by key (so the order
 never depends on import or registration order).  Each hook has one
 composition rule:
 
-``tile_files``         class attribute: tile TOML files this expansion adds
-``Options``            class attribute: a dataclass of rule variants (defaults = the edition of the seed)
-``REQUIRES``           keys that must be enabled too; ``CONFLICTS``: keys that must not be
-``check_config``       at config time, may raise ``ConfigError`` for bad combinations
-``new_state``          per-game mutable state (stored in ``game.ext[KEY]``, deep-copied on clone)
-``building_kinds``     class attribute: cloister-like building kinds it adds (shrine, church)
-``setup``              build the start layout (``game.place_fixed``); see ``REPLACES_START`` and
-                       ``START_COMBINES`` (two start layouts that fit together)
-``build_bag``          change the bag's composition and order (river first, tiles removed)
-``order_unseen``       impose that order again on a reshuffle of the tiles left to draw
-                       (``Game.redeal``: the hidden order sampled by search)
-``placement_veto``     clear rotation bits of frontier cells (river continuity, shrine adjacency,
-                       map squares, Sagrada Familia)
-``after_placement``    react to a placed tile (river state, extra-turn flags, gate links)
-``follower_spots``     filter the follower spots of the placed tile (no follower on a gate)
-``blocks_completion``  veto completion of a closed feature (linked cities, Sagrada Familia)
-``extra_completions``  report features completed by an expansion rule (a linked city closing elsewhere)
-``score_items``        add items to a feature's score (Darmstadtium +3 in majority, coats of arms)
-``on_completed``       every completed feature, occupied or not (King / Robber Baron)
-``on_scored``          after a feature scored (shrine challenges, stained-glass draws)
-``building_target``    how many neighbours complete a building (maps: only existing squares)
-``field_cities``       extra completed cities a field borders (the City of Carcassonne)
-``feature_size``       how many tiles a city or road counts when scored (a rule variant)
-``extra_completed``    completed features of a kind outside the union-find's completed roots
-                       (the City of Carcassonne is one completed city), for ``Game.count_completed``
-``stages``             extra decision or automatic stages and where they go in the turn
-                       (``before_score`` sees ``game.completing``; ``before_final`` runs once at game end)
-``followers_held``     followers an expansion keeps off the board (Count quarters), for conservation
-``next_player``        who takes the next turn (extra turns)
-``final_scoring``      end-of-game scoring after the core's (King / Robber, windows)
-=====================  ==================================================================
-=======
 =====================  ===========  ================================================================
 hook                   composition  what it may do
 =====================  ===========  ================================================================
@@ -69,6 +37,16 @@ hook                   composition  what it may do
 ``order_unseen``       pipeline     impose that order again on a uniform reshuffle of the tiles left
                                     to draw (``Game.redeal``: the hidden order sampled by search);
                                     public state only, never the real order
+``setup_from_bag``     each         after the bag is built (shuffled or forced), lay tiles taken from
+                                    it with ``Game.take_from_bag`` (a map's tiles on its start squares)
+``after_setup_placement`` each      a tile laid at setup by no player (``place_fixed(..., announce=True)``):
+                                    record it as ``after_placement`` records placed tiles (royal gates)
+``tile_counts``        pipeline     at config time: the copies of each tile type (a map's recommended
+                                    mix); gets the tiles and the counts so far, returns the counts
+``board_layout``       single       at config time: the printed board the game is played on
+                                    (``core.layout.BoardLayout``); default: an unbounded table
+``followers_per_player`` single     at config time: followers per player; default
+                                    ``GameConfig.followers`` (a map's 9)
 ``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
                                     if no expansion clears it (river, shrine adjacency, maps,
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
@@ -157,7 +135,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .actions import Action
     from .events import ScoreItem
     from .game import Game
+    from .layout import BoardLayout
     from .stages import Stage
+    from .tiles import TileType
 
 
 class ConfigError(ValueError):
@@ -169,7 +149,7 @@ class NoOptions:
     """Options of an expansion without rule variants."""
 
 
-SINGLE_ANSWER_HOOKS = ("building_target", "feature_size", "next_player")
+SINGLE_ANSWER_HOOKS = ("building_target", "feature_size", "next_player", "board_layout", "followers_per_player")
 """Hooks that at most one expansion of a configuration may claim (see :meth:`Expansion.claims`)."""
 
 
@@ -221,6 +201,26 @@ class Expansion:
         keeps what every player knows of the real order (the river's tiles before the others).
         Called by :meth:`Game.redeal`; must use only public state, never the real order."""
         return order
+
+    def setup_from_bag(self, game: Game) -> None:
+        """After the bag is built (a forced draw order too): lay tiles taken from it with
+        ``game.take_from_bag()`` and ``game.place_fixed(..., from_bag=False)``."""
+
+    def after_setup_placement(self, game: Game, x: int, y: int) -> None:
+        """A tile was laid at setup by no player (``place_fixed(..., announce=True)``; it is
+        ``game.placements[-1]``): record it if this expansion records placed tiles."""
+
+    def tile_counts(self, tiles: tuple[TileType, ...], counts: dict[str, int]) -> dict[str, int]:
+        """At config time: the copies of each tile type (``counts``: ``{tile id: copies}`` so far)."""
+        return counts
+
+    def board_layout(self) -> BoardLayout | None:
+        """At config time: the printed board the game is played on (``core.layout``); None: unbounded."""
+        return None
+
+    def followers_per_player(self, configured: int) -> int | None:
+        """At config time: followers per player (``configured``: ``GameConfig.followers``); None: that."""
+        return None
 
     # -- placement -------------------------------------------------------
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> str | None:
