@@ -64,6 +64,7 @@ ALLOWED = {
     "fast": {"core", "registry", "encoding", "fast"},
     "plugin_fast": {"core", "fast"},
     "policies": {"core", "encoding", "policies"},
+    "search": {"core", "encoding", "policies", "fast", "search"},
     "registration": set(),
     "env": {"core", "registry", "encoding", "render", "policies", "fast", "env", "registration"},
     "baselines": {"env", "policies"},
@@ -101,7 +102,7 @@ def _layer(module: str) -> tuple[str, str | None]:
             return "plugin_fast", plugin
         return "plugin_rules", plugin
     if top in ("core", "encoding", "render", "env", "policies", "baselines", "registration", "integrations",
-               "fast"):
+               "fast", "search"):
         return top, None
     return "other", None  # a package added later: classify it here
 

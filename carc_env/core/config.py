@@ -288,6 +288,7 @@ class RuleSet:
         self.h_extra_completed = hooked("extra_completed")
         self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
+        self.h_order_unseen = hooked("order_unseen")
         self.h_final_scoring = hooked("final_scoring")
         self.h_setup_from_bag = hooked("setup_from_bag")
         self.h_after_setup_placement = hooked("after_setup_placement")

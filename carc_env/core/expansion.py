@@ -34,6 +34,9 @@ hook                   composition  what it may do
 ``setup``              each         lay the start layout (``game.place_fixed``); see ``REPLACES_START``
                                     and ``START_COMBINES`` (two start layouts that fit together)
 ``build_bag``          pipeline     change the bag's composition and order (river first, tiles removed)
+``order_unseen``       pipeline     impose that order again on a uniform reshuffle of the tiles left
+                                    to draw (``Game.redeal``: the hidden order sampled by search);
+                                    public state only, never the real order
 ``setup_from_bag``     each         after the bag is built (shuffled or forced), lay tiles taken from
                                     it with ``Game.take_from_bag`` (a map's tiles on its start squares)
 ``after_setup_placement`` each      a tile laid at setup by no player (``place_fixed(..., announce=True)``):
@@ -192,6 +195,12 @@ class Expansion:
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
         """Return the bag (draw order: index 0 is drawn first)."""
         return bag
+
+    def order_unseen(self, game: Game, order: list[int]) -> list[int]:
+        """Reorder a uniform shuffle of the tiles left to draw (index 0 drawn next) so that it
+        keeps what every player knows of the real order (the river's tiles before the others).
+        Called by :meth:`Game.redeal`; must use only public state, never the real order."""
+        return order
 
     def setup_from_bag(self, game: Game) -> None:
         """After the bag is built (a forced draw order too): lay tiles taken from it with

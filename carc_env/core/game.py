@@ -428,6 +428,29 @@ class Game:
         g.__dict__ = d
         return g
 
+    def redeal(self, rng: np.random.Generator) -> None:
+        """Shuffle the tiles still to draw into a new random order (a determinisation for search).
+
+        The new order is drawn uniformly from the orders a player cannot tell
+        from the real one: the same remaining tiles, reordered by the
+        expansions' ``order_unseen`` hooks (the river's tiles stay first).  The
+        drawn tile, the board and everything else are unchanged, and
+        ``draw_order`` is updated so a record of the game still replays.  Only
+        for copies made with :meth:`clone`: it changes the draws to come.
+        """
+        order = self._bag[::-1]
+        rng.shuffle(order)
+        hooks = self.rules.h_order_unseen
+        for hook in hooks:
+            order = hook(self, order)
+        if hooks and sorted(order) != sorted(self._bag):
+            raise ValueError("an order_unseen hook changed which tiles are left to draw")
+        drawn = len(self.draw_order) - len(self._bag)
+        tiles = self.rules.tiles
+        self.draw_order = self.draw_order[:drawn] + [tiles[t].id for t in order]
+        self._bag = order[::-1]
+        self.rng = np.random.default_rng(rng.integers(2**63))
+
     # ----------------------------------------------------------- text notation
     def action_text(self, action: Action, placed: int | None = None) -> str:
         """Text form of an action; follower spots use the feature names of the tile just placed.

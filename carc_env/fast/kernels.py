@@ -1301,3 +1301,39 @@ def play_random(T, S, g, bags, seed, stats):
         stats[0] += 1
         for p in range(n):
             stats[4] += ls[g, T.P[P_O_SCORES] + p]
+
+
+@njit(**_opts)
+def play_out(T, S, g, seed):
+    """Play game g from its current state to the end with uniformly random legal decisions.
+
+    The decisions of :func:`play_random` (a tile decision: uniform over every legal (cell, rotation)
+    pair; a follower decision: uniform over the spots and pass), which are the Python play-out's
+    (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search."""
+    np.random.seed(seed)
+    ls = S.ls
+    ofm = T.P[P_O_FMASK]
+    osp = T.P[P_O_SPOTS]
+    while S.gi[g, G_PHASE] != PH_OVER:
+        if S.gi[g, G_PHASE] == PH_TILE:
+            total = 0
+            for slot in range(S.gi[g, G_NF]):
+                m = ls[g, ofm + slot]
+                total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+            pick = np.random.randint(0, total)
+            done = False
+            for slot in range(S.gi[g, G_NF]):
+                m = ls[g, ofm + slot]
+                for r in range(4):
+                    if (m >> r) & 1:
+                        if pick == 0:
+                            apply_tile(T, S, g, S.fr[g, slot, 0], S.fr[g, slot, 1], r)
+                            done = True
+                            break
+                        pick -= 1
+                if done:
+                    break
+        else:
+            ns = S.gi[g, G_NSPOTS]
+            c = np.random.randint(0, ns + 1)
+            apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)

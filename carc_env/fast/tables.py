@@ -39,9 +39,10 @@ from .support import PARAMETERS, FastSupport
 # ---------------------------------------------------------------- coverage
 
 _CONFIG_TIME = ("check_config", "claims", "new_state")
+_SEARCH_TIME = ("order_unseen",)  # Game.redeal's, in Python; the kernels take the reshuffled stack as it is
 _HOOKS = tuple(
     name for name, value in vars(Expansion).items()
-    if inspect.isfunction(value) and not name.startswith("_") and name not in _CONFIG_TIME
+    if inspect.isfunction(value) and not name.startswith("_") and name not in _CONFIG_TIME + _SEARCH_TIME
 )  # fmt: skip
 """The hooks that change what happens in a game: every public method of
 :class:`~carc_env.core.expansion.Expansion` but the config-time ones, so that a

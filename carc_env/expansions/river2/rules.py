@@ -7,7 +7,8 @@ Contract (rules: ``docs/rules/river2.md``; data: ``data/tiles/river2.toml``)
   (``START_COMBINES``) the Count's block lies at x=-2..1, y=-1..1 and the spring
   at (2, -1), unrotated, east of the block's north-east tile (JCZ
   ``count-with-river``).
-* ``build_bag``: the fork first, then the other river tiles in the shuffled
+* ``build_bag`` (and ``order_unseen``: the same order on a search's reshuffle of
+  the tiles left): the fork first, then the other river tiles in the shuffled
   order, then ``R2-lake-volcano``, then the other tiles in the shuffled order.
   Options: ``end_city_last`` (O11) puts ``R2-end-city`` just before the lake;
   ``start_tile`` (O7) is ``"main_stack"`` (every base start tile stays among the
@@ -151,6 +152,14 @@ class River2(Expansion):
             ends.append(RiverEnd(x + DX[s], y + DY[s], (s + 2) % 4, 0))
 
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
+        return self._river_order(game, bag, start_first=True)
+
+    def order_unseen(self, game: Game, order: list[int]) -> list[int]:
+        # What everyone knows of the real stack: the order build_bag gave it.  The start tile
+        # ("after_river") is known to come first among the normal tiles until one has been drawn.
+        return self._river_order(game, order, start_first=not game.ext[KEY].river_done)
+
+    def _river_order(self, game: Game, bag: list[int], start_first: bool) -> list[int]:
         rivers = river_tile_set(game.rules)
         ids = [game.rules.tiles[t].id for t in bag]
         first = [t for t, i in zip(bag, ids, strict=True) if i == FORK]
@@ -158,7 +167,7 @@ class River2(Expansion):
         last = [t for i in last_ids for t, j in zip(bag, ids, strict=True) if j == i]
         middle = [t for t in bag if t in rivers and t not in first and t not in last]
         normal = [t for t in bag if t not in rivers]
-        if self.options.start_tile == "after_river":
+        if start_first and self.options.start_tile == "after_river":
             # the start tile the spring replaced (the base game's) is the first tile after the river
             for key, start in game.rules.start_tiles.items():
                 s = game.rules.tile_index[start]

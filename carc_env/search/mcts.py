@@ -1,0 +1,372 @@
+"""Monte Carlo tree search over the core game, with the hidden tile order sampled per simulation.
+
+What is hidden, and how the search handles it
+---------------------------------------------
+Everything in Carcassonne is public except the order of the tiles still to
+draw (their multiset is public: ``Game.remaining_counts()``).  Each
+simulation starts from a fresh copy of the real game whose remaining tiles
+are reshuffled (:meth:`Game.redeal`, which keeps the order constraints
+expansions impose, such as the river first): a *determinisation* drawn from
+exactly what the deciding player knows.  The tree is an information-set
+tree with chance branches: a node is reached by a sequence of decisions and
+draws, and after a decision the simulation follows (or creates) the child for
+the state it actually reached, keyed by ``(phase, deciding player, drawn
+tile, tiles left)``.  So a node's statistics never mix two different drawn
+tiles, every node's legal actions are the same in every determinisation that
+reaches it (they depend only on the board and the drawn tile), and an
+action's statistics average over the draws that follow it in the sampled
+proportions: the expectation the rules ask for, with no strategy fusion
+(the drawn tile is known to everyone when the decision is made).  Sampling a
+new order per simulation (rather than searching a few fixed orders) costs one
+list shuffle and spreads the samples over all draws.
+
+Every decision of every player is a tree move: tile placements (symmetric
+rotations with identical geometry searched once), follower placements and
+pass, and the decisions of expansion phases (through ``game.legal_actions()``),
+including decisions made outside one's own turn.  Each node maximises the
+value of the player deciding there (max-n for 3-5 players).
+
+Selection and leaf evaluation
+-----------------------------
+New leaves are added one per simulation and evaluated by a *guide*
+(:mod:`carc_env.search.rollout`): plain MCTS plays the game out with a random
+or greedy rollout policy and backs up the utility of the final scores; a
+guide may also give prior weights to a leaf's actions (the network guide of
+``agents.search``).  Without priors, selection is UCT: untried actions
+first, in a random order, then ``mean + c * sqrt(ln N / n)``.  With priors it
+is PUCT: ``q + c * prior * sqrt(N) / (1 + n)``, with ``q`` the mean value
+min-max normalised over the tree, and unvisited actions valued at their
+node's mean.
+
+Budget and determinism
+----------------------
+``simulations`` and/or ``time_per_move`` (seconds): the search stops at the
+first one reached (at least one simulation).  With a seed and a simulation
+budget only, a move is a pure function of (state, seed, budget): the same
+game is played again exactly.  Under ``time_per_move`` the number of
+simulations depends on the machine, so moves are not reproducible.
+
+The policy
+----------
+:class:`MCTSPolicy` has the baseline protocol ``act(obs, env) -> int``
+(:mod:`carc_env.baselines`): it searches from ``env.game`` (never changing it)
+among the actions enabled in ``obs["action_mask"]`` and returns the flat index
+of the most visited one (ties: the better mean value).  ``last_search`` holds
+the statistics of the last move (simulations, seconds, visits).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core import PlaceTile
+from .rollout import RolloutGuide, canonical_rotations
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.actions import Action
+    from ..core.game import Game
+
+DEFAULT_C_UCT = 0.7
+DEFAULT_C_PUCT = 1.5
+
+
+class Node:
+    """A decision point: the deciding player, its legal actions and per-action statistics."""
+
+    __slots__ = ("player", "actions", "n", "w", "children", "visits", "prior", "order", "tried", "wsum")
+
+    def __init__(self, player: int, actions: list[Action], prior: Sequence[float] | None = None) -> None:
+        self.player = player
+        self.actions = actions
+        k = len(actions)
+        if prior is not None:
+            if len(prior) != k:
+                raise ValueError(f"a guide gave {len(prior)} prior weights for {k} actions")
+            total = float(sum(prior))
+            prior = [float(p) / total for p in prior] if total > 0 else [1.0 / max(k, 1)] * k
+        self.n = [0] * k  # visits per action
+        self.w = [0.0] * k  # summed value (for ``player``) per action
+        self.children: list[dict[tuple, Node] | None] = [None] * k  # per action: reached state key -> node
+        self.visits = 0
+        self.wsum = 0.0
+        self.prior = prior
+        self.order: list[int] | None = None  # UCT: the order untried actions are tried in
+        self.tried = 0
+
+
+def state_key(game: Game) -> tuple:
+    """What distinguishes two states reached by the same decisions: the draws in between."""
+    return (game.phase, game.player, game.current_tile, game.bag_size)
+
+
+def node_actions(game: Game, canon_cache: dict) -> list[Action]:
+    """The deciding player's legal actions, symmetric rotations of a tile placement once."""
+    if game.phase == "tile":
+        canon = canonical_rotations(game, game.current_tile, canon_cache)
+        rows = game.legal_tile_placements().tolist()
+        acts: list[Action] = [PlaceTile(x, y, r) for x, y, r in rows if canon[r] == r]
+        return acts
+    return game.legal_actions()
+
+
+def _utility_vector(values: Sequence[float], n: int) -> list[float]:
+    if len(values) != n:
+        raise ValueError(f"a guide returned {len(values)} values for {n} players")
+    return [float(v) for v in values]
+
+
+@dataclass
+class SearchResult:
+    """Root statistics of one search."""
+
+    actions: list[Any]
+    visits: list[int]
+    values: list[float]  # mean value for the deciding player (nan: unvisited)
+    simulations: int
+    seconds: float
+    root: Node | None = None  # the searched tree (for inspection)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def best(self) -> int:
+        """Index of the most visited action (ties: the better mean, then the first)."""
+        return max(
+            range(len(self.visits)),
+            key=lambda i: (self.visits[i], -math.inf if math.isnan(self.values[i]) else self.values[i], -i),
+        )
+
+
+class MCTS:
+    """The search itself, over any guide (see the module docstring)."""
+
+    def __init__(self, guide: Any, c: float | None = None, rng: np.random.Generator | None = None) -> None:
+        self.guide = guide
+        self.c = c
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._canon: dict = {}
+
+    def __getstate__(self) -> dict:  # pickled to tournament workers: the per-rule-set cache stays behind
+        return {**self.__dict__, "_canon": {}}
+
+    def search(
+        self,
+        game: Game,
+        root_actions: list[Action] | None = None,
+        simulations: int | None = 1000,
+        time_per_move: float | None = None,
+    ) -> SearchResult:
+        """Search from ``game`` (unchanged) over ``root_actions`` (default: all legal actions)."""
+        if simulations is None and time_per_move is None:
+            raise ValueError("give simulations, time_per_move or both")
+        if game.over:
+            raise ValueError("the game is over: nothing to search")
+        rng, guide = self.rng, self.guide
+        n_players = game.num_players
+        actions = list(root_actions) if root_actions is not None else node_actions(game, self._canon)
+        if not actions:
+            raise ValueError("no legal action to search")
+        t0 = time.perf_counter()
+        begin = getattr(guide, "begin", None)
+        if begin is not None:
+            begin(game)
+        prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
+        root = Node(game.player, actions, prior)
+        puct = root.prior is not None
+        c = self.c if self.c is not None else (DEFAULT_C_PUCT if puct else DEFAULT_C_UCT)
+        bounds = [math.inf, -math.inf]  # PUCT: smallest and largest value backed up
+        sims = 0
+        deadline = t0 + time_per_move if time_per_move is not None else math.inf
+        limit = simulations if simulations is not None else math.inf
+        canon = self._canon
+        while sims < limit and (sims == 0 or time.perf_counter() < deadline):
+            g = game.clone()
+            g.redeal(rng)
+            node = root
+            path: list[tuple[Node, int]] = []
+            while True:
+                i = self._select_puct(node, c, bounds) if puct else self._select_uct(node, c, rng)
+                g.apply(node.actions[i])
+                path.append((node, i))
+                if g.over:
+                    values = _utility_vector(guide.terminal(g), n_players)
+                    break
+                key = state_key(g)
+                branches = node.children[i]
+                if branches is None:
+                    branches = node.children[i] = {}
+                child = branches.get(key)
+                if child is None:
+                    acts = node_actions(g, canon)
+                    player = g.player
+                    prior, values = guide.expand(g, acts, rng)
+                    values = _utility_vector(values, n_players)
+                    branches[key] = Node(player, acts, prior)
+                    break
+                node = child
+            for nd, i in path:
+                v = values[nd.player]
+                nd.n[i] += 1
+                nd.w[i] += v
+                nd.visits += 1
+                nd.wsum += v
+            if puct:
+                for v in values:
+                    if v < bounds[0]:
+                        bounds[0] = v
+                    if v > bounds[1]:
+                        bounds[1] = v
+            sims += 1
+        seconds = time.perf_counter() - t0
+        means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
+        return SearchResult(actions, list(root.n), means, sims, seconds, root)
+
+    @staticmethod
+    def _select_uct(node: Node, c: float, rng: np.random.Generator) -> int:
+        k = len(node.actions)
+        if node.tried < k:
+            if node.order is None:
+                node.order = rng.permutation(k).tolist() if k > 1 else [0]
+            i = node.order[node.tried]
+            node.tried += 1
+            return i
+        n, w = node.n, node.w
+        logn = math.log(node.visits)
+        best_v, best = -math.inf, 0
+        for i in range(k):
+            ni = n[i]
+            v = w[i] / ni + c * math.sqrt(logn / ni)
+            if v > best_v:
+                best_v, best = v, i
+        return best
+
+    @staticmethod
+    def _select_puct(node: Node, c: float, bounds: list[float]) -> int:
+        lo, hi = bounds
+        span = hi - lo if hi > lo else 1.0
+        if not math.isfinite(lo):
+            lo = 0.0
+        n, w, p = node.n, node.w, node.prior
+        fpu = ((node.wsum / node.visits) - lo) / span if node.visits else 0.5
+        sq = math.sqrt(node.visits + 1)
+        best_v, best = -math.inf, 0
+        for i in range(len(node.actions)):
+            ni = n[i]
+            q = ((w[i] / ni) - lo) / span if ni else fpu
+            v = q + c * p[i] * sq / (1 + ni)
+            if v > best_v:
+                best_v, best = v, i
+        return best
+
+
+def _unwrap(env: Any) -> Any:
+    return getattr(env, "unwrapped", env)
+
+
+def root_choices(game: Game, codec: Any, mask: np.ndarray, canon_cache: dict) -> tuple[list[Action], list[int]]:
+    """The legal actions of ``mask`` as core actions, symmetric rotations merged, with their flat indices."""
+    legal = np.flatnonzero(mask)
+    view = codec.view(game)
+    actions: list[Action] = []
+    indices: list[int] = []
+    seen: set = set()
+    canon = canonical_rotations(game, game.current_tile, canon_cache) if game.phase == "tile" else None
+    for a in legal.tolist():
+        pc = codec.codecs[codec.phase_of(a)]
+        act = pc.decode(game, view, a - pc.start)
+        if canon is not None and type(act) is PlaceTile:
+            key: Any = (act.x, act.y, canon[act.rotation])
+            if key in seen:
+                continue
+            seen.add(key)
+        actions.append(act)
+        indices.append(a)
+    return actions, indices
+
+
+def _check_budget(simulations: int | None, time_per_move: float | None) -> None:
+    if simulations is None and time_per_move is None:
+        raise ValueError("MCTS needs a budget: simulations, time_per_move or both")
+    if simulations is not None and (
+        isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1
+    ):
+        raise ValueError(f"simulations must be a positive integer or None, got {simulations!r}")
+    if time_per_move is not None and not (isinstance(time_per_move, (int, float)) and time_per_move > 0):
+        raise ValueError(f"time_per_move must be a positive number of seconds or None, got {time_per_move!r}")
+
+
+class MCTSPolicy:
+    """MCTS as a player (``act(obs, env) -> int``).  See the module docstring.
+
+    ``simulations`` / ``time_per_move``: the budget per decision.
+    ``rollout`` (``"random"`` or ``"greedy"``), ``epsilon`` (random actions in
+    greedy rollouts), ``utility`` and ``margin_scale``: the play-outs
+    (:class:`carc_env.search.rollout.RolloutGuide`); ``engine`` (``"auto"``,
+    ``"python"``, ``"numba"``): where random play-outs run (auto: the compiled
+    engine where it covers the game); or pass any ``guide``.
+    ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
+    """
+
+    uses_observation = False
+
+    def __init__(
+        self,
+        simulations: int | None = 1000,
+        time_per_move: float | None = None,
+        rollout: str = "random",
+        epsilon: float = 0.0,
+        utility: str = "mixed",
+        margin_scale: float = 20.0,
+        c: float | None = None,
+        seed: int | None = None,
+        guide: Any = None,
+        name: str | None = None,
+        engine: str = "auto",
+    ) -> None:
+        _check_budget(simulations, time_per_move)
+        if c is not None and not (isinstance(c, (int, float)) and c >= 0):
+            raise ValueError(f"c must be a non-negative number, got {c!r}")
+        self.simulations = None if simulations is None else int(simulations)
+        self.time_per_move = None if time_per_move is None else float(time_per_move)
+        self.guide = guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine)
+        self.c = c
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.mcts = MCTS(self.guide, c, self.rng)
+        self.last_search: SearchResult | None = None
+        self.name = name or f"mcts:{simulations}"
+
+    def __repr__(self) -> str:
+        budget = f"simulations={self.simulations}" if self.simulations else ""
+        if self.time_per_move:
+            budget += f"{', ' if budget else ''}time_per_move={self.time_per_move}"
+        return f"MCTSPolicy({budget}, guide={self.guide!r})"
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the random stream (environments call it on every seeded reset)."""
+        self.rng = np.random.default_rng(seed)
+        self.mcts.rng = self.rng
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "last_search": None}
+
+    def act(self, obs: Mapping[str, np.ndarray], env: Any) -> int:
+        mask = obs["action_mask"]
+        env = _unwrap(env)
+        game = env.game
+        actions, indices = root_choices(game, env.codec, mask, self.mcts._canon)
+        if not actions:
+            raise ValueError("MCTSPolicy.act: the action mask is all zero (is it this agent's turn?)")
+        if len(actions) == 1:
+            self.last_search = SearchResult(actions, [0], [math.nan], 0, 0.0)
+            return indices[0]
+        res = self.mcts.search(game, actions, self.simulations, self.time_per_move)
+        self.last_search = res
+        return indices[res.best()]
+
+
+__all__ = ["MCTS", "MCTSPolicy", "Node", "SearchResult", "node_actions", "root_choices", "state_key"]

@@ -1,0 +1,115 @@
+#!/usr/bin/env python
+"""Simulations per second of the tree search, by rollout kind and game stage.
+
+    python scripts/bench_search.py [--sims 200] [--players 2] [--seed 0] [--checkpoint PATH] [--json]
+
+States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
+turns 0, 20, 40 and 60 of the 72.  For each state and search kind (random
+rollouts (on the compiled engine where it covers the game, and on the Python
+engine), greedy rollouts, and ``ppo-mcts`` if a checkpoint is given) one
+search of ``--sims`` simulations is timed (Python random and greedy rollouts: a quarter of
+them, they cost about ten times more).  Speed depends on the machine and
+its load: compare the rows of one run, not runs taken at different times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import numpy as np  # noqa: E402
+
+import carc_env  # noqa: E402
+from carc_env.baselines import GreedyPolicy  # noqa: E402
+from carc_env.search import MCTS, RolloutGuide  # noqa: E402
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 1")
+    return v
+
+
+def _nonneg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 0")
+    return v
+
+
+def states(players: int, seed: int, turns=(0, 20, 40, 60)) -> list[tuple[int, object]]:
+    env = carc_env.raw_env(num_players=players)
+    env.reset(seed=seed)
+    gp = GreedyPolicy(seed=seed)
+    out = []
+    while not env.game.over:
+        g = env.game
+        if g.phase == "tile" and g.turn in turns and all(t != g.turn for t, _ in out):
+            out.append((g.turn, g.clone()))
+        env.step(gp.act({"action_mask": env.match.mask()}, env))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sims", type=_positive, default=200)
+    ap.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    ap.add_argument("--seed", type=_nonneg, default=0)
+    ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    kinds: list[tuple[str, object, int]] = [
+        ("random rollouts", RolloutGuide("random"), args.sims),  # compiled play-outs where covered
+        ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
+        ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),
+    ]
+    if args.checkpoint:
+        if not os.path.isfile(args.checkpoint):
+            print(f"error: --checkpoint {args.checkpoint!r}: no such file", file=sys.stderr)
+            return 2
+        import torch
+
+        from agents.search import PPOSearchPolicy
+
+        torch.set_num_threads(1)
+        pol = PPOSearchPolicy.from_checkpoint(args.checkpoint, {"num_players": args.players})
+        kinds.append(("ppo-mcts (network guide)", pol.guide, max(1, args.sims // 4)))
+    rows = []
+    for turn, game in states(args.players, args.seed):
+        for name, guide, sims in kinds:
+            mcts = MCTS(guide, rng=np.random.default_rng(0))
+            t0 = time.perf_counter()
+            res = mcts.search(game, simulations=sims)
+            dt = time.perf_counter() - t0
+            rows.append({"turn": turn, "search": name, "actions": len(res.actions), "simulations": sims,
+                         "seconds": round(dt, 3), "sims_per_s": round(sims / dt, 1)})
+            if not args.json:
+                print(f"turn {turn:2d}  {name:26s} {len(res.actions):3d} actions  {sims:5d} sims  "
+                      f"{dt:7.2f} s  {sims / dt:8.1f} sims/s", flush=True)
+    if args.json:
+        print(json.dumps({"players": args.players, "seed": args.seed, "machine": platform.machine(),
+                          "cpus": os.cpu_count(), "python": platform.python_version(), "rows": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
