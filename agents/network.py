@@ -40,7 +40,6 @@ class NetConfig:
     blocks: int = 1  # residual blocks after the stem
     hidden: int = 128  # width of the pooled MLP
     scale_board: bool = True  # divide each board channel by its largest value
-    crop: bool = True  # look at the played area and its frontier only (agents.policy.crop_region)
 
 
 @dataclass(frozen=True)

@@ -96,16 +96,19 @@ def crop_region(board: np.ndarray) -> tuple[int, int, int, int]:
 
 def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
     """One observation (with action features) as a compact training sample: the board cropped to
-    :func:`crop_region` (or whole) with its origin in the window, and the other inputs as arrays."""
+    :func:`crop_region` (``crop=False``: the whole window, with the same region marked valid, which gives
+    the same network outputs at a higher cost), its origin in the window, and the other inputs as arrays."""
     board = obs["board"]
+    r0, r1, c0, c1 = crop_region(board)
     if crop:
-        r0, r1, c0, c1 = crop_region(board)
         board = board[:, r0:r1, c0:c1]
+        origin, region = (r0, c0), (0, r1 - r0, 0, c1 - c0)
     else:
-        r0 = c0 = 0
+        origin, region = (0, 0), (r0, r1, c0, c1)
     return {
         "board": np.ascontiguousarray(board),
-        "origin": (r0, c0),
+        "origin": origin,
+        "region": region,
         "window": obs["board"].shape[1:],
         "globals": np.asarray(obs["globals"], dtype=np.float32),
         "spots": np.asarray(obs["spots"], dtype=np.float32),
@@ -117,7 +120,7 @@ def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
 
 def collate(samples: Sequence[dict[str, Any]]) -> Batch:
     """Stack samples (:func:`sample_from_obs`) into network inputs: each board at the top left of a
-    zero board of the batch's largest crop, ``valid`` marking its own cells, the placements' positions
+    zero board of the batch's largest one, ``valid`` marking its played area, the placements' positions
     in that grid, and the placement rows padded with zero rows (index 0, ``present`` 0)."""
     b = len(samples)
     n_ch = samples[0]["board"].shape[0]
@@ -133,7 +136,8 @@ def collate(samples: Sequence[dict[str, Any]]) -> Batch:
     for j, s in enumerate(samples):
         _, h, w = s["board"].shape
         board[j, :, :h, :w] = s["board"]
-        valid[j, 0, :h, :w] = 1.0
+        vr0, vr1, vc0, vc1 = s["region"]
+        valid[j, 0, vr0:vr1, vc0:vc1] = 1.0
         n = len(s["place_index"])
         if n:
             rows, cols = s["window"]
@@ -156,7 +160,8 @@ def collate(samples: Sequence[dict[str, Any]]) -> Batch:
 
 
 def obs_to_tensors(obs: Sequence[dict], crop: bool = True) -> Batch:
-    """Stack observation dicts (with action features) into the network's input tensors and the bool mask."""
+    """Stack observation dicts (with action features) into the network's input tensors and the bool mask
+    (``crop``: the boards cropped to their played area, which only saves work)."""
     return collate([sample_from_obs(o, crop) for o in obs])
 
 
@@ -174,8 +179,13 @@ class PPOPolicy:
         return self.act_batch([with_action_features(obs, env)])[0]
 
     @torch.no_grad()
+    def act_envs(self, envs: Sequence[Any]) -> list[int]:
+        """One action for the deciding agent of each env, with one batched forward."""
+        return self.act_batch([with_action_features(e.observe(e.agent_selection), e) for e in envs])
+
+    @torch.no_grad()
     def act_batch(self, obs: Sequence[dict]) -> list[int]:
-        batch = obs_to_tensors(obs, crop=self.net.cfg.crop)
+        batch = obs_to_tensors(obs)
         logits, _ = self.net(*batch.inputs())
         ml = masked_logits(logits, batch.mask)
         if self.sample:

@@ -58,6 +58,7 @@ class PPOConfig:
     epochs: int = 3
     minibatch: int = 256
     chunk: int = 64  # gradient-accumulation chunk (samples of similar board size); >= minibatch: no chunks
+    crop: bool = True  # boards cropped to the played area (False: whole window, same outputs, more work)
     lr: float = 3e-3
     gamma: float = 0.999
     gae_lambda: float = 0.99
@@ -65,6 +66,7 @@ class PPOConfig:
     value_coef: float = 0.5
     entropy_coef: float = 0.01
     max_grad_norm: float = 0.5
+    target_kl: float = 0.0  # > 0: an update stops early once a minibatch's approximate KL exceeds 1.5 x this
     score_scale: float = 0.05
     win_bonus: float = 1.0
     imitation_updates: int = 0  # first updates: the learner seat plays greedy and the net imitates it
@@ -219,7 +221,7 @@ class SelfPlayTrainer:
         ``num_envs``); the last transition of every game is closed with its reward and bootstrap value."""
         buf: dict[str, list] = defaultdict(list)
         self.net.eval()
-        crop = self.cfg.net.crop
+        crop = self.cfg.crop
         imitate = self.imitating
         n_games = len(self.envs)
         while len(buf["action"]) < self.cfg.steps_per_update:
@@ -303,7 +305,7 @@ class SelfPlayTrainer:
 
     def _net_step(self, actor: NetOpponent, idx: list[int]) -> None:
         obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        batch = collate([sample_from_obs(o, actor.net.cfg.crop) for o in obs])
+        batch = collate([sample_from_obs(o, self.cfg.crop) for o in obs])
         logits, _ = actor.net(*batch.inputs())
         acts = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample().tolist()
         for i, a in zip(idx, acts, strict=True):
@@ -358,7 +360,11 @@ class SelfPlayTrainer:
         n = len(actions)
         self.net.train()
         stats: dict[str, list[float]] = defaultdict(list)
+        stop = False
+        steps = 0
         for _ in range(c.epochs):
+            if stop:
+                break
             perm = self.rng.permutation(n)
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
@@ -394,13 +400,18 @@ class SelfPlayTrainer:
                     parts["entropy"] += w * float(ent.detach())
                 nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.opt.step()
+                steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
+                if c.target_kl > 0 and not imitate and parts["approx_kl"] > 1.5 * c.target_kl:
+                    stop = True
+                    break
         self.updates += 1
         if self.updates % c.snapshot_every == 0:
             self.take_snapshot()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["mean_reward"] = float(np.mean(buf["reward"]))
+        out["gradient_steps"] = float(steps)
         return out
 
     def pop_episode_stats(self) -> dict[str, float]:

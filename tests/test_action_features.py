@@ -174,8 +174,8 @@ def test_the_scan_never_misses_a_scoring_placement(expansions):
 
 
 def test_a_cropped_board_gives_the_same_outputs_as_the_whole_window():
-    """The trunk is zeroed outside ``valid`` and pools over it, so the crop to the played area and the
-    whole window with ``valid`` = the crop's cells give the same logits and value, whatever the padding."""
+    """The trunk is zeroed outside ``valid`` (the played area) and pools over it, so the crop to the played
+    area and the whole window give the same logits and value, whatever the padding."""
     import torch
 
     from agents.network import NetConfig, PolicyNet
@@ -204,8 +204,10 @@ def test_a_cropped_board_gives_the_same_outputs_as_the_whole_window():
             assert not obs["board"][:, :, :c0].any() and not obs["board"][:, :, c1:].any()
             assert (r1 - r0) * (c1 - c0) < obs["board"].shape[1] * obs["board"].shape[2]
             whole = obs_to_tensors([obs], crop=False)
-            whole = whole._replace(valid=torch.zeros_like(whole.valid))
-            whole.valid[:, :, r0:r1, c0:c1] = 1.0
+            assert whole.board.shape[2:] == obs["board"].shape[1:]
+            assert whole.valid[0, 0].nonzero().min(0).values.tolist() == [r0, c0]
+            assert whole.valid[0, 0].nonzero().max(0).values.tolist() == [r1 - 1, c1 - 1]
+            assert whole.valid.sum() == (r1 - r0) * (c1 - c0)
             cropped = obs_to_tensors([obs], crop=True)
             assert cropped.board.shape[2:] == (r1 - r0, c1 - c0)
             # padded with a larger board in the same batch

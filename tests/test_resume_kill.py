@@ -7,7 +7,8 @@ a checkpoint was written, mid-way through a later update, then resumed with the
 same command.  The final checkpoint (network, optimiser, snapshots, counters,
 random generators, games in progress), ``progress.csv``, ``eval.csv`` and the
 TensorBoard scalars must equal the uninterrupted run's, except the wall-clock
-columns (``seconds``, ``env_steps_per_s``), whose content is not deterministic.
+columns (``seconds``, ``env_steps_per_s``, ``learner_steps_per_s``, ``collect_seconds``,
+``update_seconds``), whose content is not deterministic.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ import torch
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMING = {"seconds", "env_steps_per_s"}
+TIMING = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
+
+
+def test_only_the_wall_clock_columns_are_exempt():
+    from agents.train import PROGRESS_FIELDS, TIMING_FIELDS
+
+    assert TIMING_FIELDS == TIMING and TIMING <= set(PROGRESS_FIELDS)
+
 
 CONFIG = {
     "game": {"num_players": 2, "expansions": ["base"]},
