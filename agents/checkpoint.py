@@ -65,7 +65,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def net_from_checkpoint(data: dict[str, Any], expect: NetShapes | None = None, where: str = "checkpoint") -> PolicyNet:
-    shapes = NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"].get("board_high", ()))})
+    shapes = NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"].get("board_high", ())),
+                          "windows_high": tuple(data["shapes"].get("windows_high", ()))})
     if expect is not None and shapes != expect:
         diff = {k: (v, getattr(expect, k)) for k, v in asdict(shapes).items() if getattr(expect, k) != v}
         raise CheckpointError(

@@ -19,7 +19,14 @@ Shape of the game, shape of the net:
   convolutional logit, so whole-feature facts the convolution cannot see
   reach the policy directly;
 * one linear head for every remaining (expansion) action range;
-* a value head on the pooled board + globals.
+* a value head on the pooled board + globals;
+* with Stained Glass (a ``windows`` tensor whose columns an expansion fills:
+  ``NetShapes.windows_dim > 0``) a small MLP over the flattened, scaled
+  windows tensor (tokens held and complete windows per seat), whose output
+  joins the global features: it biases every cell of the trunk and feeds the
+  pooled features, so the placement, expansion-phase (steals, window scoring)
+  and value heads all see it.  Without it the windows tensor is ignored (it
+  is all zero).
 
 The net is sized from the observation space, so a bigger window or new
 board channels need no code change.
@@ -57,6 +64,8 @@ class NetShapes:
     spot_features: int = 0  # columns of obs["spots"] (per follower spot); 0 = no spot features
     board_high: tuple[int, ...] = ()  # largest value of each board channel (inputs are scaled to 0..1)
     placement_features: int = 0  # columns of the per-placement features; 0 = the conv logits only
+    windows_dim: int = 0  # entries of the flattened windows tensor the net reads; 0 = it is ignored
+    windows_high: tuple[int, ...] = ()  # largest value of each windows entry (inputs are scaled to 0..1)
 
 
 class _Block(nn.Module):
@@ -80,10 +89,16 @@ class PolicyNet(nn.Module):
         high = torch.tensor(shapes.board_high or (1,) * shapes.board_channels, dtype=torch.float32)
         self.register_buffer("board_scale", (1.0 / high.clamp(min=1.0))[None, :, None, None], persistent=False)
         self.stem = nn.Conv2d(shapes.board_channels, c, 3, padding=1)
-        self.glob_bias = nn.Linear(shapes.globals_dim, c)
+        g = shapes.globals_dim
+        if shapes.windows_dim:
+            whigh = torch.tensor(shapes.windows_high or (1,) * shapes.windows_dim, dtype=torch.float32)
+            self.register_buffer("windows_scale", 1.0 / whigh.clamp(min=1.0), persistent=False)
+            self.windows_mlp = nn.Sequential(nn.Linear(shapes.windows_dim, cfg.hidden // 4), nn.ReLU())
+            g += cfg.hidden // 4
+        self.glob_bias = nn.Linear(g, c)
         self.blocks = nn.ModuleList([_Block(c) for _ in range(cfg.blocks)])
         self.place_head = nn.Conv2d(c, 4, 1)
-        self.pool_mlp = nn.Sequential(nn.Linear(2 * c + shapes.globals_dim, cfg.hidden), nn.ReLU())
+        self.pool_mlp = nn.Sequential(nn.Linear(2 * c + g, cfg.hidden), nn.ReLU())
         ctx = cfg.hidden + c
         if shapes.spot_features:
             # One shared scorer per spot (its features + context), and a pass logit from the context.
@@ -110,6 +125,7 @@ class PolicyNet(nn.Module):
         spots: torch.Tensor | None = None,
         place_index: torch.Tensor | None = None,
         place_features: torch.Tensor | None = None,
+        windows: torch.Tensor | None = None,
         valid: torch.Tensor | None = None,
         place_pos: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -131,11 +147,18 @@ class PolicyNet(nn.Module):
         positions are the action indices).  Placement logits are the
         convolutional head's value at the placement plus the placement-feature
         scorer's; the tile range's other entries (illegal placements) are 0.
+        ``windows`` ``(b, players, columns)``: the observation's windows tensor
+        (needed when ``shapes.windows_dim`` is not 0).
         """
         b = board.shape[0]
         h, w = board.shape[2], board.shape[3]
         if valid is None:
             valid = torch.ones((b, 1, h, w), dtype=board.dtype)
+        if self.shapes.windows_dim:
+            if windows is None:
+                raise ValueError("this network reads the stained-glass windows: pass obs['windows']")
+            win = windows.reshape(b, -1).float() * self.windows_scale
+            globs = torch.cat([globs, self.windows_mlp(win)], dim=1)
         last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
         if self.cfg.scale_board:
             board = board * self.board_scale

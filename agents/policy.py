@@ -33,6 +33,10 @@ def shapes_from_env(env: Any) -> NetShapes:
     last = [i for i, n in enumerate(names) if n == "last_placed"]
     if not last:
         raise ValueError(f"the env has no 'last_placed' board channel; channels: {names}")
+    windows_dim, windows_high = 0, ()
+    if list(getattr(env, "window_names", ())):  # an expansion fills the windows tensor (Stained Glass)
+        high = np.broadcast_to(space["windows"].high, space["windows"].shape)
+        windows_dim, windows_high = int(high.size), tuple(int(h) for h in high.reshape(-1))
     return NetShapes(
         board_channels=c,
         rows=rows,
@@ -45,6 +49,8 @@ def shapes_from_env(env: Any) -> NetShapes:
         spot_features=N_SPOT_FEATURES,
         board_high=tuple(int(h) for h in env.encoder.channel_high),
         placement_features=N_PLACEMENT_FEATURES,
+        windows_dim=windows_dim,
+        windows_high=windows_high,
     )
 
 
@@ -75,11 +81,14 @@ class Batch(NamedTuple):
     place_index: torch.Tensor
     place_features: torch.Tensor
     mask: torch.Tensor
+    windows: torch.Tensor
     valid: torch.Tensor
     place_pos: torch.Tensor
 
     def inputs(self) -> tuple[torch.Tensor, ...]:
-        return self.board, self.globs, self.spots, self.place_index, self.place_features, self.valid, self.place_pos
+        """The network's positional inputs, in :meth:`PolicyNet.forward`'s order."""
+        return (self.board, self.globs, self.spots, self.place_index, self.place_features, self.windows,
+                self.valid, self.place_pos)
 
 
 def crop_region(board: np.ndarray) -> tuple[int, int, int, int]:
@@ -115,6 +124,7 @@ def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
         "place_index": np.asarray(obs["place_index"], dtype=np.int64),
         "place_features": np.asarray(obs["place_features"], dtype=np.float32),
         "mask": np.asarray(obs["action_mask"]).astype(bool),
+        "windows": np.asarray(obs["windows"], dtype=np.float32),
     }
 
 
@@ -154,6 +164,7 @@ def collate(samples: Sequence[dict[str, Any]]) -> Batch:
         place_index=torch.from_numpy(idx),
         place_features=torch.from_numpy(feats),
         mask=torch.from_numpy(np.stack([s["mask"] for s in samples])),
+        windows=torch.from_numpy(np.stack([s["windows"] for s in samples])),
         valid=torch.from_numpy(valid),
         place_pos=torch.from_numpy(pos),
     )

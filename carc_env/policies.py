@@ -42,7 +42,15 @@ Policies never change ``env.game``; search happens on clones.
   only late in the game for 3 x completed cities they border), keep
   ``reserve`` followers back for strong spots only, and pass when nothing is
   worth a follower;
-* expansion phases it does not know: uniformly random;
+* expansion phases: the choice of the plug-in's ``heuristics`` part when it
+  has one (Stained Glass: thieves when someone holds a token to steal, the
+  steal that helps most, score the best combination of windows unless one
+  more token would finish a bigger window), otherwise uniformly random;
+* plug-ins' assets: with a plug-in whose ``heuristics`` part values what a
+  player holds (Stained Glass: a glass token, a finished window), the tile
+  phase counts the change of every player's holdings as points too (a
+  completed cloister's token), less what every placement of the tile brings
+  anyway (the token for placing a cloister tile);
 * ``epsilon``: the probability of a uniformly random legal action instead
   (the strength knob: 0 = greedy, 1 = random).
 
@@ -57,7 +65,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .core.tiles import BUILDING, CITY, FIELD, ROAD
-from .encoding.lookahead import immediate_points, leads, one_ply_gain
+from .encoding.lookahead import has_assets, immediate_points, leads, one_ply_gain, plugin_action
 
 
 @runtime_checkable
@@ -127,6 +135,11 @@ class GreedyPolicy:
             return self._tile(game, codec, legal)
         if game.phase == "follower":
             return self._follower(game, codec, legal)
+        action = plugin_action(game)
+        if action is not None:
+            index = codec.encode(game, action)
+            if mask[index]:
+                return int(index)
         return int(legal[self.rng.integers(len(legal))])
 
     # ------------------------------------------------------------------ tile phase
@@ -154,6 +167,8 @@ class GreedyPolicy:
         best_v, best = -1e18, int(legal[0])
         memo: dict[tuple[int, int, int], float] = {}
         noise = self.rng.random(len(legal)) * 1e-3
+        assets = has_assets(game.rules)
+        anyway: list[float] = []  # holdings every placement of this tile brings (computed when needed)
         for j, a in enumerate(legal):
             a = int(a)
             if not tr.start <= a < tr.stop:
@@ -164,7 +179,14 @@ class GreedyPolicy:
             if v is None:
                 scan = game.scan_placement(t, act.x, act.y, act.rotation)
                 # the last tile's play-out includes the final scoring: play every placement out
-                v = one_ply_gain(game, act, me) if scan.completes or not game.bag_size else 0.0
+                if scan.completes or not game.bag_size:
+                    v = one_ply_gain(game, act, me, assets)
+                    if assets:
+                        if not anyway:
+                            anyway.append(self._holdings_anyway(game, pc, tr, view, legal, me))
+                        v -= anyway[0]
+                else:
+                    v = 0.0
                 # a small positional term: extend features where I lead, avoid the opponents'
                 v += sum(0.2 if leads(j.counts, me) else -0.2 for j in scan.joined if j.counts)
                 memo[key] = v
@@ -172,6 +194,18 @@ class GreedyPolicy:
             if v > best_v:
                 best_v, best = v, a
         return best
+
+    @staticmethod
+    def _holdings_anyway(game: Any, pc: Any, tr: Any, view: Any, legal: np.ndarray, me: int) -> float:
+        """The change of holdings (own less the best opponent's) a placement completing nothing brings:
+        what every placement of the drawn tile brings (0 if every placement completes something)."""
+        for a in legal:
+            if not tr.start <= int(a) < tr.stop:
+                continue
+            act = pc.decode(game, view, int(a) - tr.start)
+            if not game.scan_placement(game.current_tile, act.x, act.y, act.rotation).completes:
+                return one_ply_gain(game, act, me, True) - one_ply_gain(game, act, me, False)
+        return 0.0
 
     # ------------------------------------------------------------------ follower phase
     def _follower(self, game: Any, codec: Any, legal: np.ndarray) -> int:

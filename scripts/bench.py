@@ -1,18 +1,26 @@
 #!/usr/bin/env python
-"""Benchmark: random legal play through the engine (and the env, when available).
+"""Benchmark: random legal play through the engines, the envs and PettingZoo peers, side by side.
 
-Prints one JSON line (with ``--json``) or a readable table.  Measured on one
-core, in this process, with uniformly random legal actions:
+Prints a readable table with the ratios (or one JSON line with ``--json``).
+Every row plays uniformly random legal actions with full observations; the
+rows are measured in one process, interleaved in ``--rounds`` rounds so that
+a change in the machine's load hits them alike:
 
-* ``engine_games_per_s`` / ``engine_turns_per_s``: whole games through the core
-  (``Game.apply`` with ``legal_tile_placements`` / ``legal_follower_spots``),
-  one turn = one tile placement;
-* ``mean_legal_placements``: legal (cell, rotation) pairs per tile decision;
-  ``mean_distinct_placements`` counts rotations that give the same geometry
-  (symmetric tiles) once; ``max_legal_placements`` is the largest seen;
-* ``env_steps_per_s`` / ``vector_env_steps_per_s``: AEC steps through
-  ``carc_env.env()`` with all wrappers and full observations, and steps of the
-  batched vector env (per game-step), when the env package is present.
+* engine alone, one core: ``engine_games_per_s`` (Python reference: ``Game.apply``
+  with ``legal_tile_placements`` / ``legal_follower_spots``) and
+  ``fast_engine_games_per_s`` (the compiled engine, shuffles included); with
+  ``mean_legal_placements`` (legal (cell, rotation) pairs per tile decision),
+  ``mean_distinct_placements`` (symmetric rotations once) and ``max_legal_placements``;
+* ``carc_env.env()`` (AEC, PettingZoo wrappers on), one core:
+  ``env_steps_per_s`` (Python engine) and ``fast_env_steps_per_s`` (compiled);
+* the batched vector env (self-play, ``--num-envs`` games): ``vector_env_steps_per_s``
+  (Python engine), ``fast_vector_env_steps_per_s`` (compiled, one thread) and
+  ``fast_vector_env_steps_per_s_2_threads`` (two threads, two cores);
+* PettingZoo classic peers through their ``env()`` with the same loop:
+  ``peers`` (connect four, go 9x9, chess; "not installed" when their
+  dependencies are missing: ``pip install -e ".[bench]"``);
+* ``jit``: the compiled engine's one-time cost, measured in fresh processes:
+  compiling (an empty cache) and loading the cache (a second process).
 
 Speed is measured here and only here (never in a timed test).  Bad arguments
 (``--players 6``, ``--expansions foo``, ``--seconds -1``, ``--seed -1``) end the
@@ -25,7 +33,9 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -34,6 +44,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from agents import cli  # noqa: E402
 from carc_env.core import Game, GameConfig, Pass, PlaceFollower, PlaceTile  # noqa: E402
+
+TARGETS = {  # the bars of issue #17 (base game, 2 players)
+    "fast_vector_env_steps_per_s_2_threads": 50_000,
+    "fast_vector_env_steps_per_s": 25_000,
+    "fast_env_steps_per_s": 10_000,
+    "fast_engine_games_per_s": 5_000,
+}
 
 
 def play_random(config: GameConfig, seed: int, stats: dict) -> Game:
@@ -60,26 +77,85 @@ def play_random(config: GameConfig, seed: int, stats: dict) -> Game:
     return game
 
 
-def bench_engine(config: GameConfig, seconds: float, seed: int) -> dict:
-    stats = {"decisions": 0, "legal": 0, "distinct": 0, "max": 0, "turns": 0}
-    play_random(config, seed, stats)  # warm-up (tables, caches)
-    stats = dict.fromkeys(stats, 0)
+class Row:
+    """One measurement accumulated over rounds: work units and seconds (wall and process CPU)."""
+
+    def __init__(self) -> None:
+        self.units = 0.0
+        self.seconds = 0.0
+        self.cpu = 0.0
+        self.extra: dict = {}
+
+    def add(self, units: float, seconds: float, cpu: float = 0.0) -> None:
+        self.units += units
+        self.seconds += seconds
+        self.cpu += cpu
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.seconds if self.seconds else 0.0
+
+
+def engine_round(config: GameConfig, seconds: float, seed: int, row: Row, stats: dict) -> None:
     games = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     while True:
-        play_random(config, seed + games, stats)
+        play_random(config, seed + int(row.units) + games, stats)
         games += 1
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds:
+        if time.perf_counter() - t0 >= seconds:
             break
-    return {
-        "engine_games_per_s": round(games / elapsed, 2),
-        "engine_turns_per_s": round(stats["turns"] / elapsed, 1),
-        "engine_games": games,
-        "mean_legal_placements": round(stats["legal"] / stats["decisions"], 3),
-        "mean_distinct_placements": round(stats["distinct"] / stats["decisions"], 3),
-        "max_legal_placements": stats["max"],
-    }
+    row.add(games, time.perf_counter() - t0, time.process_time() - c0)
+
+
+def fast_engine_round(batch, seconds: float, seed: int, row: Row, stats: dict) -> None:
+    games = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    chunk = 50
+    while True:
+        first = seed + int(row.units) + games
+        out = batch.play_random(range(first, first + chunk), rng_seed=first)
+        games += chunk
+        for k in ("decisions", "legal"):
+            stats[k] += out[k]
+        stats["max"] = max(stats["max"], out["max_legal"])
+        if time.perf_counter() - t0 >= seconds:
+            break
+    row.add(games, time.perf_counter() - t0, time.process_time() - c0)
+
+
+def jit_cost(kw: dict) -> dict:
+    """Seconds a fresh process spends compiling the kernels (empty cache), then loading them (cached)."""
+    code = (
+        "import time, json, numpy as np\n"
+        "t0 = time.perf_counter(); c0 = time.process_time()\n"
+        "from carc_env.env.options import EnvOptions\n"
+        "from carc_env.fast.engine import FastBatch\n"
+        "from carc_env.env.bench import random_legal_actions\n"
+        "t1 = time.perf_counter()\n"
+        f"fb = FastBatch(EnvOptions.from_kwargs(**{kw!r}), 2)\n"
+        "for g in range(2): fb.reset(g, g, prepare_next=True)\n"
+        "obs = fb.observe_acting()\n"
+        "fb.step(random_legal_actions(obs['action_mask'], np.random.default_rng(0)))\n"
+        "fb.step_game(0, int(np.flatnonzero(fb.mask(0))[0])); fb.observe(0, 1)\n"
+        "fb.play_random([1])\n"
+        "print(json.dumps({'import_s': t1 - t0, 'first_use_s': time.perf_counter() - t1,\n"
+        "                  'cpu_s': time.process_time() - c0}))\n"
+    )
+    root = os.path.join(os.path.dirname(__file__), "..")
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=os.path.abspath(root))
+        for label in ("first_process", "cached_process"):
+            res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=root)
+            if res.returncode:
+                return {"error": res.stderr.strip().splitlines()[-1] if res.stderr else "failed"}
+            d = json.loads(res.stdout.strip().splitlines()[-1])
+            out[f"{label}_s"] = round(d["first_use_s"], 2)  # wall seconds of the first kernel calls
+            out[f"{label}_cpu_s"] = round(d["cpu_s"], 2)  # CPU seconds of the whole process (import included)
+            out[f"{label}_import_s"] = round(d["import_s"], 2)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,40 +163,164 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     ap.add_argument("--players", type=cli.players, default=2, help="2 to 5")
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys ('base' is added)")
-    ap.add_argument("--seconds", type=cli.positive_float, default=10.0, help="time per measurement (> 0)")
+    ap.add_argument("--seconds", type=cli.positive_float, default=10.0,
+                    help="time per measurement, split over the rounds (> 0)")
+    ap.add_argument("--rounds", type=cli.int_range(1), default=2, help="interleaved rounds (>= 1, default 2)")
     ap.add_argument("--seed", type=cli.seed, default=0, help=">= 0")
-    ap.add_argument("--num-envs", type=cli.int_range(1), default=16, help="games in the vector env measurement")
-    ap.add_argument("--no-env", action="store_true", help="measure the engine only")
+    ap.add_argument("--num-envs", type=cli.int_range(1), default=64, help="games in the vector env measurements")
+    ap.add_argument("--no-env", action="store_true", help="measure the engines only")
+    ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo peers")
+    ap.add_argument("--no-jit", action="store_true", help="skip measuring the compile time (two fresh processes)")
     args = ap.parse_args(argv)
     try:
-        keys = cli.expansions(args.players)(args.expansions)
+        expansions = cli.expansions(args.players)(args.expansions)
     except argparse.ArgumentTypeError as exc:
         ap.error(f"argument --expansions: {exc}")
-    config = GameConfig(num_players=args.players, expansions=keys)
+    config = GameConfig(num_players=args.players, expansions=expansions)
+    kw = {"num_players": args.players, "expansions": expansions}
     result: dict = {
         "config": config.to_dict(),
         "seconds_per_measurement": args.seconds,
+        "rounds": args.rounds,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "machine": platform.machine(),
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "load_average_before": [round(v, 2) for v in os.getloadavg()],
     }
-    result.update(bench_engine(config, args.seconds, args.seed))
-    if not args.no_env:
+    from carc_env.core.config import ruleset
+    from carc_env.fast import available, rules_coverage
+
+    reason = rules_coverage(ruleset(config))
+    if not available():
+        reason = "numba is not available"
+    else:
+        import numba
+
+        result["numba"] = numba.__version__
+    fast_ok = reason is None
+    if not fast_ok:
+        result["fast_error"] = f"no compiled-engine rows: {reason}"
+    per = args.seconds / args.rounds
+
+    # -------------------------------------------------------------- set up every row, then measure in rounds
+    rows: dict[str, Row] = {}
+    eng_stats = {"decisions": 0, "legal": 0, "distinct": 0, "max": 0, "turns": 0}
+    play_random(config, args.seed, dict(eng_stats))  # warm-up (tables, caches)
+    rows["engine_games_per_s"] = Row()
+    fast_stats = {"decisions": 0, "legal": 0, "max": 0}
+    jobs: list = [("engine_games_per_s", lambda r: engine_round(config, per, args.seed, r, eng_stats))]
+    if fast_ok:
+        from carc_env.env.options import EnvOptions
+        from carc_env.fast.engine import FastBatch
+
+        fb = FastBatch(EnvOptions.from_kwargs(**kw), 1)
+        fb.play_random([0])  # compile or load the kernels before measuring
+        rows["fast_engine_games_per_s"] = Row()
+        jobs.append(("fast_engine_games_per_s", lambda r: fast_engine_round(fb, per, args.seed, r, fast_stats)))
+    env_ok = not args.no_env
+    if env_ok:
         try:
             from carc_env.env import bench as env_bench
         except ImportError as exc:  # the env layer is optional for an engine-only checkout
             result["env_error"] = f"env benchmark unavailable: {exc}"
-        else:
-            kw = {"num_players": args.players, "expansions": keys}
-            result["env_steps_per_s"] = round(env_bench.env_steps_per_s(seconds=args.seconds, seed=args.seed, **kw), 1)
-            result["vector_env_steps_per_s"] = round(
-                env_bench.vector_env_steps_per_s(num_envs=args.num_envs, seconds=args.seconds, seed=args.seed, **kw), 1
-            )
+            env_ok = False
+    if env_ok:
+        def aec(engine: str):
+            def run(r: Row) -> None:
+                d = env_bench.env_benchmark(per, args.seed, engine=engine, **kw)
+                r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+            return run
+
+        def vec(engine: str, threads: int | None):
+            def run(r: Row) -> None:
+                d = env_bench.vector_env_benchmark(args.num_envs, per, args.seed, threads=threads, engine=engine, **kw)
+                r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+            return run
+
+        specs = [("env_steps_per_s", aec("python")), ("vector_env_steps_per_s", vec("python", None))]
+        if fast_ok:
+            env_bench.env_benchmark(0.5, args.seed, engine="numba", **kw)  # warm-up
+            specs += [("fast_env_steps_per_s", aec("numba")), ("fast_vector_env_steps_per_s", vec("numba", 1))]
+            if (result["cpus"] or 1) >= 2:
+                specs.append(("fast_vector_env_steps_per_s_2_threads", vec("numba", 2)))
+        if not args.no_peers:
+            for name in env_bench.PEERS:
+                probe = env_bench.pettingzoo_benchmark(name, 0.2, args.seed)
+                if "error" in probe:
+                    result.setdefault("peers_unavailable", {})[name] = probe["error"]
+                    continue
+
+                def peer(name=name):
+                    def run(r: Row) -> None:
+                        d = env_bench.pettingzoo_benchmark(name, per, args.seed)
+                        r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+                    return run
+
+                specs.append((f"peer_{name}_steps_per_s", peer()))
+        for key, fn in specs:
+            rows[key] = Row()
+            jobs.append((key, fn))
+    for _ in range(args.rounds):
+        for key, fn in jobs:
+            fn(rows[key])
+
+    # -------------------------------------------------------------- report
+    result["engine_games_per_s"] = round(rows["engine_games_per_s"].rate, 2)
+    result["engine_turns_per_s"] = round(eng_stats["turns"] / rows["engine_games_per_s"].seconds, 1)
+    result["engine_games"] = int(rows["engine_games_per_s"].units)
+    result["mean_legal_placements"] = round(eng_stats["legal"] / eng_stats["decisions"], 3)
+    result["mean_distinct_placements"] = round(eng_stats["distinct"] / eng_stats["decisions"], 3)
+    result["max_legal_placements"] = eng_stats["max"]
+    if "fast_engine_games_per_s" in rows:
+        result["fast_engine_games_per_s"] = round(rows["fast_engine_games_per_s"].rate, 1)
+        result["fast_engine_games"] = int(rows["fast_engine_games_per_s"].units)
+        result["fast_mean_legal_placements"] = round(fast_stats["legal"] / max(1, fast_stats["decisions"]), 3)
+        result["fast_max_legal_placements"] = fast_stats["max"]
+    peers = {}
+    for key, row in rows.items():
+        if key.startswith("peer_"):
+            peers[key[len("peer_"):-len("_steps_per_s")]] = round(row.rate, 1)
+        elif key not in result:
+            result[key] = round(row.rate, 1)
+    if peers:
+        result["peers"] = peers
+    cpu = {k: round(r.units / r.cpu, 1) for k, r in rows.items() if r.cpu and k != "engine_games_per_s"}
+    result["per_cpu_second"] = cpu  # rates per second of this process's CPU time (less sensitive to load)
+
+    def ratio(a: str, b: str) -> float | None:
+        va, vb = result.get(a), result.get(b)
+        if va is None and a.startswith("peer_"):
+            va = peers.get(a[5:])
+        if vb is None and b.startswith("peer_"):
+            vb = peers.get(b[5:])
+        return round(va / vb, 2) if va and vb else None
+
+    ratios = {
+        "fast_engine / engine": ratio("fast_engine_games_per_s", "engine_games_per_s"),
+        "fast_env / env": ratio("fast_env_steps_per_s", "env_steps_per_s"),
+        "fast_env / connect_four": ratio("fast_env_steps_per_s", "peer_connect_four"),
+        "env / connect_four": ratio("env_steps_per_s", "peer_connect_four"),
+        "fast_vector (1 thread) / vector": ratio("fast_vector_env_steps_per_s", "vector_env_steps_per_s"),
+        "fast_vector (2 threads) / vector": ratio("fast_vector_env_steps_per_s_2_threads", "vector_env_steps_per_s"),
+        "fast_vector 2 threads / 1 thread": ratio("fast_vector_env_steps_per_s_2_threads", "fast_vector_env_steps_per_s"),
+    }
+    result["ratios"] = {k: v for k, v in ratios.items() if v is not None}
+    result["targets"] = {k: {"bar": bar, "measured": result.get(k), "met": bool(result.get(k) and result[k] >= bar)}
+                         for k, bar in TARGETS.items() if k in result}
+    if fast_ok and not args.no_jit:
+        result["jit"] = jit_cost(kw)
+    result["load_average_after"] = [round(v, 2) for v in os.getloadavg()]
     if args.json:
         print(json.dumps(result))
     else:
         for k, v in result.items():
-            print(f"{k:28s} {v}")
+            if isinstance(v, dict):
+                print(f"{k}:")
+                for kk, vv in v.items():
+                    print(f"  {kk:42s} {vv}")
+            else:
+                print(f"{k:44s} {v}")
     return 0
 
 

@@ -52,3 +52,31 @@ def game_state(game: Any) -> Any:
     state = {k: v for k, v in vars(game).items() if k not in _SHARED}
     state["parent"] = [game.find(i) for i in range(len(game.parent))]
     return freeze(state)
+
+
+ENGINES = ("python", "numba")
+"""The env engines the reliability tests run on (option ``engine``): every contract holds on both."""
+
+
+def seed_stream(match: Any) -> Any:
+    """The match's seed stream (the generator its unseeded resets draw game seeds from), on either engine."""
+    if match.engine == "numba":
+        return match.batch._seed_rngs[match.g]
+    return match._seed_rng
+
+
+def match_state(match: Any) -> Any:
+    """Everything that makes up a match's running game on either engine, seed stream included.
+
+    Python engine: the game (:func:`game_state`).  Compiled engine: game ``g``'s rows of every kernel
+    state array (board, placements, frontier, union-find, lists, counters, the next game's bag), its
+    seed, forced draw order and prepared next seed, plus the reference game replayed from its actions
+    (so a change the kernels' arrays hide from the Python side would show there too)."""
+    if match.engine == "numba":
+        b, g = match.batch, match.g
+        return freeze({
+            "arrays": [a[g] for a in b.state], "seed": b.seeds[g], "draw_order": b.draw_orders[g],
+            "next_seed": b._next_seeds[g], "started": match.started, "stream": seed_stream(match),
+            "game": game_state(match.game) if match.started else None,
+        })  # fmt: skip
+    return freeze({"game": game_state(match.game) if match.started else None, "stream": seed_stream(match)})

@@ -179,3 +179,42 @@ def test_wilson_interval():
     lo, hi = wilson(180, 200)
     assert 0.85 < lo < 0.9 < hi < 0.94
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_the_network_reads_the_windows_tensor_with_stained_glass():
+    import carc_env
+    from agents.network import NetConfig, PolicyNet
+    from agents.policy import obs_to_tensors, with_action_features
+
+    base = carc_env.raw_env(num_players=2)
+    base.reset(seed=0)
+    assert shapes_from_env(base).windows_dim == 0  # without Stained Glass the (all-zero) tensor is ignored
+    env = carc_env.raw_env(num_players=2, expansions=("stained_glass",),
+                           rules={"stained_glass": {"start_tokens": "G1a G1b; G2a"}})
+    env.reset(seed=0)
+    shapes = shapes_from_env(env)
+    assert shapes.windows_dim == 2 * 22 and set(shapes.windows_high) == {2}
+    torch.manual_seed(0)
+    net = PolicyNet(shapes, NetConfig(channels=8, blocks=1, hidden=16)).eval()
+    obs = with_action_features(env.observe("player_0"), env)
+    batch = obs_to_tensors([obs])
+    other = batch.windows.clone()
+    other[0, 0, 2] += 1  # a third token: W1 is finished
+    other[0, 0, 12] = 1
+    with torch.no_grad():
+        logits, value = net(*batch.inputs())
+        logits2, value2 = net(*batch._replace(windows=other).inputs())
+        again, _ = net(*batch.inputs())
+    assert torch.equal(logits, again)
+    assert not torch.allclose(logits, logits2) and not torch.allclose(value, value2)
+    with pytest.raises(ValueError, match="windows"):
+        net(*batch._replace(windows=None).inputs())
+
+
+def test_training_runs_with_stained_glass(tmp_path):
+    cfg = {**TINY, "game": {"num_players": 2, "expansions": ["base", "stained_glass"]}}
+    trainer = train(config_from_dict(cfg), tmp_path, progress=False, max_updates=1)
+    assert trainer.updates == 1 and trainer.shapes.windows_dim == 44
+    data = load_checkpoint(tmp_path / "checkpoint.pt")
+    net = net_from_checkpoint(data, expect=trainer.shapes)
+    assert net.shapes.windows_high == trainer.shapes.windows_high

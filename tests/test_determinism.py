@@ -104,6 +104,24 @@ def test_forced_draw_order_is_used_as_given():
     assert g.tile_id == "BA-X"
 
 
+@pytest.mark.parametrize("expansions", [("base",), ("base", "river2", "darmstadt")])
+def test_the_generator_is_in_the_same_state_after_setup_with_or_without_a_forced_draw_order(expansions):
+    # A record replays with its draw order forced: plug-ins that draw from game.rng during play
+    # (the Stained Glass token bag) must then draw the same numbers as the recorded game did.
+    natural = Game(GameConfig(2, expansions), seed=5)
+    forced = Game(GameConfig(2, expansions), seed=5, draw_order=natural.draw_order)
+    assert forced.draw_order == natural.draw_order
+    assert forced.rng.integers(1 << 62, size=4).tolist() == natural.rng.integers(1 << 62, size=4).tolist()
+    short = Game(GameConfig(2, expansions), seed=5, draw_order=natural.draw_order[:3])
+    assert short.rng.integers(1 << 62) == Game(GameConfig(2, expansions), seed=5).rng.integers(1 << 62)
+
+
+def test_a_game_without_a_seed_draws_one_and_keeps_it():
+    a, b = Game(GameConfig()), Game(GameConfig())
+    assert isinstance(a.seed, int) and a.seed >= 0 and a.seed != b.seed
+    assert Game(GameConfig(), seed=a.seed).draw_order == a.draw_order
+
+
 # ------------------------------------------------------------ records
 def test_record_round_trip_replays_to_the_same_game():
     g = Game(GameConfig(num_players=3), seed=42)

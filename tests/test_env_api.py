@@ -271,7 +271,7 @@ def test_package_level_names():
 def _documented(doc: str) -> list[re.Pattern]:
     patterns = []
     for m in re.finditer(r"``([A-Za-z0-9_{}]+)``", doc):
-        pat = re.sub(r"\\\{[^}]*\\\}", r"[A-Za-z0-9_-]+", re.escape(m.group(1)))
+        pat = re.sub(r"\\\{[^}]*\\\}", r"[A-Za-z0-9_+-]+", re.escape(m.group(1)))
         patterns.append(re.compile(pat + r"$"))
     return patterns
 
@@ -294,9 +294,9 @@ def test_every_channel_and_global_is_documented():
             if module is None:
                 continue
             ext = next(x for x in enc.extensions if type(x) is module.Observation)
-            for name in (*ext.static_channels, *ext.dynamic_channels, *ext.global_names):
+            for name in (*ext.static_channels, *ext.dynamic_channels, *ext.global_names, *ext.window_columns):
                 owned[name] = (exp.KEY, _documented(module.__doc__))
-        for name in e.channel_names + e.global_names:
+        for name in e.channel_names + e.global_names + e.window_names:
             key, patterns = owned.get(name, ("the core", core))
             where = "carc_env.env.aec" if key == "the core" else f"the observe module of plug-in {key!r}"
             assert any(p.match(name) for p in patterns), f"{name} is not documented in {where}"

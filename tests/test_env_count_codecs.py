@@ -50,8 +50,11 @@ def test_every_count_phase_has_a_fixed_layout_and_no_warning():
         "count_deploy": 5,
         "count_move": 5,
         "count_final": 13 * RC + 1,
+        "glass_thief": 5,
+        "glass_steal": 3 * 13 + 1,
+        "glass_window": 11,
     }
-    assert codec.n == e.codec.n == 12428
+    assert codec.n == e.codec.n == 12484
     # the base game's layout is untouched
     assert raw_env().codec.n == 2925 and list(raw_env().codec.ranges) == ["tile", "follower"]
 

@@ -8,6 +8,7 @@ import pytest
 from _env_expansions import ALL, pick, seed_quarters
 from test_count import in_quarter
 
+from carc_env.core import PlaceTile
 from carc_env.core.tiles import RIVER
 from carc_env.env.aec import raw_env
 from carc_env.expansions.count import CASTLE, MARKET
@@ -18,8 +19,11 @@ ADDED_CHANNELS = {
     "darmstadt": {"building_church", "darmstadtium"},
     "king_robber": set(),
     "river2": {*(f"edge_{s}_river" for s in "NESW"), "river_end"},
+    "royal_gateways": {"king_gate", "queen_gate", "linked_city", "gate_waiting"},
+    "sagrada_familia": {"sagrada_familia", "sagrada_city"},
     "shrines": {"building_shrine"},
 }
+STATIC_CHANNELS = {"darmstadtium", "king_gate", "queen_gate", "sagrada_familia"}  # looked up per placed tile
 ADDED_GLOBALS = {
     "count": {
         *(f"count_in_{q}" for q in ("castle", "market", "blacksmith", "cathedral")),
@@ -38,6 +42,8 @@ ADDED_GLOBALS = {
         "robber_record",
     },  # fmt: skip
     "river2": {"river_tiles_left"},
+    "royal_gateways": {"king_gates_placed", "queen_gates_placed"},
+    "sagrada_familia": {"sagrada_in_force"},
     "shrines": set(),
 }
 
@@ -61,7 +67,7 @@ def test_each_expansion_adds_only_its_own_channels_and_features(key):
     # new dynamic channels follow last_placed, new features follow window_clipped
     last = e.channel_names.index("last_placed")
     for name in (
-        ADDED_CHANNELS[key] - {"darmstadtium"} - {c for c in ADDED_CHANNELS[key] if c.startswith(("edge", "b"))}
+        ADDED_CHANNELS[key] - STATIC_CHANNELS - {c for c in ADDED_CHANNELS[key] if c.startswith(("edge", "b"))}
     ):
         assert e.channel_names.index(name) > last
     clipped = e.global_names.index("window_clipped")
@@ -196,3 +202,56 @@ def test_king_robber_and_building_features_over_a_random_game():
                     seen |= {k} if has else set()
         e.step(pick(g, e.codec, e.observe(e.agent_selection)["action_mask"], rng))
     assert g.ext["king_robber"].king >= 0 and seen == kinds
+
+
+def _cells(board, ch, name: str) -> set[tuple[int, int]]:
+    return {tuple(int(v) for v in rc) for rc in np.argwhere(board[ch[name]])}
+
+
+def test_gate_linked_city_and_waiting_planes():
+    # test_royal_gateways' L1 layout: A = start city + BA-R (P0's knight), B = P1's cap south.
+    e = raw_env(num_players=2, expansions=("base", "royal_gateways"))
+    e.reset(seed=0, options={"draw_order": ["BA-R", "BA-E", "RG-king-1", "RG-king-2", "BA-E"]})
+    for text in ("tile 0,-1 r2", "follower c1", "tile 0,1 r2", "follower c1", "tile 1,-1 r3", "pass"):
+        e.step(e.action_from_text(text))
+    view = e.codec.view(e.game)
+
+    def rc(*cells):
+        return {(y - view.y0, x - view.x0) for x, y in cells}
+
+    board, ch, glob = _planes(e, "player_1")
+    assert _cells(board, ch, "king_gate") == rc((1, -1)) and not board[ch["queen_gate"]].any()
+    assert _cells(board, ch, "gate_waiting") == rc((0, 0), (0, -1), (1, -1))  # A waits for the other gate
+    assert not board[ch["linked_city"]].any()
+    assert (glob["king_gates_placed"], glob["queen_gates_placed"]) == (0.5, 0.0)
+    e.step(e.action_from_text("tile 0,2 r0"))  # P1: the King's Gate closes B and links it to A
+    e.step(e.action_from_text("pass"))
+    view = e.codec.view(e.game)
+    board, ch, glob = _planes(e, "player_0")
+    assert _cells(board, ch, "king_gate") == rc((1, -1), (0, 2))
+    assert _cells(board, ch, "linked_city") == rc((0, 0), (0, -1), (1, -1), (0, 1), (0, 2))
+    assert not board[ch["gate_waiting"]].any()
+    assert glob["king_gates_placed"] == 1.0
+    # the open-edge planes count every part: A's west edge is the linked city's only open edge
+    r, c = -1 - view.y0, 0 - view.x0
+    assert board[ch["open_W"], r, c] == 1
+
+
+def test_sagrada_familia_planes_and_legal_placements():
+    # test_sagrada_familia's closing layout: the city is open north only; BA-E at (0,-2) is refused.
+    e = raw_env(num_players=2, expansions=("base", "sagrada_familia"))
+    e.reset(seed=0, options={"draw_order": ["SF-sagrada-familia", "BA-E", "BA-E", "BA-E"]})
+    board, ch, glob = _planes(e, "player_0")
+    assert not board[ch["sagrada_city"]].any() and glob["sagrada_in_force"] == 0.0
+    for text in ("tile 0,-1 r0", "follower c1", "tile 1,-1 r3", "pass", "tile -1,-1 r1", "pass"):
+        e.step(e.action_from_text(text))
+    view = e.codec.view(e.game)
+    board, ch, glob = _planes(e, "player_1")
+    assert _cells(board, ch, "sagrada_familia") == {(-1 - view.y0, 0 - view.x0)}
+    city = {(y - view.y0, x - view.x0) for x, y in ((0, 0), (0, -1), (1, -1), (-1, -1))}
+    assert _cells(board, ch, "sagrada_city") == city and glob["sagrada_in_force"] == 1.0
+    # the closing placement is neither in the legal planes nor in the mask
+    assert board[ch["legal_r2"], -2 - view.y0, 0 - view.x0] == 0
+    mask = e.observe("player_1")["action_mask"]
+    assert mask[e.codec.encode(e.game, PlaceTile(0, -2, 2))] == 0
+    assert mask[e.codec.encode(e.game, PlaceTile(0, 1, 2))] == 1  # the same cap south of the start

@@ -156,4 +156,4 @@ def test_vector_env_with_every_expansion_matches_single_envs():
                 e.reset()
     assert done_games >= 1
     assert {"tile", "follower"} <= phases
-    assert set(EXPANSIONS) == {"count", "darmstadt", "king_robber", "river2", "shrines"}
+    assert set(EXPANSIONS) == {"count", "darmstadt", "king_robber", "river2", "royal_gateways", "sagrada_familia", "shrines", "stained_glass"}

@@ -4,7 +4,8 @@ For each combination of ``tests/_combos.py`` (the base game alone, every
 expansion alone, every pair, all together, and a seeded sample of larger
 ones), random games with 2 to 5 players: no crash, a legal action always
 exists, followers conserved (quarters and guests included), scores never
-decrease, the union-find agrees with a brute-force flood fill at the end, and
+decrease, the union-find agrees with a brute-force flood fill at the end (its
+cities joined by the royal gates' links, ``tests/_linked.py``), and
 the JSON record replays to the same scores.  Combinations configuration must
 refuse (``REFUSED``) are checked to be refused.
 """
@@ -17,7 +18,8 @@ import json
 import pytest
 from _combos import REFUSED, SAMPLE, builtin_expansions, combinations
 from _expansion_games import play_random
-from _helpers import BruteFeatures, engine_partition
+from _helpers import engine_partition
+from _linked import LinkedFeatures
 
 from carc_env.core import ConfigError, GameConfig
 from carc_env.core.config import ruleset
@@ -35,7 +37,7 @@ def test_random_games_keep_the_invariants(combo):
         game, events = play_random(GameConfig(players, ("base", *combo)), seed=seed, action_seed=seed + 1)
         assert game.over and game.phase == "game_over"
         assert game.bag_size == 0
-        assert engine_partition(game) == BruteFeatures(game).features()
+        assert engine_partition(game) == LinkedFeatures(game).partition()
         again = replay(json.loads(json.dumps(to_record(game))))
         assert again.scores == game.scores
         assert again.history_texts() == game.history_texts()

@@ -2,7 +2,8 @@
 
 Random (seeded, bounded) inputs of the wrong type, out of range, or legal only
 in another phase or another game are thrown at ``Game.apply``, ``raw_env.step``,
-``env().step``, ``raw_env.reset(seed=..., options=...)`` and ``replay``.  Every
+``env().step``, ``raw_env.reset(seed=..., options=...)`` and ``replay``; the env
+entry points on both engines where the compiled one covers the game (base game).  Every
 time, unless the input happens to be legal, the call must raise one of the
 library's errors (``IllegalActionError`` and its ``ActionTypeError``,
 ``ConfigError``, ``RecordError``; a plain ``ValueError``/``TypeError`` only if
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _state import freeze, game_state
+from _state import freeze, game_state, match_state
 
 import carc_env
 from carc_env.core import ConfigError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
@@ -145,9 +146,9 @@ def test_fuzz_game_apply(combo):
 
 def _env_state(e: Any) -> Any:
     raw = e.unwrapped
-    obs = [raw.observe(a) for a in raw.agents] if raw.match.game is not None else None
+    obs = [raw.observe(a) for a in raw.agents] if raw.match.started else None
     return freeze([
-        game_state(raw.game) if raw.match.game is not None else None, raw.match._seed_rng,
+        match_state(raw.match),
         getattr(raw, "rewards", None), getattr(raw, "_cumulative_rewards", None),
         getattr(raw, "terminations", None), getattr(raw, "infos", None), getattr(raw, "agent_selection", None), obs,
     ])  # fmt: skip
@@ -163,7 +164,7 @@ def _bad_index(rng: np.random.Generator, e: Any, wrapped: bool) -> Any:
     if kind == 1:
         return int(rng.integers(-(2**31), 0)) if rng.random() < 0.5 else int(rng.integers(n, 2**31))
     if kind == 2:  # an index of another phase's range
-        other = [r for p, r in raw.codec.ranges.items() if p != raw.game.phase]
+        other = [r for p, r in raw.codec.ranges.items() if p != raw.match.phase]
         r = other[int(rng.integers(len(other)))]
         return r.start + int(rng.integers(r.size))
     if kind == 3:  # a masked-out index of the current phase, as various integer and non-integer kinds
@@ -174,15 +175,20 @@ def _bad_index(rng: np.random.Generator, e: Any, wrapped: bool) -> Any:
     return [legal + 0.5, float(legal), str(legal), [legal], np.array([legal]), np.float64(legal)][int(rng.integers(6))]
 
 
+ENV_CASES = [(("base",), "python"), (("base",), "numba"), (("base", *ALL), "python")]  # all: no compiled rules
+
+
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw_env", "env"])
-@pytest.mark.parametrize("combo", [("base",), ("base", *ALL)], ids=["base", "all"])
-def test_fuzz_env_step(combo, wrapped):
+@pytest.mark.parametrize("combo, engine", ENV_CASES, ids=["base-python", "base-numba", "all-python"])
+def test_fuzz_env_step(combo, engine, wrapped):
     rng = np.random.default_rng(17 + len(combo) + wrapped)
-    e = carc_env.env(expansions=combo, reward="score_delta") if wrapped else raw_env(expansions=combo, reward="score_delta")
-    e.reset(seed=3)
+    make = carc_env.env if wrapped else raw_env
+    e = make(expansions=combo, reward="score_delta", engine=engine)
     tried = k = 0
     raw = e.unwrapped
-    while not raw.game.over:
+    assert raw.engine == engine
+    e.reset(seed=3)
+    while not raw.match.over:
         if k % 4 == 0:
             for _ in range(5):
                 action = _bad_index(rng, e, wrapped)
@@ -228,10 +234,16 @@ def _bad_seed(rng: np.random.Generator) -> Any:
     return [-1, -(2**40), 1.5, "3", b"3", [3], True, float("nan"), np.float64(2.0), _Opaque()][int(rng.integers(10))]
 
 
-@pytest.mark.parametrize("combo", [("base",), ("base", "count", "river2")], ids=["base", "count+river2"])
-def test_fuzz_env_reset(combo):
+RESET_CASES = [(("base",), "python"), (("base",), "numba"), (("base", "river2"), "numba"),
+               (("base", "count", "river2"), "python")]
+
+
+@pytest.mark.parametrize("combo, engine", RESET_CASES, ids=["base-python", "base-numba", "river2-numba",
+                                                            "count+river2-python"])
+def test_fuzz_env_reset(combo, engine):
     rng = np.random.default_rng(29 + len(combo))
-    e = raw_env(expansions=combo)
+    e = raw_env(expansions=combo, engine=engine)
+    assert e.engine == engine
     ids = [t.id for t in e.match.rules.tiles]
     before = _env_state(e)  # never reset yet: a failing reset must leave it so
     for step in range(60):

@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from _state import game_state
+from _state import ENGINES, game_state
 
 import carc_env
 from carc_env.core import (
@@ -199,9 +199,10 @@ def test_load_record_errors_name_the_file_and_the_problem(tmp_path):
     assert replay(load_record(tmp_path / "ok.json")).seed == 2
 
 
-def test_expansions_none_in_the_env_is_a_config_error():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_expansions_none_in_the_env_is_a_config_error(engine):
     with pytest.raises(ConfigError, match="expansions must be a tuple of expansion keys"):
-        carc_env.env(expansions=None)
+        carc_env.env(expansions=None, engine=engine)
 
 
 def test_replay_rebuilds_the_identical_state_generator_included():

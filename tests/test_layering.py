@@ -10,9 +10,11 @@ Layers, lowest first::
       observe
     render               core + the plug-in registry (+ Pillow)
     plug-in draw         <key>/draw.py: core + render + its own package
+    fast                 the compiled engine: core + the plug-in registry + encoding (+ numba)
+    plug-in fast         <key>/fast.py: core + fast + its own package
     policies             core + encoding
     registration         nothing of carc_env (+ gymnasium, pettingzoo): the ids, as entry-point strings
-    env                  core + encoding + render + policies + the registry + registration
+    env                  core + encoding + render + policies + fast + the registry + registration
                          (+ gymnasium, pettingzoo)
     baselines            env + policies
     integrations         core + env + baselines + registration (+ torch, ray, stable_baselines3,
@@ -48,6 +50,7 @@ EXTERNAL_ONLY_IN = {  # third-party packages and the layers that may import them
     "stable_baselines3": {"integrations"},
     "sb3_contrib": {"integrations"},
     "PIL": {"render", "plugin_draw"},
+    "numba": {"fast"},
     "agents": set(),
 }
 ALLOWED = {
@@ -58,9 +61,11 @@ ALLOWED = {
     "plugin_encoding": {"core", "encoding"},
     "render": {"core", "registry", "render"},
     "plugin_draw": {"core", "render"},
+    "fast": {"core", "registry", "encoding", "fast"},
+    "plugin_fast": {"core", "fast"},
     "policies": {"core", "encoding", "policies"},
     "registration": set(),
-    "env": {"core", "registry", "encoding", "render", "policies", "env", "registration"},
+    "env": {"core", "registry", "encoding", "render", "policies", "fast", "env", "registration"},
     "baselines": {"env", "policies"},
     "integrations": {"core", "env", "baselines", "registration", "integrations"},
     "package": {"core", "registry", "registration"},
@@ -89,10 +94,13 @@ def _layer(module: str) -> tuple[str, str | None]:
             return "plugin_encoding", plugin
         if leaf == "draw":
             return "plugin_draw", plugin
+        if leaf == "fast":
+            return "plugin_fast", plugin
         return "plugin_rules", plugin
-    if top in ("core", "encoding", "render", "env", "policies", "baselines", "registration", "integrations"):
+    if top in ("core", "encoding", "render", "env", "policies", "baselines", "registration", "integrations",
+               "fast"):
         return top, None
-    return "other", None  # a package added later (integrations, fast): classify it here
+    return "other", None  # a package added later: classify it here
 
 
 def _imports(path: Path) -> list[str]:

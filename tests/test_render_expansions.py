@@ -159,3 +159,28 @@ def test_random_games_with_every_expansion_render(tile_px):
         g.apply(codec.decode(g, pick(g, codec, codec.mask(g), rng)))
         k += 1
     assert render_image(g, tile_px=tile_px).shape[2] == 3
+
+
+def test_a_plug_in_draws_a_block_in_the_side_panel():
+    from _toy_plugins.panel.draw import COLOUR
+
+    from carc_env.core import Game, GameConfig
+    from carc_env.core.expansion import Expansion, register, unregister
+    from carc_env.render import render_image
+
+    class PanelPlugin(Expansion):
+        KEY = "test_panel"
+        REQUIRES = ("base",)
+
+    view = (-1, 1, -1, 1)
+    plain = render_image(Game(GameConfig(2), seed=0), tile_px=32, view=view)
+    register(PanelPlugin, package="_toy_plugins.panel")
+    try:
+        img = render_image(Game(GameConfig(2, ("base", "test_panel")), seed=0), tile_px=32, view=view)
+    finally:
+        unregister("test_panel")
+    hits = np.argwhere((img == COLOUR).all(axis=2))
+    assert len(hits) == 40 * 30  # the whole block, once
+    panel_x = int(np.argmax((img[0] == (40, 45, 55)).all(axis=1)))  # the panel's background starts here
+    assert panel_x > 3 * 32 and hits[:, 1].min() > panel_x  # in the side panel, right of the board
+    assert img.shape[0] >= plain.shape[0] and not (plain == COLOUR).all(axis=2).any()

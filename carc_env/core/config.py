@@ -246,11 +246,14 @@ class RuleSet:
             return [getattr(e, name) for e in who]
 
         self.h_veto = hooked("placement_veto")
+        self.h_placement_links = hooked("placement_links")
         self.h_after_placement = hooked("after_placement")
         self.h_follower_spots = hooked("follower_spots")
         self.h_blocks = hooked("blocks_completion")
         self.h_extra_completions = hooked("extra_completions")
         self.h_score_items = hooked("score_items")
+        self.h_score_override = hooked("score_override")
+        self.h_defers_scoring = hooked("defers_scoring")
         self.h_on_completed = hooked("on_completed")
         self.h_on_scored = hooked("on_scored")
         single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}

@@ -37,14 +37,24 @@ hook                   composition  what it may do
 ``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
                                     if no expansion clears it (river, shrine adjacency, maps,
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
-                                    placement would close a feature)
-``after_placement``    each         react to a placed tile (river state, extra-turn flags, gate links
-                                    with ``Game.link_features``)
+                                    placement would close a feature); it may return a reason, which
+                                    ``TileDiscarded`` carries when that veto clears the drawn tile's
+                                    last legal placement
+``placement_links``    union        features a placement links to the new tile's segments (royal
+                                    gates): ``(segment, node)`` pairs; the core unites them right
+                                    after laying the tile, before ``after_placement``, and
+                                    ``scan_placement`` / ``closes_feature`` count them
+``after_placement``    each         react to a placed tile (river state, extra-turn flags)
 ``follower_spots``     pipeline     filter the follower spots of the placed tile (no follower on a gate)
 ``blocks_completion``  any          a closed feature does not complete if any expansion blocks it
 ``extra_completions``  union        features completed by an expansion rule (a linked city closing
                                     elsewhere), deduplicated, in expansion order
 ``score_items``        each         append items to a feature's score (Darmstadtium +3, coats of arms)
+``score_override``     first        replace a feature's whole value (the Sagrada Familia's city scores
+                                    0); the first expansion (in expansion order) returning items wins,
+                                    and no ``score_items`` hook is applied then
+``defers_scoring``     any          a completed feature keeps its followers and is scored at the end
+                                    of the game instead of now (the Sagrada Familia's variant)
 ``on_completed``       each         every completed feature, occupied or not (King / Robber Baron)
 ``on_scored``          each         after a feature scored and its followers returned (shrine challenges)
 ``building_target``    single       neighbours that complete the building at a cell (maps: only
@@ -66,7 +76,7 @@ hook                   composition  what it may do
 
 *each* calls every expansion in order; *all* / *any* combine booleans;
 *pipeline* feeds one expansion's result to the next; *union* collects;
-*sum* adds.  A *single*-answer hook has at most one expansion answering it
+*sum* adds; *first* takes the first answer that is not None.  A *single*-answer hook has at most one expansion answering it
 in a configuration: an expansion *claims* it when it overrides the method and
 :meth:`Expansion.claims` says so (by default: whenever it overrides it; the
 base game claims ``feature_size`` only with ``count_tile_once=False``).  Two
@@ -172,9 +182,17 @@ class Expansion:
         return bag
 
     # -- placement -------------------------------------------------------
-    def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
+    def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> str | None:
         """Clear bits in ``masks`` (uint8 rotation bitmask per frontier cell, in place; the cells are
-        ``game.frontier_cells()``)."""
+        ``game.frontier_cells()``).  May return a reason (``"every legal placement would close ..."``):
+        when this veto clears the last legal placement, the tile's ``TileDiscarded`` event says it."""
+        return None
+
+    def placement_links(self, game: Game, tile: int, x: int, y: int, r: int) -> list[tuple[int, int]]:
+        """Features that placing tile type ``tile`` at ``(x, y)`` in rotation ``r`` links to the new
+        tile: ``(segment of the new tile, node of a placed feature)`` pairs.  Asked before the tile is
+        laid (to place it, and by ``scan_placement`` for placements not made); must not change the game."""
+        return []
 
     def after_placement(self, game: Game, x: int, y: int) -> None:
         """Called after a tile is placed and its features are merged."""
@@ -194,6 +212,16 @@ class Expansion:
 
     def score_items(self, game: Game, root: int, final: bool, items: list[ScoreItem], counts: list[int]) -> None:
         """Append items to a feature's breakdown; ``counts`` are followers per player."""
+
+    def score_override(self, game: Game, root: int, final: bool) -> list[ScoreItem] | None:
+        """The whole breakdown of feature ``root`` scored now, replacing the core's value and every
+        ``score_items`` item; None = no opinion."""
+        return None
+
+    def defers_scoring(self, game: Game, root: int) -> bool:
+        """True: the completed feature ``root`` is not scored now; its followers stay on it until the
+        end of the game, when it is scored with the incomplete features (``final=True``)."""
+        return False
 
     def on_completed(self, game: Game, root: int, kind: int, size: int) -> None:
         """Every completed road, city and building, occupied or not."""

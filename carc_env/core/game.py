@@ -3,7 +3,13 @@
 Contract
 --------
 * ``Game(config, seed=..., draw_order=...)`` sets a game up; the same
-  ``(config, seed, draw_order, actions)`` always gives the same game.
+  ``(config, seed, draw_order, actions)`` always gives the same game.  The
+  game's one random generator (``game.rng``) shuffles the bag at setup, and
+  plug-ins may draw from it during play (the Stained Glass token bag): it is
+  in the same state after setup whether or not a draw order is forced, so a
+  game replayed from its seed, its recorded draw order and its actions draws
+  the same numbers.  Without a seed a fresh one is drawn and kept in
+  ``game.seed`` (so records always name one).
 * ``game.phase`` is the current decision phase (``"tile"``, ``"follower"``,
   expansion phases) or ``"game_over"``; ``game.player`` decides it (not always
   the turn's player, ``game.turn_player``).
@@ -163,6 +169,10 @@ class Game:
         self.config = config
         self.num_players = config.num_players
         seed = _checked_seed(seed)
+        if seed is None:
+            # A fresh seed is drawn and kept, so that the game's record replays it: expansions draw
+            # from the generator during play (a token bag), which a recorded draw order cannot fix.
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._infos: tuple[TileInfo, ...] = rules.tile_infos
@@ -213,17 +223,19 @@ class Game:
 
         for exp in rules.expansions:
             exp.setup(self)
+        # The shuffled bag is built even when a draw order is forced, so that the generator is in
+        # the same state after setup either way: a record (which forces the recorded draw order)
+        # then replays every later random draw of the game too.
         bag: list[int] = []
+        for t, tile in enumerate(rules.tiles):
+            bag.extend([t] * tile.count)
+        for start in self._start_tiles_used:
+            bag.remove(start)
+        bag = [bag[i] for i in self.rng.permutation(len(bag))]
+        for exp in rules.expansions:
+            bag = exp.build_bag(self, bag)
         if draw_order is not None:
             bag = self._bag_from_order(draw_order)
-        else:
-            for t, tile in enumerate(rules.tiles):
-                bag.extend([t] * tile.count)
-            for start in self._start_tiles_used:
-                bag.remove(start)
-            bag = [bag[i] for i in self.rng.permutation(len(bag))]
-            for exp in rules.expansions:
-                bag = exp.build_bag(self, bag)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
         self._run()
@@ -502,14 +514,18 @@ class Game:
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
             masks = compat[t][self._fpat[: self._nf]]
+            reason = "no legal placement"
             for veto in rules.h_veto:
-                veto(self, t, masks)
+                had = masks.any()
+                why = veto(self, t, masks)
+                if why and had and not masks.any():
+                    reason = why
             if masks.any():
                 self.current_tile = t
                 self._masks = masks
                 self.player = self.turn_player
                 return
-            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, "no legal placement"))
+            self.events.append(TileDiscarded(self.turn_player, rules.tiles[t].id, reason))
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
@@ -528,7 +544,12 @@ class Game:
                 + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
             )
         x, y, r = int(x), int(y), int(r)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, r)]
         self._put_tile(t, x, y, r)
+        if links:
+            base = self.placements[-1][4]
+            for segment, node in links:
+                self._union(base + segment, node)
         self.current_tile = -1
         self.events.append(TilePlaced(self.player, tile.id, x, y, r))
         for hook in self.rules.h_after_placement:
@@ -817,6 +838,8 @@ class Game:
         for hook in self.rules.h_on_completed:
             hook(self, root, kind, size)
         if root in self.occupants or root in self.guests:
+            if any(defer(self, root) for defer in self.rules.h_defers_scoring):
+                return  # scored at the end of the game, its followers stay until then
             self.score_feature(root, final=False)
 
     def _kind_name(self, root: int) -> str:
@@ -871,9 +894,16 @@ class Game:
             counts[self.followers[node]] += 1
         for p in self.guests.get(root, ()):
             counts[p] += 1
-        items = self.feature_value(root, final)
-        for hook in self.rules.h_score_items:
-            hook(self, root, final, items, counts)
+        items = None
+        for override in self.rules.h_score_override:
+            items = override(self, root, final)
+            if items is not None:
+                items = list(items)
+                break
+        if items is None:
+            items = self.feature_value(root, final)
+            for hook in self.rules.h_score_items:
+                hook(self, root, final, items, counts)
         value = sum(i.points for i in items)
         best = max(counts)
         winners = tuple(p for p in range(n) if best > 0 and counts[p] == best)
@@ -934,13 +964,16 @@ class Game:
         return self._union(a, b)
 
     def _finish(self) -> None:
-        """End-of-game scoring: roads, cities, buildings, then fields, then expansions."""
+        """End-of-game scoring: roads, cities, buildings, then fields, then expansions.
+
+        Every feature still holding followers is scored: the incomplete ones, and completed ones
+        whose scoring an expansion deferred to the end (``defers_scoring``)."""
         self.current_tile = -1
         occ = self.occupants.keys() | self.guests.keys()
         roots = [i for i, p in enumerate(self.parent) if p == i and i in occ]
         for kind in (ROAD, CITY, BUILDING, FIELD):
             for root in roots:
-                if self.kind[root] != kind or root in self.completed:
+                if self.kind[root] != kind:
                     continue
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)

@@ -9,6 +9,10 @@ is not changed, and the placement need not be legal (``placement_veto`` hooks
 ask about placements they are deciding on: the Sagrada Familia refuses a
 placement that would close its city, :meth:`Game.closes_feature`).
 
+Links a placement makes (``placement_links``: a royal gate joins its city to
+the city of the other gate of its type) count like neighbours: the linked
+feature's roots are in ``roots`` and its open edges in ``open_after``.
+
 Exactness: ``open_after`` is exact for every city and road (0 means the
 placement closes it, before any expansion's ``blocks_completion``);
 ``tiles_after`` is an upper bound when the joined features already share a
@@ -73,6 +77,9 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
             continue
         seg_roots.setdefault(i, set()).add(find(nbase + nc))
         matched[i] = matched.get(i, 0) + 1
+    for hook in rules.h_placement_links:  # features the placement links to its segments (royal gates)
+        for i, node in hook(game, t, x, y, r):
+            seg_roots.setdefault(i, set()).add(find(node))
     # group the tile's segments that join a common feature; unconnected segments stand alone
     groups: list[tuple[set[int], set[int]]] = []
     for i, roots in seg_roots.items():

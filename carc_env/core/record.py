@@ -73,8 +73,10 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def replay(record: Mapping[str, Any], upto: int | None = None) -> Game:
-    """Rebuild a game from its record (all actions, or the first ``upto``)."""
+def check_record(record: Any) -> tuple[list[str], list[int] | None]:
+    """The record's ``actions`` and ``scores`` (None if absent) after checking its format, version, keys
+    and field types; :class:`RecordError` naming the problem otherwise.  (The config, seed and draw
+    order are checked when the game is built from them.)"""
     if not isinstance(record, Mapping):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
@@ -94,6 +96,12 @@ def replay(record: Mapping[str, Any], upto: int | None = None) -> Game:
         raise RecordError(f"record 'scores' must be a list of integers (or absent), got {_short(scores)}")
     if not isinstance(record["config"], Mapping):
         raise RecordError(f"record 'config' must be an object, got {_short(record['config'])}")
+    return actions, scores
+
+
+def replay(record: Mapping[str, Any], upto: int | None = None) -> Game:
+    """Rebuild a game from its record (all actions, or the first ``upto``)."""
+    actions, scores = check_record(record)
     if upto is not None:
         if isinstance(upto, bool) or not isinstance(upto, int) or upto < 0:
             raise RecordError(f"upto must be None or a non-negative integer, got {upto!r}")

@@ -8,8 +8,10 @@ dict of arrays:
 * ``"board"``  ``uint8 (channels, rows, cols)`` over the codec's window
   (:mod:`carc_env.encoding.actions`); channel names in ``channel_names``;
 * ``"globals"`` ``float32 (len(global_names),)``;
-* ``"windows"`` ``uint8 (num_players, 12)`` stained-glass tokens per relative
-  seat and token kind (all zero unless an expansion fills them);
+* ``"windows"`` ``uint8 (num_players, columns)``: per relative seat, the
+  stained-glass window columns the plug-ins declare (``window_names``: the
+  Stained Glass tokens held per kind and the complete windows per shape); with
+  no plug-in declaring any, 12 columns of zeros (``WINDOW_TOKEN_KINDS``);
 * ``"action_mask"`` ``int8 (codec.n,)``: the legal actions if the seat decides
   now, else all zero.
 
@@ -36,7 +38,8 @@ enabled expansion, in expansion order.  Static channels come from a
 per-(tile type, rotation) table and are cached on the canvas, after the
 core's static channels; dynamic channels follow the core's dynamic ones and
 global features the core's globals, each group in expansion order; the
-windows tensor is filled per call.  :func:`feature_cells` and
+windows tensor's columns are the plug-ins' ``window_columns`` in expansion
+order, each plug-in filling its own columns per call.  :func:`feature_cells` and
 :func:`add_cells` help an extension draw whole features.
 """
 
@@ -99,12 +102,18 @@ class ObservationExtension:
     static_channels: tuple[str, ...] = ()
     dynamic_channels: tuple[str, ...] = ()
     global_names: tuple[str, ...] = ()
+    window_columns: tuple[str, ...] = ()
+    """Columns this extension adds to the ``windows`` tensor (one row per relative seat)."""
 
     def static_table(self, rules: RuleSet) -> np.ndarray:
         return np.zeros((len(rules.tiles), 4, len(self.static_channels)), dtype=np.uint8)
 
     def channel_high(self) -> list[int]:
         return [1] * (len(self.static_channels) + len(self.dynamic_channels))
+
+    def window_high(self) -> list[int]:
+        """The largest value of each of ``window_columns`` (for the observation space)."""
+        return [255] * len(self.window_columns)
 
     def fill_dynamic(self, game: Game, ctx: ObsContext, board: np.ndarray) -> None:
         """Fill ``board`` (``(len(dynamic_channels), rows, cols)``, zeroed)."""
@@ -113,7 +122,8 @@ class ObservationExtension:
         """Fill ``out`` (``float32 (len(global_names),)``, zeroed)."""
 
     def fill_windows(self, game: Game, ctx: ObsContext, out: np.ndarray) -> None:
-        """Add to the windows tensor ``out`` (``uint8 (num_players, 12)``, relative seats)."""
+        """Fill ``out``, this extension's columns of the windows tensor (``uint8 (num_players,
+        len(window_columns))``, zeroed; row ``i`` is relative seat ``i``)."""
 
 
 def feature_cells(game: Game, roots: list[int]) -> dict[int, np.ndarray]:
@@ -399,6 +409,20 @@ class ObservationEncoder:
             raise ValueError(f"two global features share a name: {g}")
         self.global_names: list[str] = g
         self.n_globals = len(g)
+        wn: list[str] = []
+        wh: list[int] = []
+        self.ext_windows: list[tuple[ObservationExtension, int, int]] = []
+        for ext in self.extensions:
+            start = len(wn)
+            wn.extend(ext.window_columns)
+            wh.extend(ext.window_high())
+            if len(ext.window_columns):
+                self.ext_windows.append((ext, start, len(wn)))
+        if len(set(wn)) != len(wn):
+            raise ValueError(f"two windows columns share a name: {wn}")
+        self.window_names: list[str] = wn
+        """Names of the ``windows`` columns (empty: no plug-in declares any, 12 columns of zeros)."""
+        self.window_high = np.array(wh or [255] * WINDOW_TOKEN_KINDS, dtype=np.uint8)
         counts = np.array([t.count for t in tiles], dtype=np.float32)
         self._inv_counts = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
         self._total_tiles = max(1, int(counts.sum()))
@@ -414,7 +438,7 @@ class ObservationEncoder:
 
     @property
     def windows_shape(self) -> tuple[int, int]:
-        return (self.num_players, WINDOW_TOKEN_KINDS)
+        return (self.num_players, len(self.window_names) or WINDOW_TOKEN_KINDS)
 
     def empty(self) -> dict[str, np.ndarray]:
         """Zeroed arrays of one observation."""
@@ -503,8 +527,8 @@ class ObservationEncoder:
             for ext, a, b in self.ext_globals:
                 if b > a:
                     ext.fill_globals(game, ctx, glob[a:b])
-            for ext in self.extensions:
-                ext.fill_windows(game, ctx, windows)
+            for ext, a, b in self.ext_windows:
+                ext.fill_windows(game, ctx, windows[:, a:b])
         acting = seat == game.player and not game.over
         if out is None:
             mask = view.mask if acting else self._zero_mask.copy()

@@ -19,7 +19,10 @@ Usage::
 attributes straight from the raw env, a third faster, same behaviour).
 Options are listed in
 :mod:`carc_env.env.options`; unknown options or bad values raise
-``carc_env.ConfigError`` (a ``ValueError``) naming the option.
+``carc_env.ConfigError`` (a ``ValueError``) naming the option.  Where the
+compiled engine (:mod:`carc_env.fast`) covers the configuration it runs the
+game (option ``engine``, default ``"auto"``; ``env.unwrapped.engine`` says
+``"numba"`` or ``"python"``), with identical observations, rewards and games.
 
 Agents and turns
 ----------------
@@ -61,7 +64,8 @@ One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
 
 With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
 sized from 10,000 measured games) the base game has ``N = 2925``; with every
-built-in expansion ``N = 12428``.
+built-in expansion and 2 players ``N = 12471`` (Stained Glass's steal range grows
+with the number of players).
 
 ``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
 deciding agent (all zero for the others); it is mirrored in
@@ -143,7 +147,12 @@ per-tile ones follow ``building_*``, dynamic ones follow
 (``carc_env/expansions/<key>/observe.py``, e.g.
 :mod:`carc_env.expansions.count.observe`).  Building kinds and edge kinds
 that an expansion's tiles bring need no channel of their own: they appear in
-``building_{kind}`` and ``edge_{S}_{kind}`` above.
+``building_{kind}`` and ``edge_{S}_{kind}`` above.  For example The Royal
+Gateways add ``king_gate`` / ``queen_gate`` (static: the gate tiles),
+``linked_city`` (tiles of a city whose gates link several physical cities) and
+``gate_waiting`` (tiles of a city whose gate waits for its partner); the
+Sagrada Familia adds ``sagrada_familia`` (static: its tile) and
+``sagrada_city`` (its city, while no placement may close it).
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
@@ -171,9 +180,16 @@ Expansion features follow ``window_clipped`` when their expansion is
 enabled, in expansion order, each documented by its plug-in's ``observe``
 module (like the expansion channels).
 
-``"windows"``: ``uint8 (num_players, 12)``: stained-glass tokens held per
-relative seat and token kind (all zero unless an expansion's ``observe``
-part fills it; see that plug-in's documentation).
+``"windows"``: ``uint8 (num_players, W)``: one row per relative seat (row 0
+is the observer); the columns (``raw_env.window_names``) are the ones the
+enabled plug-ins declare, in expansion order.  With Stained Glass
+(:mod:`carc_env.expansions.stained_glass.observe`) ``W = 22``:
+``token_{kind}`` (12 columns, token order ``G1a`` .. ``G4c``): copies of that
+glass token the seat holds (0..2); ``window_{shape}`` (10 columns, ``W1`` ..
+``W1+W2+W3+W4``): how many disjoint copies of that window the seat's tokens
+complete now (0..2).  The tokens left in the bag are the global
+``glass_bag``, the thieves the board channels ``thieves_p{i}``.  Without a
+plug-in declaring columns, ``W = 12`` columns of zeros.
 
 ``"action_mask"``: see Actions.
 
@@ -224,7 +240,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec, ObservationEncoder
-from .match import Match
+from .fast_match import make_match
 from .options import RENDER_MODES, EnvOptions
 
 RESET_OPTIONS = ("draw_order",)
@@ -348,7 +364,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         self.options = EnvOptions.from_kwargs(**options)
         self.render_mode = self.options.render_mode
-        self.match = Match(self.options)
+        self.match = make_match(self.options)
         n = self.options.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -361,11 +377,31 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._zero_mask = np.zeros(codec.n, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickled arrays come back writable: the masks in the infos are handed out read-only again
+        self.__dict__.update(state)
+        self._zero_mask.flags.writeable = False
+        for info in getattr(self, "infos", {}).values():
+            for v in info.values():
+                if isinstance(v, np.ndarray):
+                    v.flags.writeable = False
+
     # ------------------------------------------------------------------ public helpers
     @property
     def game(self) -> Game:
-        """The core game (read it freely; change it only through ``step``)."""
+        """The core game (read it freely; change it only through ``step``).  On the compiled engine it is
+        the reference game rebuilt from the actions played (on demand, so reading it costs time)."""
         return self.match.game
+
+    @property
+    def engine(self) -> str:
+        """The engine running the game: ``"numba"`` (compiled, :mod:`carc_env.fast`) or ``"python"``."""
+        return self.match.engine
+
+    @property
+    def engine_reason(self) -> str:
+        """Why the Python engine runs (empty on the compiled engine)."""
+        return self.match.engine_reason
 
     @property
     def codec(self) -> ActionCodec:
@@ -384,6 +420,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def global_names(self) -> list[str]:
         """Names of the global features, in order."""
         return self.match.encoder.global_names
+
+    @property
+    def window_names(self) -> list[str]:
+        """Names of the ``windows`` columns, in order (empty: 12 columns of zeros, no plug-in fills them)."""
+        return self.match.encoder.window_names
 
     def seat_of(self, agent: str) -> int:
         return self._seat[agent]
@@ -407,12 +448,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self._seat.get(agent) if isinstance(agent, str) else None
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() before observe()")
         return self.match.observe(seat)
 
     def last(self, observe: bool = True) -> tuple:
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() (successfully) before last()")
         return super().last(observe)
 
@@ -439,9 +480,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._skip_agent_selection = None
-        game = self.match.game
-        self.agent_selection = self.agents[game.player]
-        if game.over:  # only with an empty (or unplaceable) forced draw order
+        match = self.match
+        self.agent_selection = self.agents[match.player]
+        if match.over:  # only with an empty (or unplaceable) forced draw order
             self._finish()
             return
         self._update_infos()
@@ -458,12 +499,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards[agent] = 0.0
         for i, a in enumerate(self.agents):
             self.rewards[a] = rewards[i]
-        game = self.match.game
-        if game.over:
+        match = self.match
+        if match.over:
             self.agent_selection = self.agents[(seat + 1) % len(self.agents)]
             self._finish()
         else:
-            self.agent_selection = self.agents[game.player]
+            self.agent_selection = self.agents[match.player]
             self._update_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -476,7 +517,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         view = self.match.view()
         mask = view.mask
         if not mask.any():  # pragma: no cover - an engine/codec bug, never user input
-            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.game.phase!r} (engine/codec bug)")
+            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.phase!r} (engine/codec bug)")
         info: dict[str, Any] = {"action_mask": mask}
         if view.outside:
             info["placements_outside_window"] = view.outside
@@ -485,8 +526,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.infos[self.agent_selection] = info
 
     def _finish(self) -> None:
-        game = self.match.game
-        scores = tuple(game.scores)
+        scores = tuple(self.match.scores)
         best = max(scores)
         winners = tuple(self.possible_agents[i] for i, s in enumerate(scores) if s == best)
         self.terminations = dict.fromkeys(self.agents, True)
@@ -497,7 +537,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
             return None
-        if self.match.game is None:
+        if not self.match.started:
             raise RuntimeError("call reset() before render()")
         from ..render import render_image, render_text
 

@@ -158,9 +158,11 @@ class CarcassonneGymEnv(gymnasium.Env):
         self._reward += float(self.aec.rewards.get(agent, 0.0))
 
     def _play_opponents(self) -> None:
-        aec, game = self.aec, self.aec.game
-        while not game.over and game.player != self.learner:
-            seat = game.player
+        # the match's cheap accessors, not aec.game: on the compiled engine the game object is rebuilt
+        # by replay when read, and once read it follows every step through the Python engine
+        aec, match = self.aec, self.aec.match
+        while not match.over and match.player != self.learner:
+            seat = match.player
             policy = self.seat_policies[seat]
             if getattr(policy, "uses_observation", True):
                 obs = aec.observe(aec.possible_agents[seat])
@@ -224,13 +226,13 @@ class CarcassonneGymEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        aec, game = self.aec, self.aec.game
-        if game is None:
+        aec, match = self.aec, self.aec.match
+        if not match.started:
             raise IllegalActionError("call reset() before step()")
-        if game.over or self._ended:
+        if match.over or self._ended:
             raise IllegalActionError("the episode is over; call reset()")
-        if game.player != self.learner:  # pragma: no cover - _play_opponents guarantees it
-            raise IllegalActionError(f"seat {game.player} decides, not the learner's seat {self.learner}")
+        if match.player != self.learner:  # pragma: no cover - _play_opponents guarantees it
+            raise IllegalActionError(f"seat {match.player} decides, not the learner's seat {self.learner}")
         action = as_index(action, "an action")
         if not 0 <= action < self.action_space.n:
             raise IllegalActionError(
@@ -244,15 +246,15 @@ class CarcassonneGymEnv(gymnasium.Env):
         self._play_opponents()
         obs, info = self._obs_info()
         reward, self._reward = self._reward, 0.0
-        terminated = bool(game.over)
+        terminated = bool(match.over)
         if terminated:
-            best = max(game.scores)
-            info["winners"] = [p for p, s in enumerate(game.scores) if s == best]
+            scores = match.scores
+            best = max(scores)
+            info["winners"] = [p for p, s in enumerate(scores) if s == best]
         return obs, reward, terminated, False, info
 
     def _illegal(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """End the episode with a loss for an illegal action (``illegal_action="loss"``); the game is untouched."""
-        game = self.aec.game
         try:
             what = self.aec.action_to_text(action)
         except (IllegalActionError, ValueError):
@@ -260,7 +262,7 @@ class CarcassonneGymEnv(gymnasium.Env):
         legal = int(self.aec.match.mask().sum())
         reason = (
             f"action {action} ({what}) is not legal for the learner (seat {self.learner}) in phase "
-            f"{game.phase!r}; {legal} legal action(s), see info['action_mask'] or action_masks()"
+            f"{self.aec.match.phase!r}; {legal} legal action(s), see info['action_mask'] or action_masks()"
         )
         obs, info = self._obs_info()
         # the state did not change, so the encoder's cached arrays (handed out with the previous

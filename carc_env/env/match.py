@@ -43,8 +43,18 @@ from ..encoding import ActionCodec, ObservationEncoder, StateView
 from .options import EnvOptions
 
 
+def _freeze(*arrays: np.ndarray) -> None:
+    for a in arrays:
+        a.flags.writeable = False
+
+
 class Match:
     """A game plus codec, encoder and reward bookkeeping.  See the module docstring."""
+
+    engine = "python"
+    """The engine that runs the game (:class:`~carc_env.env.fast_match.FastMatch` says ``"numba"``)."""
+    engine_reason = ""
+    """Why the Python engine runs when the environments asked for the automatic choice (empty otherwise)."""
 
     def __init__(self, options: EnvOptions) -> None:
         self.options = options
@@ -56,6 +66,43 @@ class Match:
         self.game: Game | None = None
         self._seed_rng: np.random.Generator | None = None
         self._obs: dict[int, dict[str, np.ndarray]] = {}
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled arrays come back writable: hand out read-only ones again
+        self.__dict__.update(state)
+        _freeze(*(a for obs in self._obs.values() for a in obs.values()))
+        if self.game is not None:
+            _freeze(self.codec.view(self.game).mask)
+
+    # ------------------------------------------------------------------ state
+    # Cheap accessors of the running game that both engines answer without a core Game (on the compiled
+    # engine, FastMatch.game is rebuilt by replay): what the envs read on every step.
+    @property
+    def started(self) -> bool:
+        """Whether a game has been started (``reset`` succeeded once)."""
+        return self.game is not None
+
+    @property
+    def phase(self) -> str:
+        """The current decision phase (``"game_over"`` at the end)."""
+        return self.game.phase
+
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    @property
+    def player(self) -> int:
+        """The deciding seat."""
+        return self.game.player
+
+    @property
+    def scores(self) -> list[int]:
+        return self.game.scores
+
+    @property
+    def seed(self) -> int | None:
+        return self.game.seed
 
     # ------------------------------------------------------------------ lifecycle
     def _next_seed(self, seed: int | None) -> tuple[int, np.random.Generator]:
@@ -186,7 +233,12 @@ class Match:
                     dtype=np.uint8,
                 ),
                 "globals": spaces.Box(low=-100.0, high=100.0, shape=(enc.n_globals,), dtype=np.float32),
-                "windows": spaces.Box(low=0, high=255, shape=enc.windows_shape, dtype=np.uint8),
+                "windows": spaces.Box(
+                    low=0,
+                    high=np.broadcast_to(enc.window_high[None, :], enc.windows_shape).copy(),
+                    shape=enc.windows_shape,
+                    dtype=np.uint8,
+                ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(codec.n,), dtype=np.int8),
             }
         )

@@ -19,6 +19,10 @@ option             default                     meaning
                    ``DEFAULT_WINDOW``
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
+``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
+                                               covers the configuration, else the Python one; ``"python"``:
+                                               always the Python reference; ``"numba"``: the compiled engine or
+                                               a ConfigError saying why not
 ``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
                                                side: on a board too large for ``tile_px`` the tiles are
                                                drawn smaller (down to 8 px), so a frame stays bounded
@@ -40,6 +44,7 @@ from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset,
 from ..encoding import DEFAULT_WINDOW
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
+ENGINES = ("auto", "python", "numba")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -56,6 +61,7 @@ class EnvOptions:
     window: tuple[int, int] = DEFAULT_WINDOW
     render_mode: str | None = None
     tile_px: int = 64
+    engine: str = "auto"
     render_max_px: int = 2048
 
     @classmethod
@@ -116,6 +122,8 @@ class EnvOptions:
         px = self.tile_px
         if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
         cap = self.render_max_px
         if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
             raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
@@ -126,4 +134,4 @@ class EnvOptions:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
 
 
-__all__ = ["EnvOptions", "REWARD_MODES", "RENDER_MODES"]
+__all__ = ["EnvOptions", "ENGINES", "REWARD_MODES", "RENDER_MODES"]

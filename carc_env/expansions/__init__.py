@@ -16,6 +16,14 @@ Importing this package registers the built-in plug-ins (see
     documents every channel and global feature it adds
 ``draw.py`` (optional)
     ``Drawing``: a :class:`carc_env.render.Drawing` (text and picture)
+``heuristics.py`` (optional)
+    what the greedy baseline needs to play the plug-in: ``asset_value(game, player) -> float``
+    (points-equivalent of what a player holds in the plug-in's state, e.g. glass tokens) and
+    ``greedy_action(game) -> Action | None`` (a one-ply choice in the plug-in's own decision
+    phases); core and its own package only, like ``rules.py``
+``fast.py`` (optional)
+    ``SUPPORT``: a :class:`carc_env.fast.support.FastSupport`, what the compiled engine
+    reproduces of the plug-in (without it, configurations with the plug-in run on the Python engine)
 
 Tile data stays data (``carc_env/data/tiles/<key>.toml``) and the rules text
 is ``docs/rules/<key>.md``.  The codec, the encoder and the renderers never
@@ -37,13 +45,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
     from ..core.expansion import Expansion
 
-PARTS = ("actions", "observe", "draw")
+PARTS = ("actions", "observe", "draw", "heuristics", "fast")
 _parts: dict[tuple[str, str], ModuleType | None] = {}
 
 
 def part(key: str, name: str) -> ModuleType | None:
-    """The ``name`` part (``"actions"``, ``"observe"`` or ``"draw"``) of the plug-in registered as
-    ``key``, imported on first use; None if the plug-in has no such part."""
+    """The ``name`` part (``"actions"``, ``"observe"``, ``"draw"``, ``"heuristics"`` or ``"fast"``) of
+    the plug-in registered as ``key``, imported on first use; None if the plug-in has no such part."""
     if name not in PARTS:
         raise ValueError(f"unknown plug-in part {name!r}; parts are {PARTS}")
     plugin = plugins().get(key)
@@ -84,6 +92,6 @@ def all_parts(name: str) -> list[tuple[str, ModuleType]]:
 
 
 # The built-in plug-ins (the base game first; the order of registration does not matter).
-from . import base, count, darmstadt, king_robber, river2, shrines  # noqa: E402, F401
+from . import base, count, darmstadt, king_robber, river2, royal_gateways, sagrada_familia, shrines, stained_glass  # noqa: E402, F401
 
 __all__ = ["PARTS", "all_parts", "part", "parts"]

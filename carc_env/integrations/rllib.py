@@ -125,7 +125,7 @@ class CarcassonneMultiAgentEnv(MultiAgentEnv):
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
         self._over = False
-        if self.aec.game.over:  # only with an empty forced draw order: nothing to decide
+        if self.aec.match.over:  # only with an empty forced draw order: nothing to decide
             raise ConfigError("the forced draw order leaves no decision to make; give at least one tile")
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
@@ -134,10 +134,10 @@ class CarcassonneMultiAgentEnv(MultiAgentEnv):
         self, action_dict: Mapping[str, Any]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         aec = self.aec
-        game = aec.game
-        if game is None:
+        match = aec.match  # its cheap accessors: on the compiled engine aec.game is rebuilt by replay
+        if not match.started:
             raise IllegalActionError("call reset() before step()")
-        if game.over or self._over:
+        if match.over or self._over:
             raise IllegalActionError("the episode is over; call reset()")
         agent = aec.agent_selection
         if agent not in action_dict or len(action_dict) != 1:
@@ -152,7 +152,7 @@ class CarcassonneMultiAgentEnv(MultiAgentEnv):
         action = int(raw)
         if not aec.match.mask()[action]:
             reason = (
-                f"{agent} chose action {action}, which its action mask disables (phase {game.phase!r}, "
+                f"{agent} chose action {action}, which its action mask disables (phase {match.phase!r}, "
                 f"{int(aec.match.mask().sum())} legal action(s)); mask the logits (CarcassonneRLModule does) or "
                 "sample from obs['action_mask']"
             )
@@ -163,13 +163,14 @@ class CarcassonneMultiAgentEnv(MultiAgentEnv):
             return self._end(rewards, {"illegal_action": action, "illegal_reason": reason})
         aec.step(action)
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
-        if game.over:
-            best = max(game.scores)
+        if match.over:
+            scores = match.scores
+            best = max(scores)
             return self._end(
                 rewards,
                 {
-                    "final_scores": tuple(game.scores),
-                    "winners": tuple(self.possible_agents[i] for i, s in enumerate(game.scores) if s == best),
+                    "final_scores": tuple(scores),
+                    "winners": tuple(self.possible_agents[i] for i, s in enumerate(scores) if s == best),
                 },
             )
         nxt = aec.agent_selection

@@ -15,6 +15,10 @@ picture always say the same:
   (``blocks[(x, y)]``) after the tiles and followers are drawn;
 * ``draw_image(game, canvas)``: draw on the picture after the tiles, before
   the followers (:class:`Canvas`);
+* ``panel_block(game, font_px)``: a :class:`PanelBlock` drawn in the
+  picture's side panel below the status lines (Stained Glass draws each
+  player's windows there); its size must depend only on the configuration and
+  the font size, like the number of status lines;
 * ``building_styles`` / ``tag_styles``: how the building kinds and feature
   tags its tile data declares look (a letter on the text board; a roof colour
   and decoration, or a tag picture, in the image).  These belong to the tile
@@ -105,6 +109,16 @@ class Canvas:
         return self.x0 <= x0 and x1 <= self.x1 and self.y0 <= y0 and y1 <= self.y1
 
 
+@dataclass(frozen=True)
+class PanelBlock:
+    """A block of the picture's side panel: its size in pixels and ``draw(img, x, y)`` drawing it with
+    its top-left corner at pixel (x, y).  The size depends only on the configuration and the font size."""
+
+    width: int
+    height: int
+    draw: Callable[[Any, int, int], None]
+
+
 class Drawing:
     """A plug-in's drawing.  Override what you need (see the module docstring)."""
 
@@ -125,6 +139,10 @@ class Drawing:
 
     def draw_image(self, game: Game, canvas: Canvas) -> None:
         """Draw on ``canvas.img`` (after the tiles, before the followers)."""
+
+    def panel_block(self, game: Game, font_px: int) -> PanelBlock | None:
+        """A block for the picture's side panel (None: nothing)."""
+        return None
 
 
 def drawings(rules: RuleSet) -> list[Drawing]:
@@ -160,6 +178,16 @@ def status_lines(game: Game) -> list[StatusLine]:
     return out
 
 
+def panel_blocks(game: Game, font_px: int) -> list[PanelBlock]:
+    """The side-panel blocks of the enabled plug-ins, in expansion order."""
+    out = []
+    for d in drawings(game.rules):
+        block = d.panel_block(game, font_px)
+        if block is not None:
+            out.append(block)
+    return out
+
+
 def covered_cells(game: Game) -> set[tuple[int, int]]:
     out: set[tuple[int, int]] = set()
     for d in drawings(game.rules):
@@ -188,6 +216,6 @@ def guests(game: Game) -> list[Guest]:
 
 
 __all__ = [
-    "BuildingStyle", "Canvas", "Drawing", "Guest", "StatusLine", "TagStyle", "building_style", "covered_cells",
-    "drawings", "guests", "status_lines", "tag_style",
+    "BuildingStyle", "Canvas", "Drawing", "Guest", "PanelBlock", "StatusLine", "TagStyle", "building_style",
+    "covered_cells", "drawings", "guests", "panel_blocks", "status_lines", "tag_style",
 ]  # fmt: skip

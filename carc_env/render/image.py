@@ -10,7 +10,8 @@ last placed tile outlined in white; a side panel on the right shows the turn,
 phase, deciding player, the drawn tile (unrotated), the tiles left and each
 player's score and followers in supply, then the expansions' status lines
 (the same lines as the text header, with a swatch of the player's colour for
-a line about one player).  ``highlight_legal`` tints the cells
+a line about one player) and the blocks plug-ins draw there (Stained Glass:
+each player's windows).  ``highlight_legal`` tints the cells
 where the drawn tile fits (with the legal rotations written in them when the
 tiles are large enough).  ``view=(min_x, max_x, min_y, max_y)`` fixes the
 shown cells (used for animations, so that every frame has the same size).
@@ -50,7 +51,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from ..core.tiles import TileType
-from .expansions import Canvas, building_style, drawings, guests, status_lines, tag_style
+from .expansions import Canvas, building_style, drawings, guests, panel_blocks, status_lines, tag_style
 from .geometry import (
     BUILDING_SIZE,
     CENTRE,
@@ -472,12 +473,16 @@ def _panel(game, tp: int, fs: int):
     width = max(width, max(text_width(f, s) for s in rows) + sw + 6, dp)
     if any(e.player is not None for e in extra):
         width = max(width, max(text_width(f, e.text) for e in extra) + sw)
+    blocks = panel_blocks(game, fs)
+    if blocks:
+        width = max(width, max(b.width for b in blocks))
     pw = width + 2 * pad
     # the drawn tile's space is always reserved, so the panel's height does not depend on the phase
     # (nor do the expansion lines: their number depends on the configuration only)
     ph = pad + (fs + 10) + line * 3 + line + dp + 8 + 6 + line * n + line + pad
     if extra:
         ph += 8 + line * len(extra)
+    ph += sum(8 + b.height for b in blocks)
 
     def draw(img: Image.Image, ox: int) -> None:
         d = ImageDraw.Draw(img)
@@ -517,5 +522,9 @@ def _panel(game, tp: int, fs: int):
                 tx = x + sw
             d.text((tx, y), e.text, fill=TEXT_COLOUR, font=f)
             y += line
+        for b in blocks:
+            y += 8
+            b.draw(img, x, y)
+            y += b.height
 
     return pw, ph, draw

@@ -1,0 +1,214 @@
+"""One game of the compiled engine behind :class:`~carc_env.env.match.Match`'s interface.
+
+:func:`make_match` is what the environments call: it returns a
+:class:`FastMatch` when the compiled engine (:mod:`carc_env.fast`) covers the
+configuration and the ``engine`` option allows it, else the reference
+:class:`~carc_env.env.match.Match`.  Both step, observe and reward
+identically (``tests/test_fast_differential.py``); ``match.engine`` says
+which one runs (``"numba"`` or ``"python"``) and ``match.engine_reason`` why
+the Python engine runs when it does.
+
+``FastMatch`` keeps every contract of ``Match``, with the same errors and
+messages (``tests/test_env_reliability.py``, ``tests/test_fuzz.py`` run on both
+engines): ``check``/``step`` take integers only (:func:`carc_env.core.as_index`)
+and refuse an illegal index before anything changes; the observation and mask
+arrays it hands out are read-only; ``reset`` checks the seed and builds the
+draw order before it changes anything, so a failing reset leaves the match
+(seed stream included) as it was.
+
+``FastMatch.game`` is the reference :class:`~carc_env.core.Game` of the
+running game, rebuilt on demand by replaying the game's actions through the
+Python engine (what rendering, action text conversion and search-based
+baselines read); once built it follows every later step of that game.  The
+stepping never needs it: the envs read the cheap accessors ``started``,
+``phase``, ``over``, ``player`` and ``scores`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ..core import Game, IllegalActionError, as_index
+from ..fast import select_engine
+from .match import Match, _freeze
+from .options import EnvOptions
+
+
+class FastView:
+    """What the envs read of the codec's StateView: the mask and what could not be expressed."""
+
+    __slots__ = ("mask", "outside", "dropped", "x0", "y0")
+
+    def __init__(self, mask: np.ndarray, outside: int, x0: int, y0: int) -> None:
+        self.mask = mask
+        self.outside = outside
+        self.dropped = 0  # the compiled engine's phases all have fixed layouts
+        self.x0 = x0
+        self.y0 = y0
+
+
+class FastMatch:
+    """Game ``g`` of a :class:`~carc_env.fast.engine.FastBatch` (its own one-game batch by default)."""
+
+    engine = "numba"
+    engine_reason = ""
+
+    def __init__(self, options: EnvOptions, batch: Any = None, g: int = 0) -> None:
+        from ..fast.engine import FastBatch
+
+        self.options = options
+        self.batch = batch if batch is not None else FastBatch(options, 1)
+        self.g = g
+        lay = self.batch.layout
+        self.config = lay.rules.config
+        self.rules = lay.rules
+        self.num_players = options.num_players
+        self.codec = lay.codec
+        self.encoder = lay.encoder
+        self._started = False
+        self._obs: dict[int, dict[str, np.ndarray]] = {}
+        self._obs_version: tuple[int, int] = (-1, -1)
+        self._no_actions = np.zeros(self.codec.n, dtype=np.int8)  # the mask once the game is over
+        self._no_actions.flags.writeable = False
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled arrays come back writable: hand out read-only ones again
+        self.__dict__.update(state)
+        _freeze(self._no_actions, *(a for obs in self._obs.values() for a in obs.values()))
+
+    # ------------------------------------------------------------------ state
+    @property
+    def game(self) -> Game | None:
+        """The reference Game in the current state (replayed on demand; read it, do not change it)."""
+        return self.batch.game(self.g) if self._started else None
+
+    @property
+    def started(self) -> bool:
+        """Whether a game has been started (``reset`` succeeded once)."""
+        return self._started
+
+    @property
+    def phase(self) -> str:
+        """The current decision phase (``"game_over"`` at the end)."""
+        return self.batch.phase(self.g)
+
+    @property
+    def over(self) -> bool:
+        return self.batch.over(self.g)
+
+    @property
+    def player(self) -> int:
+        """The deciding seat."""
+        return self.batch.player(self.g)
+
+    @property
+    def scores(self) -> list[int]:
+        return self.batch.scores(self.g)
+
+    @property
+    def seed(self) -> int | None:
+        return self.batch.seeds[self.g]
+
+    # ------------------------------------------------------------------ lifecycle
+    def reset(self, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
+        """Start a new game; on any error (bad seed, bad draw order) the match is unchanged."""
+        self.batch.reset(self.g, seed, draw_order, prepare_next=prepare_next)
+        self._started = True
+
+    # ------------------------------------------------------------------ stepping
+    def _acting_obs(self) -> dict[str, np.ndarray] | None:
+        """The acting seat's observation (computed with its mask in one kernel call), None once over."""
+        if self.batch.over(self.g):
+            return None
+        return self.observe(self.batch.player(self.g))
+
+    def mask(self) -> np.ndarray:
+        """The deciding seat's legal-action mask (int8, read-only: ``step`` validates against it)."""
+        obs = self._acting_obs()
+        return obs["action_mask"] if obs is not None else self._no_actions
+
+    def outside(self) -> int:
+        return self.batch.outside(self.g)
+
+    def view(self) -> FastView:
+        x0, y0 = self.batch.window(self.g)
+        return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
+
+    def check(self, index: object) -> int:
+        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
+        ``ActionTypeError`` for a non-integer) saying why, as :meth:`Match.check` does.  Changes nothing."""
+        if not self._started:
+            raise IllegalActionError("the match has not been reset; call reset() first")
+        index = as_index(index, "an action")
+        if self.batch.over(self.g):
+            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
+        mask = self.mask()
+        if not 0 <= index < len(mask) or not mask[index]:
+            raise IllegalActionError(
+                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
+                f"{self.batch.phase(self.g)!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+            )
+        return index
+
+    def step(self, index: int) -> list[float]:
+        """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
+
+        An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
+        return self.batch.step_game(self.g, self.check(index))
+
+    def _describe(self, index: int) -> str:
+        """What ``index`` means now, or why it means nothing (the words of :meth:`Match._describe`)."""
+        codec = self.codec
+        if not 0 <= index < codec.n:
+            return f"outside the action space 0..{codec.n - 1}"
+        phase = codec.phase_of(index)
+        if phase != self.batch.phase(self.g):
+            r = codec.ranges[phase]
+            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
+        try:
+            return codec.action_to_text(self.game, index)  # the reference game: an error path only
+        except (IllegalActionError, ValueError) as exc:
+            return f"not a legal {phase} action here: {exc}"
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """Observation of the current state for absolute ``seat`` (cached until the next step; every
+        array read-only, so a caller cannot change what the next ``observe`` returns)."""
+        if not self._started:
+            raise RuntimeError("the match has not been reset; call reset() before observe()")
+        version = self.batch.version(self.g)
+        if version != self._obs_version:
+            self._obs = {}
+            self._obs_version = version
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self.batch.observe(self.g, seat)
+            for a in obs.values():
+                a.flags.writeable = False
+            self._obs[seat] = obs
+        return obs
+
+    def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:
+        """Write the observation for ``seat`` into the given arrays (e.g. rows of a batch)."""
+        obs = self.observe(seat)
+        for key, arr in out.items():
+            arr[...] = obs[key]
+
+    def observation_space(self) -> spaces.Dict:
+        return Match.observation_space(self)  # type: ignore[arg-type]  # reads only encoder and codec
+
+
+def make_match(options: EnvOptions) -> Match | FastMatch:
+    """The compiled engine's match where it covers ``options`` (and ``options.engine`` allows), else Match."""
+    engine, reason = select_engine(options, options.engine)
+    if engine == "numba":
+        return FastMatch(options)
+    m = Match(options)
+    m.engine_reason = reason
+    return m
+
+
+__all__ = ["FastMatch", "FastView", "make_match"]

@@ -1,0 +1,588 @@
+"""The compiled engine's Python face: a batch of games stepped by the Numba kernels.
+
+Contract
+--------
+``FastBatch(options, num_games, threads=1)`` holds ``num_games`` games of one
+configuration (validated :class:`~carc_env.env.options.EnvOptions` that
+:func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
+axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
+
+* seeds: :meth:`reset` ``(g, seed)`` seeds game ``g``'s stream as
+  ``Match.next_seed`` does (``seed`` itself, then ``SeedSequence([seed,
+  0x5EED])``; unseeded: a fresh stream), and a game's draw order is the
+  shuffle ``Game.__init__`` makes of its seed (:meth:`bag_of`; the same numpy
+  ``Generator.permutation``, checked against ``Game.draw_order`` by the tests);
+  a forced ``draw_order`` goes through the reference ``Game`` (which validates it);
+* :meth:`step` applies one flat action per game (the codec's layout), runs the
+  automatic stages, writes rewards, and with ``auto_reset`` starts the next
+  game of a finished one at once from its prepared draw order (the next seed of
+  that game's stream, as the vector env's reset without a seed), then writes
+  the acting seat's observation (board, globals, windows, action mask) into
+  fresh arrays, byte-identical to :class:`~carc_env.encoding.ObservationEncoder`;
+* :meth:`step_game` / :meth:`observe` / :meth:`mask` do the same for one game
+  (the AEC env and the vector env's opponents);
+* :meth:`game` is the reference :class:`~carc_env.core.Game` of game ``g``,
+  rebuilt on demand by replaying its actions through the Python engine (for
+  ``env.game``, rendering, baselines that search, records); a replay that
+  disagrees with the compiled engine raises, so it is a check too.
+
+The kernels release the GIL; with ``threads > 1`` a batched step runs on that
+many threads over disjoint ranges of games.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
+from ..core.actions import checked_action, parse_basic
+from . import kernels as K
+from .tables import (
+    HIST_W,
+    LOG_W,
+    P_LS_LEN,
+    P_O_BAG,
+    P_O_FMASK,
+    P_O_HIST,
+    P_O_LOG,
+    P_O_NEXTBAG,
+    P_O_SCORES,
+    P_O_SPOTS,
+    P_O_SUPPLY,
+    Layout,
+    build_layout,
+)
+
+_COORD_LIMIT = 1 << 40
+
+
+def alloc_state(lay: Layout, G: int) -> K.State:
+    """Zeroed state arrays for G games (layout in :mod:`carc_env.fast.kernels`).
+
+    32-bit integers: a game's state is then about 40 KB, so a batch's states stay in the caches longer
+    (observations of 64 games at once cost a third more with 64-bit state)."""
+    nt = lay.total_tiles
+    return K.State(
+        gi=np.zeros((G, K.G_LEN), dtype=np.int64),
+        grid=np.full((G, lay.grid_w, lay.grid_w), K.EMPTY, dtype=np.int16),
+        pl=np.zeros((G, nt + 1, 5), dtype=np.int32),
+        fr=np.zeros((G, lay.frontier_cap, 3), dtype=np.int32),
+        nd=np.zeros((G, lay.node_cap, K.N_LEN), dtype=np.int32),
+        ls=np.zeros((G, int(lay.tables.P[P_LS_LEN])), dtype=np.int32),
+    )
+
+
+class _RulesOnly:
+    """What an expansion's ``build_bag`` reads of the game: its rules."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules = rules
+
+
+class FastBatch:
+    """``num_games`` games stepped by the compiled kernels.  See the module docstring."""
+
+    def __init__(self, options: Any, num_games: int, threads: int = 1, layout: Layout | None = None) -> None:
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        self.options = options
+        self.layout = layout or build_layout(options)
+        self.tables = self.layout.tables
+        self.num_games = num_games
+        self.num_players = self.layout.num_players
+        self.threads = min(threads, num_games)
+        self.state = alloc_state(self.layout, num_games)
+        self.seeds: list[int | None] = [None] * num_games
+        self.draw_orders: list[list[str] | None] = [None] * num_games
+        self._seed_rngs: list[np.random.Generator | None] = [None] * num_games
+        self._next_seeds: list[int | None] = [None] * num_games
+        self._shadow: list[Game | None] = [None] * num_games
+        self._pool: ThreadPoolExecutor | None = None
+        self._epoch = 0  # bumped by every batched step (all games change)
+        self._vers = [0] * num_games  # bumped by every change of one game
+        lay = self.layout
+        self._off = {k: int(self.tables.P[k]) for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG,
+                                                       P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)}
+        self.codec = lay.codec
+        self.encoder = lay.encoder
+        self._scratch_rewards = np.zeros(8, dtype=np.float64)
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d["_pool"] = None
+        d["_shadow"] = [None] * self.num_games
+        for k in ("layout", "tables", "codec", "encoder"):
+            d.pop(k)
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+        self.layout = build_layout(self.options)
+        self.state = K.State(*self.state)
+        self.tables = self.layout.tables
+        self.codec = self.layout.codec
+        self.encoder = self.layout.encoder
+
+    # ------------------------------------------------------------------ seeds and bags
+    def _seed_stream(self, g: int, seed: Any) -> tuple[int, np.random.Generator]:
+        """The game seed of a reset of game g and its seed stream after it, without changing anything
+        (``Match``'s rule: ``seed`` itself and a new stream, else the next seed of the last stream)."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+            return int(seed), np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
+        rng = self._seed_rngs[g]
+        stream = np.random.default_rng() if rng is None else copy.deepcopy(rng)
+        return int(stream.integers(2**62)), stream
+
+    def next_seed(self, g: int, seed: int | None) -> int:
+        """The game seed of game g's next reset; its seed stream moves on (Match's seed rule)."""
+        s, self._seed_rngs[g] = self._seed_stream(g, seed)
+        return s
+
+    def bag_of(self, seed: int) -> np.ndarray:
+        """The draw order (after the start tile) ``Game(config, seed=seed)`` shuffles: same generator, same call."""
+        lay = self.layout
+        bag = lay.base_bag[np.random.default_rng(seed).permutation(len(lay.base_bag))]
+        if lay.bag_hooks:  # the expansions' own build_bag (the river first): they read only game.rules
+            shim = _RulesOnly(lay.rules)
+            order = bag.tolist()
+            for hook in lay.bag_hooks:
+                order = hook(shim, order)
+            bag = np.array(order, dtype=np.int64)
+        return bag
+
+    def _bag_of_order(self, seed: int, draw_order: Any) -> np.ndarray:
+        game = Game(self.layout.rules.config, seed=seed, draw_order=draw_order)  # validates the order
+        index = self.layout.rules.tile_index
+        return np.array([index[t] for t in game.draw_order], dtype=np.int64)
+
+    def _load_next(self, g: int, bag: np.ndarray) -> None:
+        o = self._off[P_O_NEXTBAG]
+        self.state.ls[g, o : o + len(bag)] = bag
+        self.state.gi[g, K.G_NEXTBAG_N] = len(bag)
+
+    def reset(self, g: int, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
+        """Start game g (seed semantics of Match.reset); ``prepare_next`` readies its auto-reset successor.
+
+        The seed is checked and the draw order built (a forced one validated by the reference ``Game``)
+        before anything changes: a reset that raises leaves game g, its seed stream included, as it was."""
+        s, stream = self._seed_stream(g, seed)
+        bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
+        order = None if draw_order is None else list(draw_order)
+        # nothing raises from here on
+        self._seed_rngs[g] = stream
+        self._load_next(g, bag)
+        K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
+        self._vers[g] += 1
+        self.seeds[g] = s
+        self.draw_orders[g] = order
+        self._shadow[g] = None
+        self._next_seeds[g] = None
+        if prepare_next:
+            self.prepare_next(g)
+
+    def prepare_next(self, g: int) -> None:
+        """Draw the next seed of game g's stream and load its draw order for an in-kernel reset."""
+        s = self.next_seed(g, None)
+        self._load_next(g, self.bag_of(s))
+        self._next_seeds[g] = s
+
+    # ------------------------------------------------------------------ batched step
+    def empty_obs(self, rows: int) -> dict[str, np.ndarray]:
+        enc = self.encoder
+        return {
+            "board": np.empty((rows, *enc.board_shape), dtype=np.uint8),
+            "globals": np.empty((rows, enc.n_globals), dtype=np.float32),
+            "windows": np.empty((rows, *enc.windows_shape), dtype=np.uint8),
+            "action_mask": np.empty((rows, self.codec.n), dtype=np.int8),
+        }
+
+    @property
+    def _cuts(self) -> list[int]:
+        """Chunk boundaries of a threaded step: about four chunks per thread."""
+        G = self.num_games
+        n = min(G, 4 * self.threads)
+        return [G * i // n for i in range(n + 1)]
+
+    def step(
+        self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One action per game.  Returns ``(obs, rewards float64 (G, P), dones, final_scores, episode_lengths,
+        seats)``; ``obs`` (acting seat of each game) is None without ``observe``.
+
+        Ill-typed or out-of-range actions raise before any game moves; the legality of each action is
+        the caller's to check against the masks first (the vector env does, for the whole batch): an
+        illegal one found by the kernels raises after the other games moved, its own game unchanged."""
+        G, n = self.num_games, self.num_players
+        arr = np.asarray(actions)
+        if arr.shape != (G,):
+            raise ValueError(f"actions must have shape ({G},), got {arr.shape}")
+        if arr.dtype.kind not in "iu":  # never truncate floats (or bools) into actions
+            raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}")
+        if ((arr < 0) | (arr >= self.codec.n)).any():
+            g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
+            raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
+        actions = np.ascontiguousarray(arr, dtype=np.int64)
+        rewards = np.zeros((G, n), dtype=np.float64)
+        dones = np.zeros(G, dtype=np.bool_)
+        final = np.zeros((G, n), dtype=np.int64)
+        eplen = np.zeros(G, dtype=np.int64)
+        seats = np.zeros(G, dtype=np.int64)
+        obs = self.empty_obs(G) if observe else self.empty_obs(1)
+        # reference games someone holds follow the step (decoded before the kernel moves the window)
+        follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
+        args = (actions, auto_reset, rewards, dones, final, eplen, observe, obs["board"], obs["globals"],
+                obs["windows"], obs["action_mask"], seats)
+        T, S = self.tables, self.state
+        self._epoch += 1
+        if self.threads == 1:
+            bad = K.step_range(T, S, 0, G, *args)
+        else:
+            # The threads take chunks of games from a shared counter (next() on it is atomic under the GIL,
+            # the kernels release the GIL): a thread the OS deschedules leaves its work to the others.
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
+            cuts = self._cuts
+            counter = itertools.count()
+
+            def work() -> int:
+                done = 0
+                for i in counter:
+                    if i >= len(cuts) - 1:
+                        return done
+                    done += K.step_range(T, S, cuts[i], cuts[i + 1], *args)
+                return done  # pragma: no cover - the counter never ends
+
+            futs = [self._pool.submit(work) for _ in range(self.threads - 1)]
+            bad = work() + sum(f.result() for f in futs)
+        if bad:
+            errs = S.gi[:, K.G_ERR]
+            g = int(np.flatnonzero(errs)[0])
+            raise IllegalActionError(f"game {g}: action {int(actions[g])} is not legal (see the action mask)")
+        for g, action in follow:
+            shadow = self._shadow[g]
+            shadow.apply(action)  # type: ignore[union-attr]
+        for g in np.flatnonzero(dones).tolist():
+            if auto_reset:
+                self._shadow[g] = None
+                self.seeds[g] = self._next_seeds[g]
+                self.draw_orders[g] = None
+                self.prepare_next(g)
+        return (obs if observe else None), rewards, dones, final, eplen, seats
+
+    def observe_acting(self) -> dict[str, np.ndarray]:
+        """Every game's observation for its acting seat, stacked (fresh arrays)."""
+        G = self.num_games
+        obs = self.empty_obs(G)
+        games = np.arange(G, dtype=np.int64)
+        seats = self.state.gi[:, K.G_PLAYER].copy()
+        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                        obs["action_mask"])
+        return obs
+
+    def outside_all(self) -> np.ndarray:
+        """Legal placements outside the window, per game (int64 (G,))."""
+        return self.state.gi[:, K.G_OUTSIDE].copy()
+
+    def version(self, g: int) -> tuple[int, int]:
+        """A value that changes whenever game g's state does (for callers' caches of its observations)."""
+        return self._epoch, self._vers[g]
+
+    # ------------------------------------------------------------------ one game
+    def step_game(self, g: int, action: int) -> list[float]:
+        """Apply flat ``action`` (an integer) in game g (no auto-reset); the rewards of every seat.
+        An illegal action raises IllegalActionError and leaves the game as it was."""
+        action = as_index(action, "an action")
+        if self.over(g):
+            raise IllegalActionError(f"action {action}: the game is over; no action is legal")
+        if not 0 <= action < self.codec.n:
+            raise IllegalActionError(f"action {action} is outside the action space 0..{self.codec.n - 1}")
+        r = self._scratch_rewards
+        if not K.step_one(self.tables, self.state, g, -1, action, 0, 0, r):
+            raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
+        self._vers[g] += 1
+        if self._shadow[g] is not None:
+            self._sync(g)
+        return r[: self.num_players].tolist()
+
+    def apply(self, g: int, action: PlaceTile | PlaceFollower | Pass) -> list[float]:
+        """Apply a core action (absolute coordinates) in game g; the rewards of every seat.
+
+        Checked like ``Game.apply``: the action's field types first (``ActionTypeError``), then its
+        legality (``IllegalActionError``); a refused action leaves the game as it was."""
+        if self.over(g):
+            raise IllegalActionError("the game is over; no action is legal")
+        action = checked_action(action)
+        t = type(action)
+        if t is PlaceTile:
+            args = (0, action.x, action.y, action.rotation)
+        elif t is PlaceFollower:
+            args = (1, action.segment, 0, 0)
+        elif t is Pass:
+            args = (2, 0, 0, 0)
+        else:
+            raise IllegalActionError(f"the compiled engine has no action {action!r}")
+        if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        r = self._scratch_rewards
+        if not K.step_one(self.tables, self.state, g, *args, r):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        self._vers[g] += 1
+        if self._shadow[g] is not None:
+            self._sync(g)
+        return [float(v) for v in r[: self.num_players]]
+
+    def record(self, g: int) -> dict[str, Any]:
+        """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
+        from ..core.record import FORMAT, VERSION
+
+        tiles = self.layout.rules.tiles
+        texts: list[str] = []
+        placed = 0  # tile actions so far: placement k + 1 is the k-th (placement 0 is the start tile)
+        for action in self.actions(g):
+            if type(action) is PlaceTile:
+                placed += 1
+                texts.append(action.to_text())
+            elif type(action) is PlaceFollower:
+                t = int(self.state.pl[g, placed, 2])
+                texts.append(f"follower {tiles[t].segments[action.segment].name}")
+            else:
+                texts.append(action.to_text())
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": self.layout.rules.config.to_dict(),
+            "seed": self.seeds[g],
+            "draw_order": self.draw_order(g),
+            "actions": texts,
+            "scores": self.scores(g),
+            "over": self.over(g),
+        }
+
+    def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action text must be a string, got {text!r}")
+        parsed = parse_basic(text)
+        if parsed is None:
+            raise IllegalActionError(f"cannot parse action {text!r}")
+        if isinstance(parsed, tuple):
+            name = parsed[1]
+            k = int(self.state.gi[g, K.G_NPL]) - 1
+            tile = self.layout.rules.tiles[int(self.state.pl[g, k, 2])]
+            if name.startswith("#") and name[1:].isdigit():
+                return PlaceFollower(int(name[1:]))
+            try:
+                return PlaceFollower(tile.segment_index(name))
+            except KeyError as exc:
+                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
+        return parsed
+
+    def replay(self, g: int, record: Any) -> None:
+        """Load a JSON game record (written by either engine) into game g and replay its actions here.
+
+        Raises ``RecordError`` (the reference's checks and words, :func:`carc_env.core.record.check_record`)
+        if the record is malformed or not of this configuration, names the first action that does not
+        replay, or if the replay ends with other scores than the record's; game g is then left as it was."""
+        from ..core.record import RecordError, check_record
+
+        actions, scores = check_record(record)
+        mine = self.layout.rules.config
+        try:
+            same = GameConfig.from_dict(record["config"]).key() == mine.key()
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"record config, seed or draw order is invalid: {exc}") from None
+        if not same:
+            raise RecordError(f"the record's config {record['config']} is not this engine's {mine.to_dict()}")
+        saved = self._save(g)
+        try:
+            try:
+                self.reset(g, seed=record["seed"], draw_order=record["draw_order"])
+            except (ValueError, TypeError) as exc:  # ConfigError is a ValueError
+                raise RecordError(f"record config, seed or draw order is invalid: {exc}") from None
+            for i, text in enumerate(actions):
+                try:
+                    self.apply(g, self._parse(g, text))
+                except IllegalActionError as exc:
+                    raise RecordError(f"action {i} ({text!r}) does not replay: {exc}") from None
+            if scores is not None and scores != self.scores(g):
+                raise RecordError(f"replay ends with scores {self.scores(g)}, the record says {scores}")
+        except BaseException:
+            self._restore(g, saved)
+            raise
+
+    def _save(self, g: int) -> tuple[Any, ...]:
+        """Everything of game g (state rows and Python-side fields), for :meth:`_restore`."""
+        rows = tuple(a[g].copy() for a in self.state)
+        return (rows, self.seeds[g], self.draw_orders[g], copy.deepcopy(self._seed_rngs[g]), self._next_seeds[g],
+                self._shadow[g])
+
+    def _restore(self, g: int, saved: tuple[Any, ...]) -> None:
+        rows, self.seeds[g], self.draw_orders[g], self._seed_rngs[g], self._next_seeds[g], self._shadow[g] = saved
+        for a, row in zip(self.state, rows, strict=True):
+            a[g] = row
+        self._vers[g] += 1  # observations cached meanwhile are stale
+
+    def observe(self, g: int, seat: int) -> dict[str, np.ndarray]:
+        """Observation of game g for absolute ``seat`` (fresh arrays)."""
+        obs = self.empty_obs(1)
+        K.observe_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64),
+                        obs["board"], obs["globals"], obs["windows"], obs["action_mask"])
+        return {k: v[0] for k, v in obs.items()}
+
+    def mask(self, g: int) -> np.ndarray:
+        """The deciding seat's int8 action mask of game g (fresh array; all zero once the game is over)."""
+        m = np.empty((1, self.codec.n), dtype=np.int8)
+        K.masks_range(self.tables, self.state, np.array([g], dtype=np.int64), m)
+        return m[0]
+
+    # ------------------------------------------------------------------ inspection
+    def phase(self, g: int) -> str:
+        ph = int(self.state.gi[g, K.G_PHASE])
+        return ("tile", "follower", "game_over")[ph]
+
+    def over(self, g: int) -> bool:
+        return int(self.state.gi[g, K.G_PHASE]) == K.PH_OVER
+
+    def player(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_PLAYER])
+
+    def turn_player(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_TURNP])
+
+    def scores(self, g: int) -> list[int]:
+        o = self._off[P_O_SCORES]
+        return [int(v) for v in self.state.ls[g, o : o + self.num_players]]
+
+    def supply(self, g: int) -> list[int]:
+        o = self._off[P_O_SUPPLY]
+        return [int(v) for v in self.state.ls[g, o : o + self.num_players]]
+
+    def draw_order(self, g: int) -> list[str]:
+        """Tile ids of game g's draw order (after the start tile)."""
+        o = self._off[P_O_BAG]
+        tiles = self.layout.rules.tiles
+        return [tiles[t].id for t in self.state.ls[g, o : o + int(self.state.gi[g, K.G_BAG_N])]]
+
+    def outside(self, g: int) -> int:
+        """Legal placements outside the observation window (``info["placements_outside_window"]``)."""
+        return int(self.state.gi[g, K.G_OUTSIDE])
+
+    def window(self, g: int) -> tuple[int, int]:
+        return int(self.state.gi[g, K.G_X0]), int(self.state.gi[g, K.G_Y0])
+
+    def steps(self, g: int) -> int:
+        return int(self.state.gi[g, K.G_STEPS])
+
+    def legal_tile_placements(self, g: int) -> np.ndarray:
+        """All legal placements (x, y, rotation) of the drawn tile, in the reference's order."""
+        S = self.state
+        if self.phase(g) != "tile":
+            return np.zeros((0, 3), dtype=np.int64)
+        nf = int(S.gi[g, K.G_NF])
+        o = self._off[P_O_FMASK]
+        m = S.ls[g, o : o + nf].astype(np.uint8)
+        bits = (m[:, None] >> np.arange(4, dtype=np.uint8)[None, :]) & 1
+        ci, ri = np.nonzero(bits)
+        return np.stack([S.fr[g, ci, 0], S.fr[g, ci, 1], ri], axis=1)
+
+    def legal_follower_spots(self, g: int) -> list[int]:
+        if self.phase(g) != "follower":
+            return []
+        o = self._off[P_O_SPOTS]
+        return [int(v) for v in self.state.ls[g, o : o + int(self.state.gi[g, K.G_NSPOTS])]]
+
+    def score_log(self, g: int) -> list[tuple[int, ...]]:
+        """Scoring rows of the running game: ``(what, final, a, b, value, players bitmask)``.
+
+        ``what`` is the feature kind (0 city, 1 road, 2 field, 3 building) with ``a`` its tiles (city, road),
+        neighbours (building) or completed cities (field) and ``b`` the pennants (city); or 10 / 11 for the
+        King / the Robber Baron at the end (``a`` completed cities / roads).  ``players``: who scored ``value``.
+        """
+        n = int(self.state.gi[g, K.G_NLOG])
+        o = self._off[P_O_LOG]
+        rows = self.state.ls[g, o : o + LOG_W * n].reshape(n, LOG_W)
+        return [tuple(int(v) for v in row) for row in rows]
+
+    def actions(self, g: int, start: int = 0) -> list[PlaceTile | PlaceFollower | Pass]:
+        """The core actions applied in the running game, in order (from the ``start``-th)."""
+        S = self.state
+        n = int(S.gi[g, K.G_NHIST])
+        o = self._off[P_O_HIST]
+        out: list[PlaceTile | PlaceFollower | Pass] = []
+        for kind, a, b, c in S.ls[g, o + HIST_W * start : o + HIST_W * n].reshape(-1, HIST_W).tolist():
+            if kind == K.H_TILE:
+                out.append(PlaceTile(a, b, c))
+            elif kind == K.H_FOLLOWER:
+                out.append(PlaceFollower(a))
+            else:
+                out.append(Pass())
+        return out
+
+    def game(self, g: int) -> Game:
+        """The reference Game of game g in its current state, replayed through the Python engine.
+
+        Built on first access; from then on it follows every step of game g (so a reference to it stays
+        current, as the Python engine's game does) until the game is reset.  A replay that disagrees with
+        the compiled engine raises, so it is a check too."""
+        shadow = self._shadow[g]
+        if shadow is None:
+            shadow = self._shadow[g] = Game(self.layout.rules.config, seed=self.seeds[g],
+                                            draw_order=self.draw_orders[g])
+        self._sync(g)
+        return shadow
+
+    def _sync(self, g: int) -> None:
+        shadow = self._shadow[g]
+        if shadow is None:
+            return
+        for a in self.actions(g, len(shadow.history)):
+            shadow.apply(a)
+        if shadow.scores != self.scores(g) or shadow.over != self.over(g):
+            raise RuntimeError(
+                f"the reference engine disagrees with the compiled one after {len(shadow.history)} actions "
+                f"(scores {shadow.scores} vs {self.scores(g)}): please report this game (seed {self.seeds[g]})"
+            )
+
+    def play_random(self, seeds: Any, rng_seed: int = 0, g: int = 0) -> dict[str, float]:
+        """Play one whole game per seed in slot g with uniformly random legal decisions, no observations.
+
+        The "engine alone" measurement (``scripts/bench.py``): the draw orders are shuffled here (the
+        reference's shuffle of each seed), the games are played by one kernel call.  Returns counts:
+        games, tile decisions, legal placements summed and their maximum, points scored."""
+        seeds = [int(s) for s in seeds]
+        bags = np.stack([self.bag_of(s) for s in seeds])
+        stats = np.zeros(5, dtype=np.int64)
+        K.play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
+        self.seeds[g] = seeds[-1]  # slot g holds the last game played
+        self.draw_orders[g] = None
+        self._seed_rngs[g] = None
+        self._shadow[g] = None
+        self._vers[g] += 1
+        keys = ("games", "decisions", "legal", "max_legal", "points")
+        return {k: int(v) for k, v in zip(keys, stats, strict=True)}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def default_threads() -> int:
+    """Threads a batched env uses by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+__all__ = ["FastBatch", "alloc_state", "default_threads"]

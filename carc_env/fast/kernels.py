@@ -1,0 +1,1303 @@
+"""Numba kernels of the compiled engine: the rules of :mod:`carc_env.core.game` over arrays.
+
+Contract
+--------
+Every function here works on game ``g`` of a batch: the state is a
+:data:`State` of arrays with a leading game axis, the rules' constants a
+:class:`~carc_env.fast.tables.Tables` built from the Python rule set.  The
+kernels reproduce the reference engine step for step, including the parts no
+rule fixes but the observations show: frontier slots are appended and
+swap-removed in the same order (the window's re-centring looks at the first
+legal placement), union-find roots are chosen by the same rule (the larger
+tile set wins), completions are detected and scored in the same order, and
+floating-point features are computed with the same operations in the same
+precision.  ``tests/test_fast_differential.py`` checks all of it against the
+reference, observation bytes included.
+
+Entry points (all ``nogil``; the batch wrapper runs them on several threads
+over disjoint game ranges):
+
+* :func:`reset_range`: start games from their prepared draw orders;
+* :func:`step_one` / :func:`step_range`: decode and apply one flat action per
+  game, run the automatic stages up to the next decision, compute rewards;
+  ``step_range`` optionally starts the next game of a finished one at once
+  (``auto_reset``) and writes the acting seat's observation;
+* :func:`observe_range` / :func:`masks_range`: observations and masks;
+* :func:`play_random`: whole games with uniformly random legal decisions and
+  no observations (the "engine alone" benchmark).
+
+State layout
+------------
+``gi[g, G_*]``: per-game integers (counters, phase, players, bounds, window);
+``grid[g, y + off, x + off]``: -1 empty, ``k >= 0`` placement ``k``, ``<= -2``
+frontier slot ``-(v + 2)``; ``pl[g, k]``: placement ``k`` as (x, y, tile,
+rotation, first node); ``fr[g, slot]``: frontier cell (x, y, pattern);
+``nd[g, node, N_*]``: union-find node data; ``ls[g]``: the per-game lists
+(legal rotations per frontier slot, followers on the board, spots, scores,
+supplies, the draw order, the history, the score log, the open river ends, ...) at the offsets
+``T.P[P_O_*]``.  Few arrays on purpose: a kernel call from Python unboxes
+each one, and the kernels run without reference counting (``_nrt=False``:
+they never allocate), which would otherwise cost more than the rules.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from ..core.config import PATTERN_BITS
+from .tables import (
+    ENDS_CAP,
+    ENT_CAP,
+    F_INV_FOLLOWERS,
+    F_REWARD_SCALE,
+    FCITY_CAP,
+    HIST_W,
+    LOG_W,
+    P_CH_BNB,
+    P_CH_FKIND,
+    P_CH_FOLLOWERS,
+    P_CH_FRONTIER,
+    P_CH_LAST,
+    P_CH_LEGAL,
+    P_CH_OPEN,
+    P_CH_RIVER_END,
+    P_CH_SIZE,
+    P_COLS,
+    P_FOL_START,
+    P_FOLLOWERS,
+    P_G_BAG,
+    P_G_CLIPPED,
+    P_G_DECIDING,
+    P_G_DRAWN,
+    P_G_KR,
+    P_G_LEAD,
+    P_G_LEGAL,
+    P_G_PHASE,
+    P_G_PLACED,
+    P_G_PLACED_ROT,
+    P_G_PROGRESS,
+    P_G_REMAINING,
+    P_G_RIVER,
+    P_G_SCORE,
+    P_G_SUPPLY,
+    P_G_TURN,
+    P_GOFF,
+    P_HCAP,
+    P_KR,
+    P_LAKE_EXTRA,
+    P_LAKE_T,
+    P_LCAP,
+    P_MAXSEG,
+    P_NPLAYERS,
+    P_NS,
+    P_NT,
+    P_NTYPES,
+    P_O_BAG,
+    P_O_BEFORE,
+    P_O_CNT,
+    P_O_COMP,
+    P_O_ENDS,
+    P_O_FL,
+    P_O_FMASK,
+    P_O_HIST,
+    P_O_LOG,
+    P_O_MARK,
+    P_O_NEXTBAG,
+    P_O_PEND,
+    P_O_REM,
+    P_O_SCORES,
+    P_O_SPOTS,
+    P_O_SUPPLY,
+    P_PH_FOLLOWER,
+    P_PH_OVER,
+    P_PH_TILE,
+    P_REWARD,
+    P_RIVER,
+    P_RIVER_TOTAL,
+    P_ROWS,
+    P_START_R,
+    P_START_T,
+    P_START_X,
+    P_START_Y,
+    P_TILE_N,
+    P_TILE_ONCE,
+    P_TOTAL,
+    RIVER_EDGE,
+    TC_BSEG,
+    TC_CE,
+    TC_EC,
+    TC_ENT_BITS,
+    TC_ENT_CH,
+    TC_ENT_N,
+    TC_ENT_SEG,
+    TC_FCITY,
+    TC_HA,
+    TC_NSEG,
+    TC_OPEN0,
+    TC_OS_N,
+    TC_OS_SEG,
+    TC_OS_SIDE,
+    TC_PEN0,
+    TC_RIVER,
+    TC_SKIND,
+)
+
+State = namedtuple("State", "gi grid pl fr nd ls")
+"""Mutable per-game arrays, leading axis = game (layout in the module docstring)."""
+
+# ---- gi: per-game integers
+(G_NPL, G_NNODES, G_NF, G_NFL, G_BAG_I, G_BAG_N, G_TURNP, G_PLAYER, G_PHASE, G_CUR, G_TURN, G_NSPOTS,
+ G_NPEND, G_NCOMP, G_MINX, G_MAXX, G_MINY, G_MAXY, G_X0, G_Y0, G_INSIDE, G_OUTSIDE, G_NLEGAL, G_NHIST,
+ G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_KING, G_KING_SIZE, G_ROBBER, G_ROBBER_SIZE, G_DISCARDS, G_ERR,
+ G_ENDING, G_RIVER_DONE, G_EXTRA_TURN, G_NENDS, G_LEN) = range(39)  # fmt: skip
+# ---- nd: per-node fields
+(N_PARENT, N_KIND, N_PL, N_OPEN, N_PEN, N_TCOUNT, N_NCOUNT, N_NEXT, N_DONE, N_OCC, N_OWNER, N_NB, N_SCRATCH,
+ N_BITS, N_LEN) = range(15)  # fmt: skip
+# N_TCOUNT: distinct tiles of a city/road root; N_NCOUNT: its segments; N_NEXT: circular list of a
+# feature's members; N_OCC: followers on a root; N_OWNER: the follower's owner on a node (-1);
+# N_NB: filled neighbours of a building; N_SCRATCH: stamps; N_BITS: owners on a root (observations).
+# ---- phases
+PH_TILE, PH_FOLLOWER, PH_OVER = 0, 1, 2
+# ---- hist rows: (kind, a, b, c)
+H_TILE, H_FOLLOWER, H_PASS = 0, 1, 2
+# ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or LOG_KING / LOG_ROBBER
+LOG_KING, LOG_ROBBER = 10, 11
+# ---- error codes in gi[G_ERR]
+ERR_NONE, ERR_ILLEGAL, ERR_OVER = 0, 1, 2
+
+CITY, ROAD, FIELD, BUILDING, RIVER = 0, 1, 2, 3, 4
+DX = np.array([0, 1, 0, -1], dtype=np.int64)
+DY = np.array([-1, 0, 1, 0], dtype=np.int64)
+N8X = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+N8Y = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+PB = PATTERN_BITS
+EMPTY = -1
+
+# No NRT: the kernels never allocate, and without it no call passes reference counts of the state and
+# table arrays (atomic increments that cost more than the rules themselves and contend across threads).
+_opts = {"cache": True, "nogil": True, "_nrt": False}
+# Internal functions are never called from Python: no CPython wrapper (compile time).
+_inner = {**_opts, "no_cpython_wrapper": True}
+_inline = {**_inner, "inline": "always"}  # tiny helpers: inlined in numba's IR, never compiled alone
+
+
+# ============================================================== union-find
+@njit(**_inner)
+def find(nd, g, x):
+    """Root of node x, with path halving (as the reference's Game.find; roots never change by it)."""
+    while nd[g, x, N_PARENT] != x:
+        p = nd[g, nd[g, x, N_PARENT], N_PARENT]
+        nd[g, x, N_PARENT] = p
+        x = p
+    return x
+
+
+@njit(**_inner)
+def union(T, S, g, a, b):
+    """The reference's Game._union: the root with more distinct tiles (cities, roads) stays root."""
+    nd, ls = S.nd, S.ls
+    a = find(nd, g, a)
+    b = find(nd, g, b)
+    if a == b:
+        return a
+    k = nd[g, a, N_KIND]
+    if k == CITY or k == ROAD:
+        if nd[g, a, N_TCOUNT] < nd[g, b, N_TCOUNT]:
+            a, b = b, a
+        # distinct tiles of the union: a's tiles marked, b's unmarked tiles counted
+        stamp = S.gi[g, G_STAMP] + 1
+        S.gi[g, G_STAMP] = stamp
+        om = T.P[P_O_MARK]
+        cnt = nd[g, a, N_TCOUNT]
+        x = a
+        while True:
+            ls[g, om + nd[g, x, N_PL]] = stamp
+            x = nd[g, x, N_NEXT]
+            if x == a:
+                break
+        x = b
+        while True:
+            t = nd[g, x, N_PL]
+            if ls[g, om + t] != stamp:
+                ls[g, om + t] = stamp
+                cnt += 1
+            x = nd[g, x, N_NEXT]
+            if x == b:
+                break
+        nd[g, a, N_TCOUNT] = cnt
+        nd[g, a, N_OPEN] += nd[g, b, N_OPEN]
+        nd[g, a, N_PEN] += nd[g, b, N_PEN]
+    nd[g, b, N_PARENT] = a
+    nd[g, a, N_OCC] += nd[g, b, N_OCC]
+    nd[g, b, N_OCC] = 0
+    nd[g, a, N_NCOUNT] += nd[g, b, N_NCOUNT]
+    na = nd[g, a, N_NEXT]  # splice the circular member lists
+    nd[g, a, N_NEXT] = nd[g, b, N_NEXT]
+    nd[g, b, N_NEXT] = na
+    return a
+
+
+# ============================================================== board
+@njit(**_inline)
+def frontier_require(T, S, g, x, y, side, code):
+    off = T.P[P_GOFF]
+    v = S.grid[g, y + off, x + off]
+    if v == EMPTY:
+        slot = S.gi[g, G_NF]
+        S.fr[g, slot, 0] = x
+        S.fr[g, slot, 1] = y
+        S.fr[g, slot, 2] = code << (PB * side)
+        S.grid[g, y + off, x + off] = -2 - slot
+        S.gi[g, G_NF] = slot + 1
+    else:
+        S.fr[g, -2 - v, 2] |= code << (PB * side)
+
+
+@njit(**_inner)
+def put_tile(T, S, g, t, x, y, r):
+    """The reference's Game._put_tile: nodes, unions with the neighbours, frontier, buildings."""
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
+    off = T.P[P_GOFF]
+    k = gi[g, G_NPL]
+    base = gi[g, G_NNODES]
+    n = tile[t, TC_NSEG]
+    for i in range(n):
+        node = base + i
+        kind = tile[t, TC_SKIND + i]
+        nd[g, node, N_PARENT] = node
+        nd[g, node, N_KIND] = kind
+        nd[g, node, N_PL] = k
+        nd[g, node, N_OPEN] = tile[t, TC_OPEN0 + i]
+        nd[g, node, N_PEN] = tile[t, TC_PEN0 + i]
+        nd[g, node, N_TCOUNT] = 1 if (kind == CITY or kind == ROAD) else 0
+        nd[g, node, N_NCOUNT] = 1
+        nd[g, node, N_NEXT] = node
+        nd[g, node, N_DONE] = 0
+        nd[g, node, N_OCC] = 0
+        nd[g, node, N_OWNER] = -1
+        nd[g, node, N_NB] = 0
+        nd[g, node, N_SCRATCH] = 0
+        nd[g, node, N_BITS] = 0
+    gi[g, G_NNODES] = base + n
+    S.pl[g, k, 0] = x
+    S.pl[g, k, 1] = y
+    S.pl[g, k, 2] = t
+    S.pl[g, k, 3] = r
+    S.pl[g, k, 4] = base
+    gi[g, G_NPL] = k + 1
+    v = S.grid[g, y + off, x + off]
+    slot = -2 - v if v <= -2 else -1
+    S.grid[g, y + off, x + off] = k
+    if x < gi[g, G_MINX]:
+        gi[g, G_MINX] = x
+    elif x > gi[g, G_MAXX]:
+        gi[g, G_MAXX] = x
+    if y < gi[g, G_MINY]:
+        gi[g, G_MINY] = y
+    elif y > gi[g, G_MAXY]:
+        gi[g, G_MAXY] = y
+    for s in range(4):
+        nx = x + DX[s]
+        ny = y + DY[s]
+        o = (s + 2) & 3
+        nk = S.grid[g, ny + off, nx + off]
+        if nk < 0:
+            frontier_require(T, S, g, nx, ny, o, np.int64(tile[t, TC_EC + 4 * r + s]))
+            continue
+        nt = S.pl[g, nk, 2]
+        nr = S.pl[g, nk, 3]
+        nbase = S.pl[g, nk, 4]
+        c = tile[t, TC_CE + 4 * r + s]
+        if c >= 0 and tile[t, TC_SKIND + c] != RIVER:
+            root = union(T, S, g, base + c, nbase + tile[nt, TC_CE + 4 * nr + o])
+            nd[g, root, N_OPEN] -= 2
+        hl = tile[t, TC_HA + 8 * r + 2 * s]
+        if hl >= 0:
+            nh = tile[nt, TC_HA + 8 * nr + 2 * o + 1]
+            if nh >= 0:
+                union(T, S, g, base + hl, nbase + nh)
+        hr = tile[t, TC_HA + 8 * r + 2 * s + 1]
+        if hr >= 0:
+            nh = tile[nt, TC_HA + 8 * nr + 2 * o]
+            if nh >= 0:
+                union(T, S, g, base + hr, nbase + nh)
+    if slot >= 0:  # the reference's _frontier_remove: the last slot moves into the freed one
+        last = gi[g, G_NF] - 1
+        if slot != last:
+            lx = S.fr[g, last, 0]
+            ly = S.fr[g, last, 1]
+            S.fr[g, slot, 0] = lx
+            S.fr[g, slot, 1] = ly
+            S.fr[g, slot, 2] = S.fr[g, last, 2]
+            S.grid[g, ly + off, lx + off] = -2 - slot
+        gi[g, G_NF] = last
+    # buildings: neighbours of placed buildings, then the placed tile's own
+    op = T.P[P_O_PEND]
+    for j in range(8):
+        nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
+        if nk >= 0:
+            b = tile[S.pl[g, nk, 2], TC_BSEG]
+            if b >= 0:
+                node = S.pl[g, nk, 4] + b
+                nd[g, node, N_NB] += 1
+                if nd[g, node, N_NB] == 8:
+                    ls[g, op + gi[g, G_NPEND]] = node
+                    gi[g, G_NPEND] += 1
+    b = tile[t, TC_BSEG]
+    if b >= 0:
+        cnt = 0
+        for j in range(8):
+            if S.grid[g, y + N8Y[j] + off, x + N8X[j] + off] >= 0:
+                cnt += 1
+        node = base + b
+        nd[g, node, N_NB] = cnt
+        if cnt >= 8:
+            ls[g, op + gi[g, G_NPEND]] = node
+            gi[g, G_NPEND] += 1
+
+
+# ============================================================== scoring
+@njit(**_inline)
+def log_row(T, S, g, what, final, a, b, value, players):
+    i = S.gi[g, G_NLOG]
+    if i < T.P[P_LCAP]:
+        o = T.P[P_O_LOG] + LOG_W * i
+        S.ls[g, o] = what
+        S.ls[g, o + 1] = final
+        S.ls[g, o + 2] = a
+        S.ls[g, o + 3] = b
+        S.ls[g, o + 4] = value
+        S.ls[g, o + 5] = players
+        S.gi[g, G_NLOG] = i + 1
+
+
+@njit(**_inner)
+def field_cities(T, S, g, root):
+    """Completed cities a field borders (the reference's feature_value for fields)."""
+    nd, tile = S.nd, T.tile
+    stamp = S.gi[g, G_STAMP] + 1
+    S.gi[g, G_STAMP] = stamp
+    n = 0
+    x = root
+    while True:
+        k = nd[g, x, N_PL]
+        t = S.pl[g, k, 2]
+        base = S.pl[g, k, 4]
+        seg = x - base
+        for j in range(FCITY_CAP):
+            c = tile[t, TC_FCITY + FCITY_CAP * seg + j]
+            if c < 0:
+                break
+            cr = find(nd, g, base + c)
+            if nd[g, cr, N_SCRATCH] != stamp:
+                nd[g, cr, N_SCRATCH] = stamp
+                if nd[g, cr, N_DONE]:
+                    n += 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
+    return n
+
+
+@njit(**_inner)
+def score_feature(T, S, g, root):
+    """The reference's Game.score_feature: majority, points, followers back to their supply.
+
+    Scored as at the end (cities 1 point a tile) once the game is ending (``gi[G_ENDING]``)."""
+    nd, ls = S.nd, S.ls
+    final = S.gi[g, G_ENDING] != 0
+    n = T.P[P_NPLAYERS]
+    oc = T.P[P_O_CNT]
+    for p in range(n):
+        ls[g, oc + p] = 0
+    x = root
+    while True:
+        o = nd[g, x, N_OWNER]
+        if o >= 0:
+            ls[g, oc + o] += 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
+    kind = nd[g, root, N_KIND]
+    a = 0
+    b = 0
+    if kind == CITY:
+        a = nd[g, root, N_TCOUNT] if T.P[P_TILE_ONCE] else nd[g, root, N_NCOUNT]
+        b = nd[g, root, N_PEN]
+        per = 1 if final else 2
+        value = a * per + b * per
+    elif kind == ROAD:
+        a = nd[g, root, N_TCOUNT] if T.P[P_TILE_ONCE] else nd[g, root, N_NCOUNT]
+        value = a
+    elif kind == BUILDING:
+        a = nd[g, root, N_NB]
+        value = 1 + a
+    else:
+        a = field_cities(T, S, g, root)
+        value = 3 * a
+    best = 0
+    for p in range(n):
+        if ls[g, oc + p] > best:
+            best = ls[g, oc + p]
+    players = 0
+    osc = T.P[P_O_SCORES]
+    if best > 0:
+        for p in range(n):
+            if ls[g, oc + p] == best:
+                players |= 1 << p
+                ls[g, osc + p] += value
+    # followers back
+    osu = T.P[P_O_SUPPLY]
+    x = root
+    removed = 0
+    while True:
+        o = nd[g, x, N_OWNER]
+        if o >= 0:
+            ls[g, osu + o] += 1
+            nd[g, x, N_OWNER] = -1
+            removed += 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
+    nd[g, root, N_OCC] = 0
+    if removed:
+        ofl = T.P[P_O_FL]
+        j = 0
+        for i in range(S.gi[g, G_NFL]):
+            node = ls[g, ofl + i]
+            if nd[g, node, N_OWNER] >= 0:
+                ls[g, ofl + j] = node
+                j += 1
+        S.gi[g, G_NFL] = j
+    log_row(T, S, g, kind, 1 if final else 0, a, b, value, players)
+
+
+@njit(**_inner)
+def king_robber_completed(T, S, g, kind, size):
+    """King & Robber Baron's on_completed: the largest feature of this kind completed this turn vs the record."""
+    nd = S.nd
+    oc = T.P[P_O_COMP]
+    for i in range(S.gi[g, G_NCOMP]):
+        r = S.ls[g, oc + i]
+        if nd[g, r, N_KIND] == kind:
+            rr = find(nd, g, r)
+            if nd[g, rr, N_TCOUNT] > size:
+                size = nd[g, rr, N_TCOUNT]
+    holder = G_KING if kind == CITY else G_ROBBER
+    record = G_KING_SIZE if kind == CITY else G_ROBBER_SIZE
+    if size <= S.gi[g, record]:
+        return
+    S.gi[g, record] = size
+    S.gi[g, holder] = S.gi[g, G_TURNP]
+
+
+@njit(**_inner)
+def detect_and_score(T, S, g):
+    """The reference's _detect_completions then _score_completions for the tile just placed."""
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
+    oc = T.P[P_O_COMP]
+    k = gi[g, G_NPL] - 1
+    t = S.pl[g, k, 2]
+    base = S.pl[g, k, 4]
+    nc = 0
+    for i in range(tile[t, TC_NSEG]):
+        kind = tile[t, TC_SKIND + i]
+        if kind != CITY and kind != ROAD:
+            continue
+        root = find(nd, g, base + i)
+        if nd[g, root, N_OPEN] == 0 and nd[g, root, N_DONE] == 0:
+            dup = False
+            for j in range(nc):
+                if ls[g, oc + j] == root:
+                    dup = True
+            if not dup:
+                ls[g, oc + nc] = root
+                nc += 1
+    op = T.P[P_O_PEND]
+    for j in range(gi[g, G_NPEND]):
+        ls[g, oc + nc] = ls[g, op + j]
+        nc += 1
+    gi[g, G_NPEND] = 0
+    gi[g, G_NCOMP] = nc
+    for j in range(nc):
+        root = find(nd, g, ls[g, oc + j])
+        nd[g, root, N_DONE] = 1
+        kind = nd[g, root, N_KIND]
+        if T.P[P_KR] and (kind == CITY or kind == ROAD):
+            king_robber_completed(T, S, g, kind, nd[g, root, N_TCOUNT])
+        if nd[g, root, N_OCC] > 0:
+            score_feature(T, S, g, root)
+    gi[g, G_NCOMP] = 0
+
+
+@njit(**_inner)
+def finish(T, S, g):
+    """End of game: occupied incomplete roads, cities, buildings, then fields; then King & Robber."""
+    gi, nd = S.gi, S.nd
+    gi[g, G_CUR] = -1
+    gi[g, G_ENDING] = 1
+    nn = gi[g, G_NNODES]
+    for kind in (ROAD, CITY, BUILDING, FIELD):
+        for i in range(nn):
+            if nd[g, i, N_PARENT] == i and nd[g, i, N_OCC] > 0 and nd[g, i, N_KIND] == kind and nd[g, i, N_DONE] == 0:
+                score_feature(T, S, g, i)
+    if T.P[P_KR]:
+        osc = T.P[P_O_SCORES]
+        for kind in (CITY, ROAD):
+            holder = gi[g, G_KING] if kind == CITY else gi[g, G_ROBBER]
+            if holder < 0:
+                continue
+            cnt = 0
+            for i in range(nn):
+                if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind:
+                    cnt += 1
+            S.ls[g, osc + holder] += cnt
+            log_row(T, S, g, LOG_KING if kind == CITY else LOG_ROBBER, 1, cnt, 0, cnt, 1 << holder)
+    gi[g, G_PHASE] = PH_OVER
+
+
+# ============================================================== The River II
+@njit(**_inner)
+def river_left(T, S, g):
+    """River tiles still to draw (0 once the river is done): RiverObservation._left."""
+    if S.gi[g, G_RIVER_DONE]:
+        return 0
+    orem = T.P[P_O_REM]
+    n = 0
+    for t in range(T.P[P_NTYPES]):
+        if T.tile[t, TC_RIVER]:
+            n += S.ls[g, orem + t]
+    return n
+
+
+@njit(**_inner)
+def river_veto(T, S, g, t):
+    """River2.placement_veto on the drawn tile's masks (rotation bits of the frontier slots)."""
+    gi, ls, tile = S.gi, S.ls, T.tile
+    nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    if not tile[t, TC_RIVER]:
+        if not gi[g, G_RIVER_DONE]:
+            if river_left(T, S, g):
+                for slot in range(nf):  # every river tile is placed before any other tile
+                    ls[g, ofm + slot] = 0
+                return
+            gi[g, G_RIVER_DONE] = 1
+        return
+    off = T.P[P_GOFF]
+    oe = T.P[P_O_ENDS]
+    for slot in range(nf):
+        m = ls[g, ofm + slot]
+        if m == 0:
+            continue
+        x = S.fr[g, slot, 0]
+        y = S.fr[g, slot, 1]
+        for r in range(4):
+            if not (m >> r) & 1:
+                continue
+            touching = 0
+            entry = -1
+            for s in range(4):
+                if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+                    touching += 1
+                    entry = s
+            ok = touching == 1
+            if ok:
+                before = 0  # the turn recorded at that open end (the last one listed wins, as in a dict)
+                for e in range(gi[g, G_NENDS]):
+                    if ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y and ls[g, oe + 4 * e + 2] == entry:
+                        before = ls[g, oe + 4 * e + 3]
+                for s in range(4):
+                    if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE:
+                        turn = (s - (entry + 2)) % 4
+                        if turn and turn == before:
+                            ok = False
+            if not ok:
+                m &= ~(1 << r)
+        ls[g, ofm + slot] = m
+
+
+@njit(**_inner)
+def river_placed(T, S, g, t, x, y, r):
+    """River2.after_placement: the open river ends, and the lake's extra turn."""
+    gi, ls, tile = S.gi, S.ls, T.tile
+    off = T.P[P_GOFF]
+    oe = T.P[P_O_ENDS]
+    entry = -1
+    for s in range(4):
+        if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+            entry = s
+            break
+    j = 0
+    for e in range(gi[g, G_NENDS]):
+        if not (ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y):
+            for q in range(4):
+                ls[g, oe + 4 * j + q] = ls[g, oe + 4 * e + q]
+            j += 1
+    for s in range(4):
+        if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and j < ENDS_CAP:
+            ls[g, oe + 4 * j] = x + DX[s]
+            ls[g, oe + 4 * j + 1] = y + DY[s]
+            ls[g, oe + 4 * j + 2] = (s + 2) % 4
+            ls[g, oe + 4 * j + 3] = (s - (entry + 2)) % 4
+            j += 1
+    gi[g, G_NENDS] = j
+    if t == T.P[P_LAKE_T] and T.P[P_LAKE_EXTRA]:
+        gi[g, G_EXTRA_TURN] = 1
+
+
+# ============================================================== turn
+@njit(**_inner)
+def draw(T, S, g):
+    """Draw until a tile fits (discarding the others); an empty bag ends the game."""
+    gi, ls = S.gi, S.ls
+    nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    ob = T.P[P_O_BAG]
+    orem = T.P[P_O_REM]
+    while True:
+        if gi[g, G_BAG_I] >= gi[g, G_BAG_N]:
+            finish(T, S, g)
+            return
+        t = ls[g, ob + gi[g, G_BAG_I]]
+        gi[g, G_BAG_I] += 1
+        ls[g, orem + t] -= 1
+        anyfit = 0
+        for slot in range(nf):
+            m = T.compat[t, S.fr[g, slot, 2]]
+            ls[g, ofm + slot] = m
+            anyfit |= m
+        if T.P[P_RIVER]:  # the veto runs on every drawn tile, as the reference's (it may end the river)
+            river_veto(T, S, g, t)
+            anyfit = 0
+            for slot in range(nf):
+                anyfit |= ls[g, ofm + slot]
+        if anyfit:
+            gi[g, G_CUR] = t
+            gi[g, G_PLAYER] = gi[g, G_TURNP]
+            gi[g, G_PHASE] = PH_TILE
+            return
+        gi[g, G_DISCARDS] += 1
+
+
+@njit(**_inner)
+def enter_follower(T, S, g):
+    """Follower stage: spots of the placed tile; no decision when there is none (or no follower left)."""
+    gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
+    p = gi[g, G_PLAYER]
+    ns = 0
+    lake = T.P[P_RIVER] and T.P[P_LAKE_EXTRA] and S.pl[g, gi[g, G_NPL] - 1, 2] == T.P[P_LAKE_T]
+    if ls[g, T.P[P_O_SUPPLY] + p] > 0 and not lake:  # the lake takes no follower (River2.follower_spots)
+        osp = T.P[P_O_SPOTS]
+        k = gi[g, G_NPL] - 1
+        t = S.pl[g, k, 2]
+        base = S.pl[g, k, 4]
+        for i in range(tile[t, TC_NSEG]):
+            if tile[t, TC_SKIND + i] == RIVER:
+                continue
+            if nd[g, find(nd, g, base + i), N_OCC] == 0:
+                ls[g, osp + ns] = i
+                ns += 1
+    gi[g, G_NSPOTS] = ns
+    if ns > 0:
+        gi[g, G_PHASE] = PH_FOLLOWER
+        return True
+    return False
+
+
+@njit(**_inner)
+def end_of_turn(T, S, g):
+    """Completions and scoring, next player, next draw."""
+    detect_and_score(T, S, g)
+    gi = S.gi
+    if gi[g, G_EXTRA_TURN]:  # River2.next_player: the lake's player plays again
+        gi[g, G_EXTRA_TURN] = 0
+    else:
+        gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
+    gi[g, G_PLAYER] = gi[g, G_TURNP]
+    gi[g, G_TURN] += 1
+    draw(T, S, g)
+
+
+@njit(**_inline)
+def hist_row(T, S, g, kind, a, b, c):
+    i = S.gi[g, G_NHIST]
+    if i < T.P[P_HCAP]:
+        o = T.P[P_O_HIST] + HIST_W * i
+        S.ls[g, o] = kind
+        S.ls[g, o + 1] = a
+        S.ls[g, o + 2] = b
+        S.ls[g, o + 3] = c
+    S.gi[g, G_NHIST] = i + 1
+
+
+@njit(**_inner)
+def apply_tile(T, S, g, x, y, r):
+    """PlaceTile(x, y, r) if legal; False (state untouched) otherwise."""
+    gi = S.gi
+    off = T.P[P_GOFF]
+    w = S.grid.shape[1]
+    if r < 0 or r > 3 or not (0 <= x + off < w and 0 <= y + off < w):
+        return False
+    v = S.grid[g, y + off, x + off]
+    if v > -2:
+        return False
+    if not (S.ls[g, T.P[P_O_FMASK] - 2 - v] >> r) & 1:
+        return False
+    t = gi[g, G_CUR]
+    put_tile(T, S, g, t, x, y, r)
+    gi[g, G_CUR] = -1
+    hist_row(T, S, g, H_TILE, x, y, r)
+    if T.P[P_RIVER] and T.tile[t, TC_RIVER]:
+        river_placed(T, S, g, t, x, y, r)
+    if not enter_follower(T, S, g):
+        end_of_turn(T, S, g)
+    return True
+
+
+@njit(**_inner)
+def apply_follower(T, S, g, seg):
+    """PlaceFollower(seg), or Pass when seg < 0; False if the segment is not a legal spot."""
+    gi, nd, ls = S.gi, S.nd, S.ls
+    if seg >= 0:
+        osp = T.P[P_O_SPOTS]
+        ok = False
+        for i in range(gi[g, G_NSPOTS]):
+            if ls[g, osp + i] == seg:
+                ok = True
+        if not ok:
+            return False
+        k = gi[g, G_NPL] - 1
+        node = S.pl[g, k, 4] + seg
+        p = gi[g, G_PLAYER]
+        nd[g, node, N_OWNER] = p
+        nd[g, find(nd, g, node), N_OCC] += 1
+        ls[g, T.P[P_O_SUPPLY] + p] -= 1
+        ls[g, T.P[P_O_FL] + gi[g, G_NFL]] = node
+        gi[g, G_NFL] += 1
+        hist_row(T, S, g, H_FOLLOWER, seg, 0, 0)
+    else:
+        hist_row(T, S, g, H_PASS, 0, 0, 0)
+    gi[g, G_NSPOTS] = 0
+    end_of_turn(T, S, g)
+    return True
+
+
+@njit(**_inner)
+def apply_index(T, S, g, a):
+    """Decode flat action ``a`` with the current window and apply it; False if it is not legal."""
+    gi = S.gi
+    ph = gi[g, G_PHASE]
+    if ph == PH_TILE:
+        if a < 0 or a >= T.P[P_TILE_N]:
+            return False
+        cols = T.P[P_COLS]
+        rc = T.P[P_ROWS] * cols
+        rem = a % rc
+        return apply_tile(T, S, g, gi[g, G_X0] + rem % cols, gi[g, G_Y0] + rem // cols, a // rc)
+    if ph == PH_FOLLOWER:
+        local = a - T.P[P_FOL_START]
+        ms = T.P[P_MAXSEG]
+        if local < 0 or local > ms:
+            return False
+        return apply_follower(T, S, g, local if local < ms else local - ms - 1)  # -1: pass
+    return False
+
+
+# ============================================================== setup
+@njit(**_inner)
+def reset_game(T, S, g, bag_n):
+    """Start game g with the first ``bag_n`` tiles of its prepared draw order: the reference's Game.__init__."""
+    gi, ls = S.gi, S.ls
+    off = T.P[P_GOFF]
+    for k in range(gi[g, G_NPL]):
+        S.grid[g, S.pl[g, k, 1] + off, S.pl[g, k, 0] + off] = EMPTY
+    for s in range(gi[g, G_NF]):
+        S.grid[g, S.fr[g, s, 1] + off, S.fr[g, s, 0] + off] = EMPTY
+    for i in range(G_LEN):
+        gi[g, i] = 0  # G_STAMP too: stamps restart each game, with clean marks (nodes get theirs in put_tile)
+    om = T.P[P_O_MARK]
+    for i in range(T.P[P_NT] + 1):
+        ls[g, om + i] = 0
+    gi[g, G_KING] = -1
+    gi[g, G_ROBBER] = -1
+    gi[g, G_CUR] = -1
+    n = T.P[P_NPLAYERS]
+    for p in range(n):
+        ls[g, T.P[P_O_SCORES] + p] = 0
+        ls[g, T.P[P_O_SUPPLY] + p] = T.P[P_FOLLOWERS]
+    orem = T.P[P_O_REM]
+    for t in range(T.P[P_NTYPES]):
+        ls[g, orem + t] = 0
+    ob = T.P[P_O_BAG]
+    onb = T.P[P_O_NEXTBAG]
+    for i in range(bag_n):
+        t = ls[g, onb + i]
+        ls[g, ob + i] = t
+        ls[g, orem + t] += 1
+    gi[g, G_BAG_N] = bag_n
+    t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
+    put_tile(T, S, g, t0, x, y, r)
+    if T.P[P_RIVER]:  # River2.setup: the spring's open ends
+        oe = T.P[P_O_ENDS]
+        j = 0
+        for s in range(4):
+            if T.tile[t0, TC_EC + 4 * r + s] == RIVER_EDGE:
+                ls[g, oe + 4 * j] = x + DX[s]
+                ls[g, oe + 4 * j + 1] = y + DY[s]
+                ls[g, oe + 4 * j + 2] = (s + 2) % 4
+                ls[g, oe + 4 * j + 3] = 0
+                j += 1
+        gi[g, G_NENDS] = j
+    draw(T, S, g)
+    compute_view(T, S, g)
+
+
+# ============================================================== window (the codec's StateView)
+@njit(**_inner)
+def compute_view(T, S, g):
+    """Window origin, in-window legal placements and the count outside: ActionCodec.view."""
+    gi, ls = S.gi, S.ls
+    rows = T.P[P_ROWS]
+    cols = T.P[P_COLS]
+    minx = gi[g, G_MINX]
+    maxx = gi[g, G_MAXX]
+    miny = gi[g, G_MINY]
+    maxy = gi[g, G_MAXY]
+    x0 = minx - 1 - (cols - (maxx - minx + 3)) // 2
+    y0 = miny - 1 - (rows - (maxy - miny + 3)) // 2
+    inside = (maxx - minx + 3 <= cols) and (maxy - miny + 3 <= rows)
+    outside = 0
+    nlegal = 0
+    nf = gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    if gi[g, G_PHASE] == PH_TILE:
+        total = 0
+        ok = 0
+        first = -1
+        lminx = 1 << 30
+        lmaxx = -(1 << 30)
+        lminy = 1 << 30
+        lmaxy = -(1 << 30)
+        for slot in range(nf):
+            m = ls[g, ofm + slot]
+            if m == 0:
+                continue
+            fx = S.fr[g, slot, 0]
+            fy = S.fr[g, slot, 1]
+            if first < 0:
+                first = slot
+            c = (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+            total += c
+            if x0 <= fx < x0 + cols and y0 <= fy < y0 + rows:
+                ok += c
+            lminx = min(lminx, fx)
+            lmaxx = max(lmaxx, fx)
+            lminy = min(lminy, fy)
+            lmaxy = max(lmaxy, fy)
+        if not inside and ok < total:
+            # ActionCodec._recentre: the legal placements' bounding box, then the first one
+            best = ok
+            for cand in range(2):
+                if cand == 0:
+                    cx = lminx - (cols - (lmaxx - lminx + 1)) // 2
+                    cy = lminy - (rows - (lmaxy - lminy + 1)) // 2
+                else:
+                    cx = S.fr[g, first, 0] - cols // 2
+                    cy = S.fr[g, first, 1] - rows // 2
+                c = 0
+                for slot in range(nf):
+                    m = ls[g, ofm + slot]
+                    fx = S.fr[g, slot, 0]
+                    fy = S.fr[g, slot, 1]
+                    if m and cx <= fx < cx + cols and cy <= fy < cy + rows:
+                        c += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+                if c > best:
+                    best = c
+                    x0 = cx
+                    y0 = cy
+            ok = best
+        outside = total - ok
+        nlegal = ok
+    gi[g, G_X0] = x0
+    gi[g, G_Y0] = y0
+    gi[g, G_INSIDE] = 1 if inside else 0
+    gi[g, G_OUTSIDE] = outside
+    gi[g, G_NLEGAL] = nlegal
+
+
+# ============================================================== observation
+@njit(**_inner)
+def write_mask(T, S, g, mask):
+    """The acting seat's action mask (``mask`` zeroed by the caller)."""
+    gi, ls = S.gi, S.ls
+    ph = gi[g, G_PHASE]
+    if ph == PH_TILE:
+        rows = T.P[P_ROWS]
+        cols = T.P[P_COLS]
+        rc = rows * cols
+        x0 = gi[g, G_X0]
+        y0 = gi[g, G_Y0]
+        ofm = T.P[P_O_FMASK]
+        for slot in range(gi[g, G_NF]):
+            m = ls[g, ofm + slot]
+            if m == 0:
+                continue
+            col = S.fr[g, slot, 0] - x0
+            row = S.fr[g, slot, 1] - y0
+            if 0 <= col < cols and 0 <= row < rows:
+                for r in range(4):
+                    if (m >> r) & 1:
+                        mask[r * rc + row * cols + col] = 1
+    elif ph == PH_FOLLOWER:
+        fs = T.P[P_FOL_START]
+        osp = T.P[P_O_SPOTS]
+        for i in range(gi[g, G_NSPOTS]):
+            mask[fs + ls[g, osp + i]] = 1
+        mask[fs + T.P[P_MAXSEG]] = 1
+
+
+@njit(**_inner)
+def write_obs(T, S, g, seat, board, glob, windows, mask):
+    """ObservationEncoder.encode for absolute ``seat`` into the given (one game's) arrays."""
+    gi, nd, ls, tile, P = S.gi, S.nd, S.ls, T.tile, T.P
+    rows = P[P_ROWS]
+    cols = P[P_COLS]
+    n = P[P_NPLAYERS]
+    x0 = gi[g, G_X0]
+    y0 = gi[g, G_Y0]
+    ph = gi[g, G_PHASE]
+    board[:] = 0
+    glob[:] = 0
+    windows[:] = 0
+    mask[:] = 0
+    ns = P[P_NS]
+    ofl = P[P_O_FL]
+    nfl = gi[g, G_NFL]
+    # who holds each feature: bit p on the root when a follower of seat p is on it
+    for i in range(nfl):
+        nd[g, find(nd, g, ls[g, ofl + i]), N_BITS] = 0
+    for i in range(nfl):
+        node = ls[g, ofl + i]
+        nd[g, find(nd, g, node), N_BITS] |= 1 << nd[g, node, N_OWNER]
+    me_bit = 1 << seat
+    npl = gi[g, G_NPL]
+    ch_open = P[P_CH_OPEN]
+    ch_size = P[P_CH_SIZE]
+    ch_bnb = P[P_CH_BNB]
+    for k in range(npl):
+        col = S.pl[g, k, 0] - x0
+        row = S.pl[g, k, 1] - y0
+        if not (0 <= col < cols and 0 <= row < rows):
+            continue
+        t = S.pl[g, k, 2]
+        r = S.pl[g, k, 3]
+        base = S.pl[g, k, 4]
+        for c in range(ns):
+            board[c, row, col] = T.static[t, r, c]
+        for e in range(tile[t, TC_ENT_N + r]):
+            rt = find(nd, g, base + tile[t, TC_ENT_SEG + ENT_CAP * r + e])
+            code = 1 if nd[g, rt, N_DONE] else 0
+            if nd[g, rt, N_OCC] > 0:
+                bits = nd[g, rt, N_BITS]
+                if bits & me_bit:
+                    code |= 2
+                if bits & ~me_bit:
+                    code |= 4
+            if code:
+                q = TC_ENT_CH + 3 * (ENT_CAP * r + e)
+                for j in range(3):
+                    if code & tile[t, q + TC_ENT_BITS - TC_ENT_CH + j]:
+                        board[tile[t, q + j], row, col] = 1
+        for e in range(tile[t, TC_OS_N + r]):
+            rt = find(nd, g, base + tile[t, TC_OS_SEG + 4 * r + e])
+            side = tile[t, TC_OS_SIDE + 4 * r + e]
+            board[ch_open + side, row, col] = min(nd[g, rt, N_OPEN], 3)
+            board[ch_size + side, row, col] = min(nd[g, rt, N_TCOUNT], 15)
+        b = tile[t, TC_BSEG]
+        if b >= 0:
+            node = base + b
+            if nd[g, node, N_DONE] == 0:
+                board[ch_bnb, row, col] = min(nd[g, node, N_NB], 8)
+    # followers per relative seat and per segment kind
+    chf = P[P_CH_FOLLOWERS]
+    chk = P[P_CH_FKIND]
+    for i in range(nfl):
+        node = ls[g, ofl + i]
+        kind = nd[g, node, N_KIND]
+        if kind < 0 or kind > BUILDING:
+            continue
+        k = nd[g, node, N_PL]
+        col = S.pl[g, k, 0] - x0
+        row = S.pl[g, k, 1] - y0
+        if 0 <= col < cols and 0 <= row < rows:
+            board[chf + (nd[g, node, N_OWNER] - seat) % n, row, col] += 1
+            board[chk + kind, row, col] += 1
+    # legal placements, frontier, last placed tile
+    chl = P[P_CH_LEGAL]
+    chfr = P[P_CH_FRONTIER]
+    ofm = P[P_O_FMASK]
+    for slot in range(gi[g, G_NF]):
+        col = S.fr[g, slot, 0] - x0
+        row = S.fr[g, slot, 1] - y0
+        if 0 <= col < cols and 0 <= row < rows:
+            board[chfr, row, col] = 1
+            if ph == PH_TILE:
+                m = ls[g, ofm + slot]
+                for r in range(4):
+                    if (m >> r) & 1:
+                        board[chl + r, row, col] = 1
+    lt = -1
+    lr = 0
+    if npl > 0:
+        k = npl - 1
+        lt = S.pl[g, k, 2]
+        lr = S.pl[g, k, 3]
+        col = S.pl[g, k, 0] - x0
+        row = S.pl[g, k, 1] - y0
+        if 0 <= col < cols and 0 <= row < rows:
+            board[P[P_CH_LAST], row, col] = 1
+    # globals
+    cur = gi[g, G_CUR]
+    if ph == PH_TILE and cur >= 0:
+        glob[P[P_G_DRAWN] + cur] = 1.0
+    if lt >= 0:
+        glob[P[P_G_PLACED] + lt] = 1.0
+        glob[P[P_G_PLACED_ROT] + lr] = 1.0
+    bag_size = gi[g, G_BAG_N] - gi[g, G_BAG_I]
+    if bag_size:
+        gr = P[P_G_REMAINING]
+        orem = P[P_O_REM]
+        for t in range(P[P_NTYPES]):
+            glob[gr + t] = np.float32(np.float64(ls[g, orem + t]) * np.float64(T.inv32[t]))
+    total = P[P_TOTAL]
+    glob[P[P_G_BAG]] = bag_size / total
+    glob[P[P_G_PROGRESS]] = npl / total
+    gs = P[P_G_SCORE]
+    gf = P[P_G_SUPPLY]
+    osc = P[P_O_SCORES]
+    osu = P[P_O_SUPPLY]
+    fl = T.F[F_INV_FOLLOWERS]
+    best_other = 0
+    for i in range(n):
+        s = (seat + i) % n
+        glob[gs + i] = ls[g, osc + s] * 0.01
+        glob[gf + i] = ls[g, osu + s] * fl
+        if i == 1 or (i > 1 and ls[g, osc + s] > best_other):
+            best_other = ls[g, osc + s]
+    glob[P[P_G_LEAD]] = (ls[g, osc + seat] - best_other) * 0.01
+    if ph == PH_TILE:
+        glob[P[P_G_PHASE] + P[P_PH_TILE]] = 1.0
+    elif ph == PH_FOLLOWER:
+        glob[P[P_G_PHASE] + P[P_PH_FOLLOWER]] = 1.0
+    else:
+        glob[P[P_G_PHASE] + P[P_PH_OVER]] = 1.0
+    if ph != PH_OVER:
+        glob[P[P_G_DECIDING] + (gi[g, G_PLAYER] - seat) % n] = 1.0
+        glob[P[P_G_TURN] + (gi[g, G_TURNP] - seat) % n] = 1.0
+    glob[P[P_G_LEGAL]] = gi[g, G_NLEGAL] * 0.01
+    glob[P[P_G_CLIPPED]] = 1.0 if gi[g, G_OUTSIDE] else 0.0
+    if P[P_KR]:
+        gk = P[P_G_KR]
+        if gi[g, G_KING] >= 0:
+            glob[gk + (gi[g, G_KING] - seat) % n] = 1.0
+        if gi[g, G_ROBBER] >= 0:
+            glob[gk + n + (gi[g, G_ROBBER] - seat) % n] = 1.0
+        glob[gk + 2 * n] = gi[g, G_KING_SIZE] * 0.1
+        glob[gk + 2 * n + 1] = gi[g, G_ROBBER_SIZE] * 0.1
+    if P[P_RIVER]:  # RiverObservation: the open ends while river tiles remain; river tiles left
+        left = river_left(T, S, g)
+        if gi[g, G_NENDS] and not gi[g, G_RIVER_DONE] and ((cur >= 0 and tile[cur, TC_RIVER]) or left):
+            oe = P[P_O_ENDS]
+            off = P[P_GOFF]
+            for e in range(gi[g, G_NENDS]):
+                x = ls[g, oe + 4 * e]
+                y = ls[g, oe + 4 * e + 1]
+                col = x - x0
+                row = y - y0
+                if S.grid[g, y + off, x + off] < 0 and 0 <= col < cols and 0 <= row < rows:
+                    board[P[P_CH_RIVER_END], row, col] = 1
+        glob[P[P_G_RIVER]] = left / P[P_RIVER_TOTAL]
+    if seat == gi[g, G_PLAYER] and ph != PH_OVER:
+        write_mask(T, S, g, mask)
+
+
+# ============================================================== rewards
+@njit(**_inner)
+def write_rewards(T, S, g, out):
+    """Match.rewards: the reward of every seat for the step just applied (``before`` = scores before it)."""
+    n = T.P[P_NPLAYERS]
+    mode = T.P[P_REWARD]
+    scale = T.F[F_REWARD_SCALE]
+    ls = S.ls
+    osc = T.P[P_O_SCORES]
+    ob = T.P[P_O_BEFORE]
+    for i in range(n):
+        out[i] = 0.0
+    if mode == 2:
+        total = 0
+        for i in range(n):
+            total += ls[g, osc + i] - ls[g, ob + i]
+        if total:
+            for i in range(n):
+                gain = ls[g, osc + i] - ls[g, ob + i]
+                out[i] = (gain - (total - gain) / (n - 1)) * scale
+    if S.gi[g, G_PHASE] == PH_OVER:
+        best = ls[g, osc]
+        for i in range(n):
+            best = max(best, ls[g, osc + i])
+        if mode == 0:
+            nw = 0
+            for i in range(n):
+                if ls[g, osc + i] == best:
+                    nw += 1
+            win = 1.0 if nw == 1 else 0.0
+            for i in range(n):
+                out[i] = win if ls[g, osc + i] == best else -1.0
+        elif mode == 1:
+            for i in range(n):
+                bo = -(1 << 62)
+                for j in range(n):
+                    if j != i and ls[g, osc + j] > bo:
+                        bo = ls[g, osc + j]
+                out[i] = (ls[g, osc + i] - bo) * scale
+
+
+# ============================================================== entry points
+@njit(**_opts)
+def reset_range(T, S, games, bag_ns):
+    """Start game ``games[j]`` from its prepared draw order of ``bag_ns[j]`` tiles."""
+    for j in range(len(games)):
+        reset_game(T, S, games[j], bag_ns[j])
+
+
+@njit(**_inner)
+def step_game(T, S, g, kind, a, b, c, rewards):
+    """One decision in game g: ``kind`` -1 flat action ``a`` (decoded with the current window), 0 PlaceTile(a,
+    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass.  Rewards of every seat into ``rewards``."""
+    gi = S.gi
+    gi[g, G_ERR] = ERR_NONE
+    if gi[g, G_PHASE] == PH_OVER:
+        gi[g, G_ERR] = ERR_OVER
+        return False
+    osc = T.P[P_O_SCORES]
+    ob = T.P[P_O_BEFORE]
+    for p in range(T.P[P_NPLAYERS]):
+        S.ls[g, ob + p] = S.ls[g, osc + p]
+    if kind < 0:
+        ok = apply_index(T, S, g, a)
+    elif kind == 0:
+        ok = gi[g, G_PHASE] == PH_TILE and apply_tile(T, S, g, a, b, c)
+    elif kind == 1:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and a >= 0 and apply_follower(T, S, g, a)
+    else:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, kind - 3)  # -1: pass
+    if not ok:
+        gi[g, G_ERR] = ERR_ILLEGAL
+        return False
+    gi[g, G_STEPS] += 1
+    write_rewards(T, S, g, rewards)
+    compute_view(T, S, g)
+    return True
+
+
+@njit(**_opts)
+def step_one(T, S, g, kind, a, b, c, rewards):
+    """:func:`step_game` from Python (one game: the AEC env, records)."""
+    return step_game(T, S, g, kind, a, b, c, rewards)
+
+
+@njit(**_opts)
+def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows,
+               mask, seats):
+    """Vector-env step of games lo..hi-1 (see the module docstring).  Returns the number of illegal actions."""
+    gi = S.gi
+    n = T.P[P_NPLAYERS]
+    osc = T.P[P_O_SCORES]
+    bad = 0
+    for g in range(lo, hi):
+        dones[g] = False
+        if not step_game(T, S, g, -1, actions[g], 0, 0, rewards[g]):
+            bad += 1
+            continue
+        if gi[g, G_PHASE] == PH_OVER:
+            dones[g] = True
+            for p in range(n):
+                final[g, p] = S.ls[g, osc + p]
+            eplen[g] = gi[g, G_STEPS]
+            if auto_reset:
+                reset_game(T, S, g, gi[g, G_NEXTBAG_N])
+        seats[g] = gi[g, G_PLAYER]
+        if observe:
+            write_obs(T, S, g, gi[g, G_PLAYER], board[g], glob[g], windows[g], mask[g])
+    return bad
+
+
+@njit(**_opts)
+def observe_range(T, S, games, seats, board, glob, windows, mask):
+    """Observation of game ``games[j]`` for absolute seat ``seats[j]`` into row j of the outputs."""
+    for j in range(len(games)):
+        write_obs(T, S, games[j], seats[j], board[j], glob[j], windows[j], mask[j])
+
+
+@njit(**_opts)
+def masks_range(T, S, games, mask):
+    """The acting seat's mask of ``games[j]`` into row j (zeroed here)."""
+    for j in range(len(games)):
+        mask[j, :] = 0
+        g = games[j]
+        if S.gi[g, G_PHASE] != PH_OVER:
+            write_mask(T, S, g, mask[j])
+
+
+@njit(**_opts)
+def play_random(T, S, g, bags, seed, stats):
+    """Play one game per row of ``bags`` (draw orders) in slot g, uniformly random legal decisions.
+
+    Mirrors ``scripts/bench.py``'s reference loop: a tile decision picks uniformly among all legal
+    (cell, rotation) pairs, a follower decision among the spots and pass.  ``stats`` accumulates:
+    [games, tile decisions, legal placements summed, max legal placements, points scored].
+    """
+    np.random.seed(seed)
+    n = T.P[P_NPLAYERS]
+    ls = S.ls
+    onb = T.P[P_O_NEXTBAG]
+    ofm = T.P[P_O_FMASK]
+    osp = T.P[P_O_SPOTS]
+    for j in range(bags.shape[0]):
+        for i in range(bags.shape[1]):
+            ls[g, onb + i] = bags[j, i]
+        reset_game(T, S, g, bags.shape[1])
+        while S.gi[g, G_PHASE] != PH_OVER:
+            if S.gi[g, G_PHASE] == PH_TILE:
+                total = 0
+                for slot in range(S.gi[g, G_NF]):
+                    m = ls[g, ofm + slot]
+                    total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+                stats[1] += 1
+                stats[2] += total
+                if total > stats[3]:
+                    stats[3] = total
+                pick = np.random.randint(0, total)
+                done = False
+                for slot in range(S.gi[g, G_NF]):
+                    m = ls[g, ofm + slot]
+                    for r in range(4):
+                        if (m >> r) & 1:
+                            if pick == 0:
+                                apply_tile(T, S, g, S.fr[g, slot, 0], S.fr[g, slot, 1], r)
+                                done = True
+                                break
+                            pick -= 1
+                    if done:
+                        break
+            else:
+                ns = S.gi[g, G_NSPOTS]
+                c = np.random.randint(0, ns + 1)
+                apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)
+        stats[0] += 1
+        for p in range(n):
+            stats[4] += ls[g, T.P[P_O_SCORES] + p]
