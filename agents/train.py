@@ -214,7 +214,9 @@ def train(
                 f"{ckpt} belongs to a run with another config (game, ppo or seed differ); use another --out, "
                 "or --no-resume to start over (only the run's length and logging may change on resume)"
             )
-        if NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"]["board_high"])}) != trainer.shapes:
+        saved = {**data["shapes"], "board_high": tuple(data["shapes"]["board_high"]),
+                 "windows_high": tuple(data["shapes"].get("windows_high", ()))}
+        if NetShapes(**saved) != trainer.shapes:
             raise CheckpointError(f"{ckpt}: network shapes do not match the env")
         trainer.load_state_dict(data["trainer"])
         seconds = float(data.get("train_seconds", 0.0))

@@ -38,9 +38,12 @@ def test_only_the_wall_clock_columns_are_exempt():
 CONFIG = {
     "game": {"num_players": 2, "expansions": ["base"]},
     "ppo": {
-        "num_envs": 2, "steps_per_update": 64, "epochs": 1, "minibatch": 16, "lr": 0.003,
+        "num_envs": 2, "steps_per_update": 96, "epochs": 1, "minibatch": 16, "lr": 0.003,
         "p_random": 0.2, "p_greedy": 0.0, "p_self": 0.1, "p_snapshot": 0.7,
         "snapshot_every": 1, "max_snapshots": 3,
+        # the default recipe's levers: imitation across the checkpoint at update 2, KL early stop, chunks
+        # (96 decisions per update: imitated games are longer, and one against a snapshot must cross it)
+        "imitation_updates": 3, "target_kl": 0.01, "chunk": 8,
         "net": {"channels": 4, "blocks": 1, "hidden": 8},
     },
     "run": {"seed": 1, "total_updates": 7, "eval_every": 2, "eval_games": 2, "checkpoint_every": 2,
