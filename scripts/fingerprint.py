@@ -9,7 +9,7 @@ compare the two files::
     python scripts/fingerprint.py --compare before.json after.json
 
 Per expansion combination (the base game with every subset of the built-in
-expansions, or those given with ``--combos``) and per seed, one random game
+expansions that configures, or those given with ``--combos``) and per seed, one random game
 (uniform over the action mask, 2 to 5 players): a hash of every seat's
 observation at every decision (board, globals, windows, mask), of the masks,
 of the events of every action, and of the text board (every 7th decision and
@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from carc_env.core import Game, GameConfig  # noqa: E402
+from carc_env.core import ConfigError, Game, GameConfig  # noqa: E402
 from carc_env.core.config import ruleset  # noqa: E402
 from carc_env.core.expansion import plugins  # noqa: E402
 from carc_env.encoding import ActionCodec, ObservationEncoder  # noqa: E402
@@ -47,7 +47,7 @@ def fingerprint(combo: tuple[str, ...], seed: int, players: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # generic codecs of phases without one
         codec = ActionCodec(rules)
-    enc = ObservationEncoder(rules, players, codec, cfg.followers)
+    enc = ObservationEncoder(rules, players, codec, rules.followers)
     rng = np.random.default_rng(seed + 7)
     h = {f: hashlib.sha256() for f in FIELDS}
     h["obs"].update(repr((enc.channel_names, enc.global_names, codec.n)).encode())
@@ -69,6 +69,15 @@ def fingerprint(combo: tuple[str, ...], seed: int, players: int) -> dict:
     h["render"].update(render_text(g).encode())
     h["render"].update(render_image(g, tile_px=24).tobytes())
     return {**{f: h[f].hexdigest()[:16] for f in FIELDS}, "steps": steps, "scores": list(g.scores)}
+
+
+def _plays(combo: tuple[str, ...]) -> bool:
+    """The combination configures (some expansions refuse each other, e.g. two start layouts)."""
+    try:
+        ruleset(GameConfig(2, ("base", *combo)))
+    except ConfigError:
+        return False
+    return True
 
 
 def compare(a_path: str, b_path: str) -> int:
@@ -102,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         combos = [tuple(c.split(",")) if c else () for c in args.combos.split(";")]
     else:
         exps = sorted(k for k, p in plugins().items() if p.package.startswith("carc_env.expansions.") and k != "base")
-        combos = [c for r in range(len(exps) + 1) for c in itertools.combinations(exps, r)]
+        combos = [c for r in range(len(exps) + 1) for c in itertools.combinations(exps, r) if _plays(c)]
     result = {}
     for i, combo in enumerate(combos):
         for k in range(args.seeds):

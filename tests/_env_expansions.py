@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-from _combos import builtin_expansions, combinations
+from _combos import builtin_expansions, combinations, maximal
 
 import carc_env  # noqa: F401  (registers the expansions)
 from carc_env.core import Game
 from carc_env.encoding import ActionCodec
 
 EXPANSIONS = builtin_expansions()
-ALL = ("base", *EXPANSIONS)
+MAXIMAL = maximal(EXPANSIONS)  # the largest combinations that play (all, when none refuses another)
+ALL = ("base", *max(MAXIMAL, key=len))  # the biggest of them
 COMBOS = combinations(EXPANSIONS)  # alone, pairs, all, a seeded sample of the rest (tests/_combos.py)
-SHOWCASE = [(k,) for k in EXPANSIONS] + [EXPANSIONS]
+SHOWCASE = [(k,) for k in EXPANSIONS] + MAXIMAL
 OPTIONAL = ("follower", "count_leave", "count_deploy", "count_final")  # phases whose last entry is pass
 
 

@@ -72,14 +72,37 @@ def board_cells(game: Game) -> dict[tuple[int, int], tuple[TileType, int, int]]:
     return {(x, y): (game.rules.tiles[t], r, base) for x, y, t, r, base in game.placements}
 
 
+def printed_board(game: Game) -> tuple[frozenset, set, set] | None:
+    """On a printed board (``game.rules.layout``), from its data alone: the squares, the cells of
+    the printed pieces, and the cells that make their neighbours playable (placed tiles, and the
+    printed squares of a group a placed tile touches).  None on an unbounded table."""
+    layout = getattr(game.rules, "layout", None)
+    if layout is None:
+        return None
+    pieces = layout.pieces
+    printed = {(p.x, p.y) for p in pieces}
+    placed = {(x, y) for x, y, *_ in game.placements[len(pieces):]}
+    active = set(placed)
+    for g in {p.group for p in pieces if p.square}:
+        group = [(p.x, p.y) for p in pieces if p.square and p.group == g]
+        if any((x + DX[s], y + DY[s]) in placed for x, y in group for s in range(4)):
+            active.update(group)
+    return layout.squares, printed, active
+
+
 def brute_legal_placements(game: Game, tile: TileType) -> set[tuple[int, int, int]]:
-    """Every (x, y, r) where ``tile`` fits, by checking all empty cells next to the board."""
+    """Every (x, y, r) where ``tile`` fits, by checking all empty cells next to the board.
+
+    On a printed board: only empty squares next to a placed tile or to a connected printed
+    square; a side facing no square, or a printed ``-`` edge, allows anything."""
     cells = board_cells(game)
+    board = printed_board(game)
+    sources = cells if board is None else board[2]
     empty = set()
-    for x, y in cells:
+    for x, y in sources:
         for s in range(4):
             c = (x + DX[s], y + DY[s])
-            if c not in cells:
+            if c not in cells and (board is None or c in board[0]):
                 empty.add(c)
     legal = set()
     for x, y in empty:
@@ -90,7 +113,10 @@ def brute_legal_placements(game: Game, tile: TileType) -> set[tuple[int, int, in
                 if nb is None:
                     continue
                 ntile, nr, _ = nb
-                if rotated_edge(tile, r, s) != rotated_edge(ntile, nr, (s + 2) % 4):
+                want = rotated_edge(ntile, nr, (s + 2) % 4)
+                if board is not None and want == "-" and (x + DX[s], y + DY[s]) in board[1]:
+                    continue
+                if rotated_edge(tile, r, s) != want:
                     ok = False
                     break
             if ok:
@@ -103,6 +129,8 @@ class BruteFeatures:
 
     def __init__(self, game: Game) -> None:
         cells = board_cells(game)
+        layout = getattr(game.rules, "layout", None)
+        self.squares = None if layout is None else layout.squares  # on a printed board, where tiles go
         self.cells = cells
         self.node_info: dict[int, tuple[int, int, TileType, int, int]] = {}  # node -> x, y, tile, rot, segment
         adj: dict[int, set[int]] = {}
@@ -119,16 +147,19 @@ class BruteFeatures:
                 o = (s + 2) % 4
                 a = segment_on_side(tile, r, s)
                 b = segment_on_side(ntile, nr, o)
-                assert (a < 0) == (b < 0), f"edge mismatch between ({x},{y}) and its {SIDES[s]} neighbour"
-                if a >= 0:
+                # a "-" edge (the inside of the City of Carcassonne, a neutral edge printed on a map)
+                # joins nothing, and anything may face it
+                neutral = "-" in (rotated_edge(tile, r, s), rotated_edge(ntile, nr, o))
+                assert (a < 0) == (b < 0) or neutral, f"edge mismatch between ({x},{y}) and its {SIDES[s]} neighbour"
+                if a >= 0 and b >= 0:
                     assert tile.segments[a].kind == ntile.segments[b].kind
                     adj[base + a].add(nbase + b)
                     adj[nbase + b].add(base + a)
                 for lr in (0, 1):
                     ha = segment_on_half(tile, r, 2 * s + lr)
                     hb = segment_on_half(ntile, nr, 2 * o + (1 - lr))
-                    assert (ha < 0) == (hb < 0), f"half-edge mismatch at ({x},{y}) side {SIDES[s]}"
-                    if ha >= 0:
+                    assert (ha < 0) == (hb < 0) or neutral, f"half-edge mismatch at ({x},{y}) side {SIDES[s]}"
+                    if ha >= 0 and hb >= 0:
                         adj[base + ha].add(nbase + hb)
                         adj[nbase + hb].add(base + ha)
         self.feature_of: dict[int, frozenset[int]] = {}
@@ -157,13 +188,17 @@ class BruteFeatures:
     def tile_count(self, feature: frozenset[int]) -> int:
         return len({self.node_info[n][:2] for n in feature})
 
+    def is_open(self, cell: tuple[int, int]) -> bool:
+        """An edge facing ``cell`` is open: the cell is empty and (on a printed board) a square."""
+        return cell not in self.cells and (self.squares is None or cell in self.squares)
+
     def open_edges(self, feature: frozenset[int]) -> int:
         count = 0
         for n in feature:
             x, y, tile, r, i = self.node_info[n]
             for printed in tile.segments[i].edges:
                 s = (printed + r) % 4
-                if (x + DX[s], y + DY[s]) not in self.cells:
+                if self.is_open((x + DX[s], y + DY[s])):
                     count += 1
         return count
 

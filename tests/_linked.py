@@ -113,13 +113,12 @@ class LinkedFeatures:
     def open_cells(self, group: frozenset[int]) -> set[tuple[int, int]]:
         """The empty cells that open edges of ``group`` face."""
         out = set()
-        cells = self.physical.cells
         for n in group:
             x, y, tile, r, i = self.physical.node_info[n]
             for printed in tile.segments[i].edges:
                 s = (printed + r) % 4
                 c = (x + DX[s], y + DY[s])
-                if c not in cells:
+                if self.physical.is_open(c):
                     out.add(c)
         return out
 

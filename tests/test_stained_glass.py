@@ -744,7 +744,13 @@ def _others() -> tuple[str, ...]:
     return tuple(e for e in builtin_expansions() if e != "stained_glass")
 
 
-SG_COMBOS = [c for r in range(len(_others()) + 1) for c in itertools.combinations(_others(), r)]
+def _plays(combo: tuple[str, ...]) -> bool:
+    from _combos import _refused
+
+    return not _refused((*combo, "stained_glass"))
+
+
+SG_COMBOS = [c for r in range(len(_others()) + 1) for c in itertools.combinations(_others(), r) if _plays(c)]
 
 
 def check_tokens(g: Game) -> None:

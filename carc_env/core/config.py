@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_entry_points, overrides, registry
+from .layout import ANY_EDGE, BoardLayout
 from .tiles import BUILDING, CITY, FIELD, RIVER, ROAD, TileDataError, TileType, load_tile_file, tile_file_path
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -221,17 +222,6 @@ class RuleSet:
                 tiles.extend(tf.tiles)
                 if tf.start_tile:
                     self.start_tiles[exp.KEY] = tf.start_tile
-        self.tiles: tuple[TileType, ...] = tuple(tiles)
-        self.tile_index = {t.id: i for i, t in enumerate(self.tiles)}
-        if len(self.tile_index) != len(self.tiles):
-            raise TileDataError("two tile files define the same tile id")
-        self.tile_infos: tuple[TileInfo, ...] = tuple(TileInfo(t) for t in self.tiles)
-        self.max_segments = max(len(t.segments) for t in self.tiles)
-        self.compat = _compat_table(self.tiles)
-        self.has_building = np.array([t.has_building() for t in self.tiles], dtype=bool)
-        self.building_kinds = sorted({s.building for t in self.tiles for s in t.segments if s.kind == BUILDING})
-        self._cache: dict[str, Any] = {}
-
         # Hooks: only those an expansion overrides are called; single-answer hooks have one claimant.
         def hooked(name: str) -> list:
             return [getattr(e, name) for e in self.expansions if overrides(e, name)]
@@ -245,6 +235,42 @@ class RuleSet:
                 )
             return [getattr(e, name) for e in who]
 
+        single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}
+        # Tile counts expansions change (a map's recommended mix), then the printed pieces of a board.
+        counts_hooks = hooked("tile_counts")
+        if counts_hooks:
+            counts = {t.id: t.count for t in tiles}
+            for hook in counts_hooks:
+                counts = hook(tuple(tiles), dict(counts))
+            bad = sorted(k for k, v in counts.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0)
+            if set(counts) != {t.id for t in tiles} or bad:
+                raise ConfigError(f"tile_counts must give a count >= 0 to every tile id and nothing else (bad: {bad})")
+            tiles = [t if counts[t.id] == t.count else dataclasses.replace(t, count=counts[t.id]) for t in tiles]
+        self.layout: BoardLayout | None = None
+        """The printed board (``core.layout``) the game is played on, or None: an unbounded table."""
+        for hook in single["board_layout"]:
+            self.layout = hook()
+        if self.layout is not None:
+            tiles.extend(self.layout.tile_types)
+        self.followers: int = config.followers
+        """Followers per player: ``GameConfig.followers`` unless an expansion sets it (a map's 9)."""
+        for hook in single["followers_per_player"]:
+            v = hook(config.followers)
+            if v is not None:
+                if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                    raise ConfigError(f"followers_per_player gave {v!r}; it must be a positive integer")
+                self.followers = v
+        self.tiles: tuple[TileType, ...] = tuple(tiles)
+        self.tile_index = {t.id: i for i, t in enumerate(self.tiles)}
+        if len(self.tile_index) != len(self.tiles):
+            raise TileDataError("two tile files define the same tile id")
+        self.tile_infos: tuple[TileInfo, ...] = tuple(TileInfo(t) for t in self.tiles)
+        self.max_segments = max(len(t.segments) for t in self.tiles)
+        self.compat = _compat_table(self.tiles)
+        self.has_building = np.array([t.has_building() for t in self.tiles], dtype=bool)
+        self.building_kinds = sorted({s.building for t in self.tiles for s in t.segments if s.kind == BUILDING})
+        self._cache: dict[str, Any] = {}
+
         self.h_veto = hooked("placement_veto")
         self.h_placement_links = hooked("placement_links")
         self.h_after_placement = hooked("after_placement")
@@ -256,7 +282,6 @@ class RuleSet:
         self.h_defers_scoring = hooked("defers_scoring")
         self.h_on_completed = hooked("on_completed")
         self.h_on_scored = hooked("on_scored")
-        single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}
         self.h_building_target = single["building_target"]
         self.h_field_cities = hooked("field_cities")
         self.h_feature_size = single["feature_size"]
@@ -264,6 +289,8 @@ class RuleSet:
         self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
         self.h_final_scoring = hooked("final_scoring")
+        self.h_setup_from_bag = hooked("setup_from_bag")
+        self.h_after_setup_placement = hooked("after_setup_placement")
         self.stages, self.final_stages = build_stages(self.expansions, reg)
         self.phases = [s.name for s in self.stages + self.final_stages if s.name]
         self.phase_owner: dict[str, str] = {
@@ -294,7 +321,8 @@ def _compat_table(tiles: tuple[TileType, ...]) -> np.ndarray:
     """compat[t, pattern] = bitmask of rotations of tile t that fit a frontier pattern.
 
     A pattern packs, per side, the edge code the neighbour on that side
-    requires (0 = no neighbour), 3 bits per side, N in the lowest bits.
+    requires (0 = no neighbour; ``ANY_EDGE`` = a neighbour that allows every
+    edge, a neutral printed edge of a board), 3 bits per side, N in the lowest bits.
     """
     p = np.arange(N_PATTERNS)
     req = np.stack([(p >> (PATTERN_BITS * s)) & 7 for s in range(4)], axis=1)  # (P, 4)
@@ -302,7 +330,7 @@ def _compat_table(tiles: tuple[TileType, ...]) -> np.ndarray:
     for t, tile in enumerate(tiles):
         for r in range(4):
             codes = np.array(tile.edge_codes[r])
-            ok = ((req == 0) | (req == codes[None, :])).all(axis=1)
+            ok = ((req == 0) | (req == ANY_EDGE) | (req == codes[None, :])).all(axis=1)
             table[t] |= ok.astype(np.uint8) << r
     table[:, 0] = 0  # a cell with no neighbour is never a legal placement
     return table

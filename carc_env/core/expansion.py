@@ -34,6 +34,16 @@ hook                   composition  what it may do
 ``setup``              each         lay the start layout (``game.place_fixed``); see ``REPLACES_START``
                                     and ``START_COMBINES`` (two start layouts that fit together)
 ``build_bag``          pipeline     change the bag's composition and order (river first, tiles removed)
+``setup_from_bag``     each         after the bag is built (shuffled or forced), lay tiles taken from
+                                    it with ``Game.take_from_bag`` (a map's tiles on its start squares)
+``after_setup_placement`` each      a tile laid at setup by no player (``place_fixed(..., announce=True)``):
+                                    record it as ``after_placement`` records placed tiles (royal gates)
+``tile_counts``        pipeline     at config time: the copies of each tile type (a map's recommended
+                                    mix); gets the tiles and the counts so far, returns the counts
+``board_layout``       single       at config time: the printed board the game is played on
+                                    (``core.layout.BoardLayout``); default: an unbounded table
+``followers_per_player`` single     at config time: followers per player; default
+                                    ``GameConfig.followers`` (a map's 9)
 ``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
                                     if no expansion clears it (river, shrine adjacency, maps,
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
@@ -122,7 +132,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .actions import Action
     from .events import ScoreItem
     from .game import Game
+    from .layout import BoardLayout
     from .stages import Stage
+    from .tiles import TileType
 
 
 class ConfigError(ValueError):
@@ -134,7 +146,7 @@ class NoOptions:
     """Options of an expansion without rule variants."""
 
 
-SINGLE_ANSWER_HOOKS = ("building_target", "feature_size", "next_player")
+SINGLE_ANSWER_HOOKS = ("building_target", "feature_size", "next_player", "board_layout", "followers_per_player")
 """Hooks that at most one expansion of a configuration may claim (see :meth:`Expansion.claims`)."""
 
 
@@ -180,6 +192,26 @@ class Expansion:
     def build_bag(self, game: Game, bag: list[int]) -> list[int]:
         """Return the bag (draw order: index 0 is drawn first)."""
         return bag
+
+    def setup_from_bag(self, game: Game) -> None:
+        """After the bag is built (a forced draw order too): lay tiles taken from it with
+        ``game.take_from_bag()`` and ``game.place_fixed(..., from_bag=False)``."""
+
+    def after_setup_placement(self, game: Game, x: int, y: int) -> None:
+        """A tile was laid at setup by no player (``place_fixed(..., announce=True)``; it is
+        ``game.placements[-1]``): record it if this expansion records placed tiles."""
+
+    def tile_counts(self, tiles: tuple[TileType, ...], counts: dict[str, int]) -> dict[str, int]:
+        """At config time: the copies of each tile type (``counts``: ``{tile id: copies}`` so far)."""
+        return counts
+
+    def board_layout(self) -> BoardLayout | None:
+        """At config time: the printed board the game is played on (``core.layout``); None: unbounded."""
+        return None
+
+    def followers_per_player(self, configured: int) -> int | None:
+        """At config time: followers per player (``configured``: ``GameConfig.followers``); None: that."""
+        return None
 
     # -- placement -------------------------------------------------------
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> str | None:

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from . import layout as _layout
 from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, checked_action, parse_basic
 from .config import DEFAULT_EXPANSIONS, PATTERN_BITS, GameConfig, TileInfo, ruleset
 from .events import (
@@ -149,6 +150,8 @@ class Game:
         "completing": list.copy,
         "_bag": list.copy,
         "_start_tiles_used": list.copy,
+        "layout": None,
+        "connected_groups": set.copy,
     }
     """How :meth:`clone` copies each attribute: ``None`` shares it (a number or string, immutable
     data, or never changed after setup), a function copies it.  An attribute missing here is shared
@@ -178,7 +181,7 @@ class Game:
         self._infos: tuple[TileInfo, ...] = rules.tile_infos
         n = config.num_players
         self.scores = [0] * n
-        self.supply = [config.followers] * n
+        self.supply = [rules.followers] * n
         self.turn_player = 0
         self.player = 0
         self.turn = 0
@@ -220,6 +223,11 @@ class Game:
         self.current_tile = -1
         self._stage_i = 0
         self._start_tiles_used = []
+        # a printed board (Carcassonne Maps), see core.layout: its printed pieces are laid first
+        self.layout = rules.layout
+        self.connected_groups: set[int] = set()
+        if self.layout is not None:
+            _layout.lay_printed(self)
 
         for exp in rules.expansions:
             exp.setup(self)
@@ -238,6 +246,8 @@ class Game:
             bag = self._bag_from_order(draw_order)
         self.draw_order = [rules.tiles[t].id for t in bag]
         self._bag = bag[::-1]  # next tile at the end
+        for hook in rules.h_setup_from_bag:
+            hook(self)
         self._run()
         self.events = []  # setup's draws are not the first action's events
 
@@ -276,14 +286,41 @@ class Game:
             bag.append(t)
         return bag
 
-    def place_fixed(self, tile_id: str, x: int, y: int, rotation: int = 0, from_bag: bool = True) -> None:
-        """Lay a tile during setup (start tile, start blocks).  For expansions' ``setup``."""
+    def place_fixed(
+        self, tile_id: str, x: int, y: int, rotation: int = 0, from_bag: bool = True, announce: bool = False
+    ) -> None:
+        """Lay a tile during setup (start tile, start blocks).  For expansions' ``setup``.
+
+        ``announce``: the tile is an ordinary tile laid by no player (a map's tiles from the bag on
+        its start squares): the links it makes (``placement_links``) are made and the
+        ``after_setup_placement`` hooks are told, so plug-ins that record placed tiles (royal
+        gates, the Sagrada Familia) see it."""
         t = self.rules.tile_index[tile_id]
         if (x, y) in self.board:
             raise ConfigError(f"setup places two tiles on ({x},{y})")
+        if self.layout is not None and (x, y) not in self.layout.playable:
+            raise ConfigError(f"setup places {tile_id} on ({x},{y}), which is not a playable square of the board")
         if from_bag:
             self._start_tiles_used.append(t)
+        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)] if announce else []
         self._put_tile(t, x, y, rotation)
+        for segment, node in links:
+            self._union(self.placements[-1][4] + segment, node)
+        if self.layout is not None:
+            _layout.mark_closed(self)
+        if announce:
+            for hook in self.rules.h_after_setup_placement:
+                hook(self, x, y)
+
+    def take_from_bag(self) -> str | None:
+        """Take the next tile out of the bag (for ``setup_from_bag``: a map's start squares); its id,
+        or None when the bag is empty."""
+        return self.rules.tiles[self._bag.pop()].id if self._bag else None
+
+    def fitting_rotations(self, tile_id: str, x: int, y: int) -> list[int]:
+        """Rotations in which ``tile_id`` fits cell (x, y) during setup: its placed neighbours and, on
+        a printed board, the printed features around it (the cell need not touch the play area)."""
+        return _layout.fitting_rotations(self, self.rules.tile_index[tile_id], x, y)
 
     # ----------------------------------------------------------------- public
     @property
@@ -556,6 +593,9 @@ class Game:
             hook(self, x, y)
 
     def _put_tile(self, t: int, x: int, y: int, r: int) -> None:
+        if self.layout is not None:
+            _layout.put_tile(self, t, x, y, r)
+            return
         tile = self.rules.tiles[t]
         info = self._infos[t]
         k = len(self.placements)
@@ -644,6 +684,8 @@ class Game:
             v = hook(self, x, y)
             if v is not None:
                 return v
+        if self.layout is not None:  # the squares around it that exist on the board
+            return self.layout.building_target.get((x, y), 8)
         return 8
 
     def building_complete(self, node: int) -> bool:
@@ -734,8 +776,8 @@ class Game:
 
     def return_follower(self, player: int) -> None:
         """Give one follower held by an expansion back to ``player``'s supply."""
-        if self.supply[player] >= self.config.followers:
-            raise ValueError(f"player {player} already has all {self.config.followers} followers in supply")
+        if self.supply[player] >= self.rules.followers:
+            raise ValueError(f"player {player} already has all {self.rules.followers} followers in supply")
         self.supply[player] += 1
 
     def _compute_follower_spots(self) -> list[int]:
@@ -1005,7 +1047,7 @@ class Game:
             for p, c in enumerate(held(self)):
                 extra[p] += c
         return all(
-            self.supply[p] + per[p] + extra[p] == self.config.followers for p in range(self.num_players)
+            self.supply[p] + per[p] + extra[p] == self.rules.followers for p in range(self.num_players)
         )
 
 

@@ -14,7 +14,9 @@ the city of the other gate of its type) count like neighbours: the linked
 feature's roots are in ``roots`` and its open edges in ``open_after``.
 
 Exactness: ``open_after`` is exact for every city and road (0 means the
-placement closes it, before any expansion's ``blocks_completion``);
+placement closes it, before any expansion's ``blocks_completion``; on a
+printed board a side facing no square or a neutral printed edge closes, as
+:mod:`carc_env.core.layout` places it);
 ``tiles_after`` is an upper bound when the joined features already share a
 tile; ``completes`` is True whenever the placement closes a city or road or
 fills the last neighbour of a building (it may be True for a building an
@@ -51,7 +53,7 @@ class Scan:
     joined: list[Joined]
     completes: bool  # the placement may complete a feature (never False when it does)
     has_building: bool  # the tile has a building (cloister, shrine, ...)
-    around: int  # placed tiles in the 8 cells around
+    around: int  # placed tiles in the 8 cells around (on a printed board: filled squares)
     buildings_around: list[int]  # roots of the buildings on those cells
 
 
@@ -62,18 +64,25 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     segs = tile.segments
     center = tile.center[r]
     board, placements, find, open_ = game.board, game.placements, game.find, game.open
+    layout = game.layout
     seg_roots: dict[int, set[int]] = {}
     matched: dict[int, int] = {}
+    closed: dict[int, int] = {}  # sides closed by a border or a neutral printed edge (printed boards)
     for s in range(4):
         i = center[s]
         if i < 0 or segs[i].kind not in (CITY, ROAD):
             continue
-        nk = board.get((x + DX[s], y + DY[s]))
+        n = (x + DX[s], y + DY[s])
+        nk = board.get(n)
         if nk is None:
+            if layout is not None and n not in layout.playable and n not in layout.piece_at:
+                closed[i] = closed.get(i, 0) + 1
             continue
         _, _, nt, nr, nbase = placements[nk]
         nc = rules.tiles[nt].center[nr][(s + 2) & 3]
         if nc < 0:
+            if layout is not None:
+                closed[i] = closed.get(i, 0) + 1
             continue
         seg_roots.setdefault(i, set()).add(find(nbase + nc))
         matched[i] = matched.get(i, 0) + 1
@@ -100,7 +109,10 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     completes = False
     for gs, gr in groups:
         open_after = (
-            sum(len(segs[i].edges) for i in gs) + sum(open_[q] for q in gr) - 2 * sum(matched.get(i, 0) for i in gs)
+            sum(len(segs[i].edges) for i in gs)
+            + sum(open_[q] for q in gr)
+            - 2 * sum(matched.get(i, 0) for i in gs)
+            - sum(closed.get(i, 0) for i in gs)
         )
         completes = completes or open_after <= 0
         counts: dict[int, int] = {}
@@ -123,9 +135,10 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     around = 0
     buildings_around: list[int] = []
     bn, done = game.building_neighbours, game.completed
+    squares = None if layout is None else layout.squares  # on a printed board only squares count
     for dx, dy in NEIGHBOURS8:
         c = (x + dx, y + dy)
-        if c in board:
+        if c in board and (squares is None or c in squares):
             around += 1
             for node in game.buildings.get(c, ()):
                 root = find(node)

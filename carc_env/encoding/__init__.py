@@ -24,6 +24,7 @@ from .actions import (
     PhaseRange,
     StateView,
     TilePhaseCodec,
+    default_window,
     phase_codec_factory,
     window_origin,
 )
@@ -40,6 +41,7 @@ from .observation import (
 __all__ = [
     "CORE_PHASE_CODECS",
     "DEFAULT_WINDOW",
+    "default_window",
     "ActionCodec",
     "EnumeratedPhaseCodec",
     "FollowerPhaseCodec",

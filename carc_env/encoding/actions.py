@@ -38,6 +38,13 @@ remains outside is counted in ``StateView.outside`` (the environments report
 it as ``info["placements_outside_window"]``), never dropped silently.  The
 window is a pure function of the state, so the observation and the decoding of
 an action always agree.
+
+On a printed board (a rule set with a ``layout``, e.g. Maps - Germany) the
+window does not move: by default it is the board's extent (every square and
+every cell of a feature printed abroad: :func:`default_window`), at a fixed
+origin, so each square keeps its row and column for the whole game and no
+placement is ever outside.  A larger window centres the board in it; a smaller
+one is refused.
 """
 
 from __future__ import annotations
@@ -281,6 +288,15 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _ROT_BITS = ((np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1).astype(bool)
 
 
+def default_window(rules: RuleSet) -> tuple[int, int]:
+    """The window a rule set's environments use unless told otherwise: :data:`DEFAULT_WINDOW`, or
+    on a printed board its extent ``(height, width)`` (Germany: 19 x 15)."""
+    layout = getattr(rules, "layout", None)
+    if layout is None:
+        return DEFAULT_WINDOW
+    return (layout.height, layout.width)
+
+
 def window_origin(bounds: list[int], rows: int, cols: int) -> tuple[int, int]:
     """Origin (x0, y0) of the window centred on the bounding box grown by one cell."""
     minx, maxx, miny, maxy = bounds
@@ -292,10 +308,21 @@ def window_origin(bounds: list[int], rows: int, cols: int) -> tuple[int, int]:
 class ActionCodec:
     """Flat action space of one rule set and window size.  See the module docstring."""
 
-    def __init__(self, rules: RuleSet, window: tuple[int, int] = DEFAULT_WINDOW, strict: bool = False) -> None:
-        rows, cols = window
+    def __init__(self, rules: RuleSet, window: tuple[int, int] | None = None, strict: bool = False) -> None:
+        rows, cols = default_window(rules) if window is None else window
         self.rules = rules
         self.rows, self.cols = int(rows), int(cols)
+        self.origin: tuple[int, int] | None = None
+        """The fixed window origin on a printed board (the board centred in the window), else None."""
+        layout = getattr(rules, "layout", None)
+        if layout is not None:
+            if self.rows < layout.height or self.cols < layout.width:
+                raise ValueError(
+                    f"window {self.rows} x {self.cols} is smaller than the printed board "
+                    f"{layout.name!r} ({layout.height} x {layout.width}); leave the window out to fit it"
+                )
+            x0, _, y0, _ = layout.bounds
+            self.origin = (x0 - (self.cols - layout.width) // 2, y0 - (self.rows - layout.height) // 2)
         phases = list(rules.phases)
         for need in ("tile", "follower"):
             if need not in phases:  # pragma: no cover - the core always has both
@@ -344,8 +371,11 @@ class ActionCodec:
         v.player = game.player
         rows, cols = self.rows, self.cols
         b = game.bounds
-        x0, y0 = window_origin(b, rows, cols)
-        inside = b[1] - b[0] + 3 <= cols and b[3] - b[2] + 3 <= rows
+        if self.origin is None:
+            x0, y0 = window_origin(b, rows, cols)
+            inside = b[1] - b[0] + 3 <= cols and b[3] - b[2] + 3 <= rows
+        else:  # a printed board: every cell a tile can take is in the fixed window
+            (x0, y0), inside = self.origin, True
         fx, fy, fmask = game.frontier()
         v.outside = 0
         rc = rows * cols
@@ -457,6 +487,7 @@ class ActionCodec:
 __all__ = [
     "ActionCodec",
     "DEFAULT_WINDOW",
+    "default_window",
     "EnumeratedPhaseCodec",
     "FollowerPhaseCodec",
     "PhaseCodec",

@@ -231,11 +231,13 @@ class _BoardCache:
 class ObservationEncoder:
     """Encode states of one rule set for one window size.  See the module docstring."""
 
-    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int = 7) -> None:
+    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int | None = None) -> None:
         self.rules = rules
         self.codec = codec
         self.num_players = n = num_players
         self.rows, self.cols = codec.rows, codec.cols
+        if followers is None:
+            followers = rules.followers
         self.followers = followers
         tiles = rules.tiles
         nt = len(tiles)
@@ -426,6 +428,7 @@ class ObservationEncoder:
         counts = np.array([t.count for t in tiles], dtype=np.float32)
         self._inv_counts = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
         self._total_tiles = max(1, int(counts.sum()))
+        self._printed = 0 if rules.layout is None else len(rules.layout.pieces)  # not tiles of the game
         self._phase_index = {p: i for i, p in enumerate(self.phases)}
 
         self._cache = _BoardCache(self.n_static)
@@ -672,7 +675,7 @@ class ObservationEncoder:
             )
         total = self._total_tiles
         glob[self.g_bag] = bag_size / total
-        glob[self.g_progress] = len(placements) / total
+        glob[self.g_progress] = (len(placements) - self._printed) / total
         scores, supply = game.scores, game.supply
         fl = 1.0 / self.followers
         gs, gf = self.g_score, self.g_supply

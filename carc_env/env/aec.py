@@ -64,8 +64,16 @@ One flat ``Discrete(N)`` for every agent (:mod:`carc_env.encoding.actions`):
 
 With the default window of 27 x 27 (:data:`carc_env.encoding.DEFAULT_WINDOW`,
 sized from 10,000 measured games) the base game has ``N = 2925``; with every
-built-in expansion and 2 players ``N = 12471`` (Stained Glass's steal range grows
-with the number of players).
+built-in expansion that plays with the Count (all but ``maps_germany``) and 2 players
+``N = 12471`` (Stained Glass's steal range grows with the number of players).
+
+On a printed board (``maps_germany``) the window does not move: when the
+``window`` option is left out it is the board's extent, every square and
+every cell of a feature printed abroad (Germany: 19 rows x 15 columns, origin
+(-1, -1), ``N = 1149``), so each square keeps its row and column all game and
+no placement is ever outside (:func:`carc_env.encoding.default_window`); a
+``window`` smaller than the board is a ``ConfigError``.  Coordinates in the
+text notation are the map file's (x = column, y = row), not the start tile's.
 
 ``obs["action_mask"]`` (``int8``) enables exactly the legal actions of the
 deciding agent (all zero for the others); it is mirrored in
@@ -152,7 +160,12 @@ Gateways add ``king_gate`` / ``queen_gate`` (static: the gate tiles),
 ``linked_city`` (tiles of a city whose gates link several physical cities) and
 ``gate_waiting`` (tiles of a city whose gate waits for its partner); the
 Sagrada Familia adds ``sagrada_familia`` (static: its tile) and
-``sagrada_city`` (its city, while no placement may close it).
+``sagrada_city`` (its city, while no placement may close it).  Maps - Germany's planes
+(:mod:`carc_env.expansions.maps_germany.observe`): ``map_playable``,
+``map_void``, ``map_large_city`` (2 once connected), ``map_town`` (2 on a
+start square), ``map_border_feature`` (1 road, 2 city printed abroad) and
+``map_coats_of_arms``; its printed pieces are tiles for the channels above
+(their neutral sides are ``edge_{S}_interior``).
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
@@ -164,7 +177,8 @@ feature                          value
 ``placed_rotation_{r}``          one-hot of its rotation (follower indices refer to its segments)
 ``remaining_{id}``               tiles of that type still in the bag / copies in the game
 ``bag_fraction``                 tiles left in the bag / tiles in the game
-``turn_progress``                tiles on the board / tiles in the game
+``turn_progress``                tiles on the board / tiles in the game (a printed board's
+                                 printed pieces are not tiles of the game)
 ``score_p{i}``                   score of relative seat i x 0.01
 ``score_lead``                   (my score - best opponent's score) x 0.01
 ``followers_in_hand_p{i}``       followers in relative seat i's supply / followers per player

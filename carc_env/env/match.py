@@ -62,7 +62,7 @@ class Match:
         self.rules = ruleset(self.config)
         self.num_players = options.num_players
         self.codec = ActionCodec(self.rules, options.window)
-        self.encoder = ObservationEncoder(self.rules, self.num_players, self.codec, options.followers)
+        self.encoder = ObservationEncoder(self.rules, self.num_players, self.codec, self.rules.followers)
         self.game: Game | None = None
         self._seed_rng: np.random.Generator | None = None
         self._obs: dict[int, dict[str, np.ndarray]] = {}

@@ -15,8 +15,9 @@ option             default                     meaning
                                                (the observation counts followers in ``uint8`` planes)
 ``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
 ``reward_scale``   ``0.01``                    points -> reward factor of the score rewards
-``window``         ``carc_env.encoding``'s     observation window ``(rows, cols)``, each 3..255
-                   ``DEFAULT_WINDOW``
+``window``         ``None``                    observation window ``(rows, cols)``, each 3..255; ``None``: the
+                                               rule set's :func:`~carc_env.encoding.default_window`
+                                               (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
 ``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
 ``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
@@ -41,7 +42,7 @@ from typing import Any
 
 from ..core import ConfigError, GameConfig
 from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
-from ..encoding import DEFAULT_WINDOW
+from ..encoding import default_window
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
 ENGINES = ("auto", "python", "numba")
@@ -58,7 +59,7 @@ class EnvOptions:
     followers: int = 7
     reward: str = "win_loss"
     reward_scale: float = 0.01
-    window: tuple[int, int] = DEFAULT_WINDOW
+    window: tuple[int, int] | None = None
     render_mode: str | None = None
     tile_px: int = 64
     engine: str = "auto"
@@ -108,13 +109,12 @@ class EnvOptions:
         if isinstance(rs, bool) or not isinstance(rs, (int, float)) or not rs > 0:
             raise ConfigError(f"option reward_scale must be a positive number, got {rs!r}")
         w = self.window
-        if (
+        if w is not None and (
             not isinstance(w, (tuple, list))
             or len(w) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and 3 <= v <= 255 for v in w)
         ):
             raise ConfigError(f"option window must be (rows, cols) with integers from 3 to 255, got {w!r}")
-        object.__setattr__(self, "window", (int(w[0]), int(w[1])))
         if self.render_mode is not None and self.render_mode not in RENDER_MODES:
             raise ConfigError(
                 f"option render_mode must be None or one of {list(RENDER_MODES)}, got {self.render_mode!r}"
@@ -128,7 +128,15 @@ class EnvOptions:
         if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
             raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
         # The core validates the game itself (expansion keys, combinations, rule options).
-        ruleset(self.game_config())
+        rules = ruleset(self.game_config())
+        if w is None:
+            w = default_window(rules)
+        elif rules.layout is not None and (w[0] < rules.layout.height or w[1] < rules.layout.width):
+            raise ConfigError(
+                f"option window {tuple(w)} is smaller than the printed board {rules.layout.name!r} "
+                f"({rules.layout.height} x {rules.layout.width}); leave window out to fit the board"
+            )
+        object.__setattr__(self, "window", (int(w[0]), int(w[1])))
 
     def game_config(self) -> GameConfig:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)

@@ -92,6 +92,17 @@ def all_parts(name: str) -> list[tuple[str, ModuleType]]:
 
 
 # The built-in plug-ins (the base game first; the order of registration does not matter).
-from . import base, count, darmstadt, king_robber, river2, royal_gateways, sagrada_familia, shrines, stained_glass  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    base,
+    count,
+    darmstadt,
+    king_robber,
+    maps_germany,
+    river2,
+    royal_gateways,
+    sagrada_familia,
+    shrines,
+    stained_glass,
+)
 
 __all__ = ["PARTS", "all_parts", "part", "parts"]

@@ -75,6 +75,14 @@ def rules_coverage(rules: RuleSet) -> str | None:
         unknown = set(rules.config.options.get(exp.KEY, {})) - sup.options
         if unknown:
             return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
+    # What the kernels read besides the hooks: an unbounded table, the configured followers and no
+    # pieces printed on the board (a printed board's squares, pieces and borders are not compiled).
+    if rules.layout is not None:
+        return (f"the game is played on the printed board {rules.layout.name!r} "
+                "(the compiled engine has no board layout)")
+    if rules.followers != rules.config.followers:
+        return (f"an expansion sets {rules.followers} followers per player "
+                f"(the compiled engine uses the configured {rules.config.followers})")
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:

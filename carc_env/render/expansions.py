@@ -12,7 +12,9 @@ picture always say the same:
 * ``covered_cells(game)``: cells whose inside the plug-in draws over (the
   City of Carcassonne), where no follower sent onto a feature is drawn;
 * ``draw_text(game, blocks)``: change the text board's 3 x 7 character blocks
-  (``blocks[(x, y)]``) after the tiles and followers are drawn;
+  (``blocks[(x, y)]``) after the tiles and followers are drawn, or add blocks
+  for empty cells (a printed board's sea and towns; the ``?`` of a legal cell
+  is still drawn in the middle of such a block);
 * ``draw_image(game, canvas)``: draw on the picture after the tiles, before
   the followers (:class:`Canvas`);
 * ``panel_block(game, font_px)``: a :class:`PanelBlock` drawn in the

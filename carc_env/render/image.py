@@ -460,7 +460,7 @@ def _panel(game, tp: int, fs: int):
         status = [f"Phase: {game.phase}", f"To move: P{game.player}"]
     status.append(f"Tiles left: {game.bag_size}")
     drawn = game.tile_id
-    rows = [f"P{p}: {game.scores[p]} pts, followers {game.supply[p]}/{game.config.followers}" for p in range(n)]
+    rows = [f"P{p}: {game.scores[p]} pts, followers {game.supply[p]}/{game.rules.followers}" for p in range(n)]
     last = ""
     if game.placements and game.history:
         x, y, t, r, _ = game.placements[-1]

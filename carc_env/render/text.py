@@ -315,7 +315,11 @@ def render_text(game, show_legal: bool = True) -> str:
     for y in range(y0, y1 + 1):
         rows = [[] for _ in range(CELL_H)]
         for x in range(x0, x1 + 1):
-            b = blocks.get((x, y)) or (qmark if (x, y) in legal else empty)
+            b = blocks.get((x, y))
+            if (x, y) in legal:  # an empty cell: a plug-in's background (a printed board) keeps its frame
+                b = qmark if b is None else [b[0], [*b[1][:3], "?", *b[1][4:]], b[2]]
+            elif b is None:
+                b = empty
             for i in range(CELL_H):
                 rows[i].extend(b[i])
         for i in range(CELL_H):

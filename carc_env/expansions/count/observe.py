@@ -44,7 +44,7 @@ class Observation(ObservationExtension):
     def __init__(self, rules: RuleSet, num_players: int) -> None:
         n = num_players
         self.n = n
-        self.followers = max(1, rules.config.followers)
+        self.followers = max(1, rules.followers)
         self.global_names = (
             *(f"count_in_{q}" for q in QUARTERS),
             *(f"quarter_{q}_p{i}" for q in QUARTERS for i in range(n)),

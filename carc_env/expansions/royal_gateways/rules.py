@@ -115,6 +115,8 @@ class RoyalGateways(Expansion):
             for seg, tag in gates:
                 placed[tag].append(base + seg)
 
+    after_setup_placement = after_placement  # a gate laid at setup (a map's start square) is a placed gate
+
     # -- followers ---------------------------------------------------------------
     def follower_spots(self, game: Game, spots: list[int]) -> list[int]:
         if self.options.follower_on_gate:

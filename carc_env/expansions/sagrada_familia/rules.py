@@ -125,6 +125,7 @@ class SagradaFamilia(Expansion):
         if game.open[game.find(st.node)] == 0:
             st.closed_by_tile = True
 
+    after_setup_placement = after_placement  # laid at setup (a map's start square): its city is in force
     # -- scoring -----------------------------------------------------------------
     def score_override(self, game: Game, root: int, final: bool) -> list[ScoreItem] | None:
         st: SagradaState = game.ext[KEY]
@@ -150,14 +151,17 @@ def in_force(game: Game) -> bool:
 
 
 def open_cells(game: Game, root: int) -> list[tuple[int, int]]:
-    """The empty cells an open edge of city ``root`` faces (every part of a linked city)."""
+    """The empty cells an open edge of city ``root`` faces (every part of a linked city).  On a
+    printed board only squares count: an edge facing the sea or abroad is closed."""
     tiles, placements, board, find = game.rules.tiles, game.placements, game.board, game.find
+    playable = None if game.layout is None else game.layout.playable
     out: set[tuple[int, int]] = set()
     for k in game.tiles[root]:
         x, y, t, r, base = placements[k]
         center = tiles[t].center[r]
         for s in range(4):
             i = center[s]
-            if i >= 0 and (x + DX[s], y + DY[s]) not in board and find(base + i) == root:
-                out.add((x + DX[s], y + DY[s]))
+            c = (x + DX[s], y + DY[s])
+            if i >= 0 and c not in board and (playable is None or c in playable) and find(base + i) == root:
+                out.add(c)
     return sorted(out)
