@@ -53,30 +53,30 @@ from .policy import collate, sample_from_obs, shapes_from_env, with_action_featu
 class PPOConfig:
     # Defaults = configs/default.yaml (tests/test_agents.py keeps them equal), so a config that
     # leaves a key out gets the value of the documented default run.
-    num_envs: int = 16
-    steps_per_update: int = 1024  # learner decisions per update (over all games)
+    num_envs: int = 32
+    steps_per_update: int = 4096  # learner decisions per update (over all games)
     epochs: int = 3
     minibatch: int = 256
     chunk: int = 64  # gradient-accumulation chunk (samples of similar board size); >= minibatch: no chunks
     crop: bool = True  # boards cropped to the played area (False: whole window, same outputs, more work)
-    lr: float = 3e-3
+    lr: float = 1e-3
     gamma: float = 0.999
-    gae_lambda: float = 0.99
+    gae_lambda: float = 0.95
     clip: float = 0.2
     value_coef: float = 0.5
     entropy_coef: float = 0.01
     max_grad_norm: float = 0.5
-    target_kl: float = 0.0  # > 0: an update stops early once a minibatch's approximate KL exceeds 1.5 x this
+    target_kl: float = 0.02  # > 0: an update stops early once a minibatch's approximate KL exceeds 1.5 x this
     score_scale: float = 0.05
     win_bonus: float = 1.0
-    imitation_updates: int = 0  # first updates: the learner seat plays greedy and the net imitates it
+    imitation_updates: int = 4  # first updates: the learner seat plays greedy and the net imitates it
     net: NetConfig = field(default_factory=NetConfig)
     # opponent pool: probabilities of each kind of opponent for a new game
-    p_random: float = 0.3
-    p_greedy: float = 0.2
+    p_random: float = 0.0
+    p_greedy: float = 0.6
     p_self: float = 0.2
-    p_snapshot: float = 0.3
-    snapshot_every: int = 10  # updates between snapshots
+    p_snapshot: float = 0.2
+    snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
 
 

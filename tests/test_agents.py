@@ -32,7 +32,7 @@ def _rows(path):
 
 def test_default_config_loads_and_is_documented():
     cfg = load_config("configs/default.yaml")
-    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",)}
+    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",), "engine": "python"}
     text = open("configs/default.yaml").read()
     for line in text.splitlines():
         if ":" in line and not line.strip().startswith("#") and not line.rstrip().endswith(":"):

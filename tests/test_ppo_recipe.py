@@ -24,7 +24,7 @@ GAME = {"num_players": 2}
 
 def _cfg(**kw) -> PPOConfig:
     base = {"num_envs": 2, "steps_per_update": 32, "epochs": 2, "minibatch": 8, "chunk": 4,
-            "p_random": 0.5, "p_greedy": 0.5, "p_self": 0.0, "p_snapshot": 0.0,
+            "p_random": 0.5, "p_greedy": 0.5, "p_self": 0.0, "p_snapshot": 0.0, "imitation_updates": 0,
             "net": NetConfig(channels=8, blocks=1, hidden=16)}
     return PPOConfig(**{**base, **kw})
 
@@ -86,3 +86,29 @@ def test_target_kl_stops_an_update_early_and_zero_never_does():
         else:
             # the first minibatch's KL is ~0 (nothing has moved yet); the next one is over the target
             assert 1 <= stats["gradient_steps"] <= 2 < full_steps
+
+
+def test_a_game_greedy_has_looked_at_pickles_and_plays_on_the_same():
+    """A checkpoint pickles the running games; the greedy look-ahead caches the plug-ins' heuristics
+    modules in the rule set's cache, which a pickle must leave out (it is rebuilt on first use)."""
+    import pickle
+
+    import carc_env
+    from carc_env.baselines import GreedyPolicy
+
+    env = carc_env.raw_env(num_players=2, expansions=("stained_glass",))
+    env.reset(seed=4)
+    greedy = GreedyPolicy(seed=0)
+    for _ in range(6):
+        env.step(int(greedy.act(env.infos[env.agent_selection], env)))
+    assert env.game.rules._cache  # the look-ahead filled it
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.game.rules._cache == {}
+    a, b = GreedyPolicy(seed=1), GreedyPolicy(seed=1)
+    for _ in range(20):
+        x = int(a.act(env.infos[env.agent_selection], env))
+        y = int(b.act(copy.infos[copy.agent_selection], copy))
+        assert x == y
+        env.step(x)
+        copy.step(y)
+    assert list(env.game.scores) == list(copy.game.scores)
