@@ -25,7 +25,7 @@ import torch
 from .network import NetConfig, NetShapes, PolicyNet
 
 FORMAT = "carc_env-ppo-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: cropped boards, masked trunk (version 1 networks computed other outputs)
 
 
 class CheckpointError(ValueError):

@@ -31,17 +31,17 @@ class TrainConfigError(ValueError):
 @dataclass
 class RunConfig:
     seed: int = 0
-    total_updates: int = 120  # PPO updates (each steps_per_update learner decisions)
-    eval_every: int = 20  # updates between quick evaluations (0 = never)
+    total_updates: int = 60  # PPO updates (each steps_per_update learner decisions)
+    eval_every: int = 10  # updates between quick evaluations (0 = never)
     eval_games: int = 40  # seat-swapped games per quick evaluation and opponent
-    checkpoint_every: int = 5  # updates between checkpoints
+    checkpoint_every: int = 1  # updates between checkpoints
     torch_threads: int = 2
-    final_eval_games: int = 200  # games per opponent in the evaluation after training
+    final_eval_games: int = 400  # games per opponent in the evaluation after training
 
 
 @dataclass
 class TrainConfig:
-    game: dict[str, Any] = field(default_factory=lambda: {"num_players": 2, "expansions": ["base"]})
+    game: dict[str, Any] = field(default_factory=lambda: {"num_players": 2, "expansions": ["base"], "engine": "python"})
     ppo: PPOConfig = field(default_factory=PPOConfig)
     run: RunConfig = field(default_factory=RunConfig)
 

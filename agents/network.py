@@ -74,8 +74,8 @@ class _Block(nn.Module):
         self.c1 = nn.Conv2d(c, c, 3, padding=1)
         self.c2 = nn.Conv2d(c, c, 3, padding=1)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.relu(x + self.c2(F.relu(self.c1(x))))
+    def forward(self, x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        return F.relu(x + self.c2(F.relu(self.c1(x)) * valid)) * valid
 
 
 class PolicyNet(nn.Module):
@@ -96,7 +96,7 @@ class PolicyNet(nn.Module):
             self.windows_mlp = nn.Sequential(nn.Linear(shapes.windows_dim, cfg.hidden // 4), nn.ReLU())
             g += cfg.hidden // 4
         self.glob_bias = nn.Linear(g, c)
-        self.blocks = nn.Sequential(*[_Block(c) for _ in range(cfg.blocks)])
+        self.blocks = nn.ModuleList([_Block(c) for _ in range(cfg.blocks)])
         self.place_head = nn.Conv2d(c, 4, 1)
         self.pool_mlp = nn.Sequential(nn.Linear(2 * c + g, cfg.hidden), nn.ReLU())
         ctx = cfg.hidden + c
@@ -126,40 +126,69 @@ class PolicyNet(nn.Module):
         place_index: torch.Tensor | None = None,
         place_features: torch.Tensor | None = None,
         windows: torch.Tensor | None = None,
+        valid: torch.Tensor | None = None,
+        place_pos: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits over the whole flat action space, value).
 
+        ``board`` ``(b, C, H, W)`` is the observation window or a crop of it
+        (:func:`agents.policy.crop_region`; the crop of each sample at the top
+        left, zero-padded to the batch's size).  ``valid`` ``(b, 1, H, W)``
+        (float 0/1) marks the cells the network looks at: every trunk layer's
+        output is zeroed outside them and the pooling averages over them only,
+        so a crop and the whole window with ``valid`` = the crop's cells give
+        the same output, whatever the padding.  ``None``: the whole board.
+
         ``place_index`` ``(b, k)`` (long) and ``place_features`` ``(b, k, F)``:
         the legal placements' flat action indices and features, padded with
-        rows whose ``present`` column (0) is 0.  ``windows`` ``(b, players,
-        columns)``: the observation's windows tensor (needed when
-        ``shapes.windows_dim`` is not 0).
+        rows whose ``present`` column (0) is 0; ``place_pos`` ``(b, k)``: the
+        same placements as flat positions ``rot * H * W + row * W + col`` in
+        ``board``'s own grid (``None``: the board is the whole window, so the
+        positions are the action indices).  Placement logits are the
+        convolutional head's value at the placement plus the placement-feature
+        scorer's; the tile range's other entries (illegal placements) are 0.
+        ``windows`` ``(b, players, columns)``: the observation's windows tensor
+        (needed when ``shapes.windows_dim`` is not 0).
         """
         b = board.shape[0]
+        h, w = board.shape[2], board.shape[3]
+        if valid is None:
+            valid = torch.ones((b, 1, h, w), dtype=board.dtype)
         if self.shapes.windows_dim:
             if windows is None:
                 raise ValueError("this network reads the stained-glass windows: pass obs['windows']")
-            w = windows.reshape(b, -1).float() * self.windows_scale
-            globs = torch.cat([globs, self.windows_mlp(w)], dim=1)
+            win = windows.reshape(b, -1).float() * self.windows_scale
+            globs = torch.cat([globs, self.windows_mlp(win)], dim=1)
         last = board[:, self.shapes.last_placed_channel].reshape(b, -1)
         if self.cfg.scale_board:
             board = board * self.board_scale
         board = board.contiguous(memory_format=torch.channels_last)
-        x = self.stem(board) + self.glob_bias(globs)[:, :, None, None]
-        x = self.blocks(F.relu(x))
-        place = self.place_head(x).reshape(b, -1)
-        if self.shapes.placement_features:
-            if place_index is None or place_features is None:
-                raise ValueError("this network scores placements by their features: pass place_index/place_features")
-            if place_index.shape[1]:
-                extra = self.place_mlp(place_features).squeeze(2) * place_features[:, :, 0]
-                place = place.scatter_add(1, place_index, extra)
-        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), globs], dim=1)
-        h = self.pool_mlp(pooled)
+        valid = valid.contiguous(memory_format=torch.channels_last)
+        x = F.relu(self.stem(board) + self.glob_bias(globs)[:, :, None, None]) * valid
+        for block in self.blocks:
+            x = block(x, valid)
+        tile = torch.zeros((b, self.shapes.tile_actions), dtype=x.dtype)
+        if place_index is None:
+            place_index = torch.zeros((b, 0), dtype=torch.int64)
+        if place_index.shape[1]:
+            if place_features is None:
+                raise ValueError("pass place_features with place_index (their rows mark the real placements)")
+            conv = self.place_head(x).reshape(b, -1)
+            pos = place_index if place_pos is None else place_pos
+            vals = conv.gather(1, pos)
+            if self.shapes.placement_features:
+                vals = vals + self.place_mlp(place_features).squeeze(2)
+            tile = tile.scatter_add(1, place_index, vals * place_features[:, :, 0])
+        elif self.shapes.placement_features and place_features is None:
+            raise ValueError("this network scores placements by their features: pass place_index/place_features")
+        n_valid = valid.sum(dim=(2, 3)).clamp(min=1.0)
+        # after the ReLU every feature is >= 0 and 0 outside the valid cells, so the max ignores the padding
+        pooled = torch.cat([x.sum(dim=(2, 3)) / n_valid, x.amax(dim=(2, 3)), globs], dim=1)
+        hid = self.pool_mlp(pooled)
         # Trunk features at the last placed tile (zero vector before any placement).
         weight = last / last.sum(dim=1, keepdim=True).clamp(min=1.0)
         local = torch.einsum("bn,bcn->bc", weight, x.reshape(b, x.shape[1], -1))
-        ctx = torch.cat([h, local], dim=1)
+        ctx = torch.cat([hid, local], dim=1)
         if self.shapes.spot_features:
             if spots is None:
                 raise ValueError("this network scores follower spots: pass obs['spots']")
@@ -168,11 +197,11 @@ class PolicyNet(nn.Module):
             foll = torch.cat([self.spot_mlp(spot_in).squeeze(2), self.pass_head(ctx)], dim=1)
         else:
             foll = self.follower_head(ctx)
-        parts = [place, foll]
+        parts = [tile, foll]
         if self.rest_head is not None:
-            parts.append(self.rest_head(h))
+            parts.append(self.rest_head(hid))
         logits = torch.cat(parts, dim=1)
-        value = self.value_head(h).squeeze(1)
+        value = self.value_head(hid).squeeze(1)
         return logits, value
 
     def describe(self) -> dict:

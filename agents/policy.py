@@ -82,36 +82,98 @@ class Batch(NamedTuple):
     place_features: torch.Tensor
     mask: torch.Tensor
     windows: torch.Tensor
+    valid: torch.Tensor
+    place_pos: torch.Tensor
 
     def inputs(self) -> tuple[torch.Tensor, ...]:
-        return self.board, self.globs, self.spots, self.place_index, self.place_features, self.windows
+        """The network's positional inputs, in :meth:`PolicyNet.forward`'s order."""
+        return (self.board, self.globs, self.spots, self.place_index, self.place_features, self.windows,
+                self.valid, self.place_pos)
 
 
-def pad_placements(
-    index: Sequence[torch.Tensor], features: Sequence[torch.Tensor]
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Stack per-observation placement rows, padding with zero rows (index 0, ``present`` 0)."""
-    k = max((len(i) for i in index), default=0)
-    n_feat = features[0].shape[1] if len(features) else N_PLACEMENT_FEATURES
-    idx = torch.zeros((len(index), k), dtype=torch.int64)
-    feats = torch.zeros((len(index), k, n_feat), dtype=torch.float32)
-    for j, (i, f) in enumerate(zip(index, features, strict=True)):
-        idx[j, : len(i)] = i
-        feats[j, : len(i)] = f
-    return idx, feats
+def crop_region(board: np.ndarray) -> tuple[int, int, int, int]:
+    """``(r0, r1, c0, c1)``: the smallest block of rows ``r0:r1`` and columns ``c0:c1`` holding every
+    nonzero cell of ``board`` ``(C, rows, cols)``, i.e. the played area and its frontier (which holds
+    every legal placement).  Outside it every channel is 0."""
+    occ = board.any(axis=0)
+    rows = np.flatnonzero(occ.any(axis=1))
+    if not len(rows):  # an empty board (never after the start tile): the whole window
+        return 0, board.shape[1], 0, board.shape[2]
+    cols = np.flatnonzero(occ.any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
 
 
-def obs_to_tensors(obs: Sequence[dict]) -> Batch:
-    """Stack observation dicts (with action features) into the network's input tensors and the bool mask."""
-    board = torch.from_numpy(np.stack([o["board"] for o in obs]).astype(np.float32))
-    globs = torch.from_numpy(np.stack([o["globals"] for o in obs]).astype(np.float32))
-    spots = torch.from_numpy(np.stack([o["spots"] for o in obs]).astype(np.float32))
-    mask = torch.from_numpy(np.stack([o["action_mask"] for o in obs]).astype(bool))
-    windows = torch.from_numpy(np.stack([o["windows"] for o in obs]).astype(np.float32))
-    idx, feats = pad_placements(
-        [torch.from_numpy(o["place_index"]) for o in obs], [torch.from_numpy(o["place_features"]) for o in obs]
+def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
+    """One observation (with action features) as a compact training sample: the board cropped to
+    :func:`crop_region` (``crop=False``: the whole window, with the same region marked valid, which gives
+    the same network outputs at a higher cost), its origin in the window, and the other inputs as arrays."""
+    board = obs["board"]
+    r0, r1, c0, c1 = crop_region(board)
+    if crop:
+        board = board[:, r0:r1, c0:c1]
+        origin, region = (r0, c0), (0, r1 - r0, 0, c1 - c0)
+    else:
+        origin, region = (0, 0), (r0, r1, c0, c1)
+    return {
+        "board": np.ascontiguousarray(board),
+        "origin": origin,
+        "region": region,
+        "window": obs["board"].shape[1:],
+        "globals": np.asarray(obs["globals"], dtype=np.float32),
+        "spots": np.asarray(obs["spots"], dtype=np.float32),
+        "place_index": np.asarray(obs["place_index"], dtype=np.int64),
+        "place_features": np.asarray(obs["place_features"], dtype=np.float32),
+        "mask": np.asarray(obs["action_mask"]).astype(bool),
+        "windows": np.asarray(obs["windows"], dtype=np.float32),
+    }
+
+
+def collate(samples: Sequence[dict[str, Any]]) -> Batch:
+    """Stack samples (:func:`sample_from_obs`) into network inputs: each board at the top left of a
+    zero board of the batch's largest one, ``valid`` marking its played area, the placements' positions
+    in that grid, and the placement rows padded with zero rows (index 0, ``present`` 0)."""
+    b = len(samples)
+    n_ch = samples[0]["board"].shape[0]
+    height = max(s["board"].shape[1] for s in samples)
+    width = max(s["board"].shape[2] for s in samples)
+    board = np.zeros((b, n_ch, height, width), dtype=np.uint8)
+    valid = np.zeros((b, 1, height, width), dtype=np.float32)
+    k = max(len(s["place_index"]) for s in samples)
+    n_feat = samples[0]["place_features"].shape[1] if k else N_PLACEMENT_FEATURES
+    idx = np.zeros((b, k), dtype=np.int64)
+    pos = np.zeros((b, k), dtype=np.int64)
+    feats = np.zeros((b, k, n_feat), dtype=np.float32)
+    for j, s in enumerate(samples):
+        _, h, w = s["board"].shape
+        board[j, :, :h, :w] = s["board"]
+        vr0, vr1, vc0, vc1 = s["region"]
+        valid[j, 0, vr0:vr1, vc0:vc1] = 1.0
+        n = len(s["place_index"])
+        if n:
+            rows, cols = s["window"]
+            r0, c0 = s["origin"]
+            rot, rem = np.divmod(s["place_index"], rows * cols)
+            row, col = np.divmod(rem, cols)
+            idx[j, :n] = s["place_index"]
+            pos[j, :n] = rot * height * width + (row - r0) * width + (col - c0)
+            feats[j, :n] = s["place_features"]
+    return Batch(
+        board=torch.from_numpy(board).float(),
+        globs=torch.from_numpy(np.stack([s["globals"] for s in samples])),
+        spots=torch.from_numpy(np.stack([s["spots"] for s in samples])),
+        place_index=torch.from_numpy(idx),
+        place_features=torch.from_numpy(feats),
+        mask=torch.from_numpy(np.stack([s["mask"] for s in samples])),
+        windows=torch.from_numpy(np.stack([s["windows"] for s in samples])),
+        valid=torch.from_numpy(valid),
+        place_pos=torch.from_numpy(pos),
     )
-    return Batch(board, globs, spots, idx, feats, mask, windows)
+
+
+def obs_to_tensors(obs: Sequence[dict], crop: bool = True) -> Batch:
+    """Stack observation dicts (with action features) into the network's input tensors and the bool mask
+    (``crop``: the boards cropped to their played area, which only saves work)."""
+    return collate([sample_from_obs(o, crop) for o in obs])
 
 
 class PPOPolicy:
@@ -126,6 +188,11 @@ class PPOPolicy:
     @torch.no_grad()
     def act(self, obs: dict, env: Any = None) -> int:
         return self.act_batch([with_action_features(obs, env)])[0]
+
+    @torch.no_grad()
+    def act_envs(self, envs: Sequence[Any]) -> list[int]:
+        """One action for the deciding agent of each env, with one batched forward."""
+        return self.act_batch([with_action_features(e.observe(e.agent_selection), e) for e in envs])
 
     @torch.no_grad()
     def act_batch(self, obs: Sequence[dict]) -> list[int]:

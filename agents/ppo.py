@@ -1,4 +1,4 @@
-"""Masked PPO with self-play against an opponent pool.
+"""Masked PPO with self-play against an opponent pool, optionally after imitating the greedy baseline.
 
 The learner plays one seat of each of ``num_envs`` games (the seat rotates
 with the game index and the episode count); the other seats are played by
@@ -7,9 +7,29 @@ network, and frozen snapshots of past networks.  Illegal actions are removed
 from the distribution (their logits are set to the most negative float) and
 the entropy bonus is computed over legal actions only.
 
+Rollouts are batched across games: every game is first advanced to the
+learner's next decision (baseline opponents act inline, network opponents in
+one batched forward per network over all the games waiting for it), then the
+learner decides in all ``num_envs`` games with one forward.  So a rollout
+forward has ``num_envs`` samples, and ``steps_per_update`` is rounded up to a
+multiple of ``num_envs``.
+
 Reward (per learner decision): the change of ``own score - best opponent
 score`` since the learner's previous decision, times ``score_scale``, plus
 ``win_bonus`` x (+1 win, 0 shared win, -1 loss) at the end of the game.
+
+Imitation (``imitation_updates`` > 0): during the first updates the learner's
+seat is played by the greedy one-ply baseline, and the update fits the
+policy to greedy's choices (cross-entropy) and the value to the returns of
+those games, instead of the PPO loss.  PPO then starts from a policy that
+plays like greedy and a value function that knows what greedy's positions are
+worth.
+
+Update: each minibatch is cut into chunks of ``chunk`` samples of similar
+board size (the boards are cropped to the played area, :func:`agents.policy.crop_region`),
+each padded only to its own largest crop; the gradients of the chunks add up
+to the minibatch's (gradient accumulation), so the maths is that of one
+minibatch and the convolutions see far fewer empty cells.
 """
 
 from __future__ import annotations
@@ -26,33 +46,37 @@ from torch import nn
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .network import NetConfig, NetShapes, PolicyNet, masked_entropy, masked_logits
-from .policy import obs_to_tensors, pad_placements, shapes_from_env, with_action_features
+from .policy import collate, sample_from_obs, shapes_from_env, with_action_features
 
 
 @dataclass
 class PPOConfig:
     # Defaults = configs/default.yaml (tests/test_agents.py keeps them equal), so a config that
     # leaves a key out gets the value of the documented default run.
-    num_envs: int = 16
-    steps_per_update: int = 1024  # learner decisions per update (over all games)
+    num_envs: int = 32
+    steps_per_update: int = 4096  # learner decisions per update (over all games)
     epochs: int = 3
     minibatch: int = 256
-    lr: float = 3e-3
+    chunk: int = 64  # gradient-accumulation chunk (samples of similar board size); >= minibatch: no chunks
+    crop: bool = True  # boards cropped to the played area (False: whole window, same outputs, more work)
+    lr: float = 1e-3
     gamma: float = 0.999
-    gae_lambda: float = 0.99
+    gae_lambda: float = 0.95
     clip: float = 0.2
     value_coef: float = 0.5
     entropy_coef: float = 0.01
     max_grad_norm: float = 0.5
+    target_kl: float = 0.02  # > 0: an update stops early once a minibatch's approximate KL exceeds 1.5 x this
     score_scale: float = 0.05
     win_bonus: float = 1.0
+    imitation_updates: int = 4  # first updates: the learner seat plays greedy and the net imitates it
     net: NetConfig = field(default_factory=NetConfig)
     # opponent pool: probabilities of each kind of opponent for a new game
-    p_random: float = 0.3
-    p_greedy: float = 0.2
+    p_random: float = 0.0
+    p_greedy: float = 0.6
     p_self: float = 0.2
-    p_snapshot: float = 0.3
-    snapshot_every: int = 10  # updates between snapshots
+    p_snapshot: float = 0.2
+    snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
 
 
@@ -81,6 +105,7 @@ class SelfPlayTrainer:
         self._next_snapshot = 0
         self.random_policy = RandomPolicy(seed=seed + 1)
         self.greedy_policy = GreedyPolicy(seed=seed + 2)
+        self.imitator = GreedyPolicy(seed=seed + 3)  # plays the learner's seat while imitating
         self.updates = 0
         self.env_steps = 0  # every AEC step of every game (all seats)
         self.learner_steps = 0
@@ -89,6 +114,7 @@ class SelfPlayTrainer:
         self._live = NetOpponent(self.net, "self")
         self._snapshot_nets: dict[int, NetOpponent] = {}
         self._game_state: list[dict[str, Any]] = [{} for _ in self.envs]
+        self._obs_cache: dict[int, dict] = {}  # learner observations computed for the bootstrap
         for i in range(len(self.envs)):
             self._reset_game(i)
 
@@ -174,110 +200,116 @@ class SelfPlayTrainer:
         st["diff"] = diff
 
     # -------------------------------------------------------------- rollout
+    @property
+    def imitating(self) -> bool:
+        return self.updates < self.cfg.imitation_updates
+
+    def _over(self, i: int) -> bool:
+        env = self.envs[i]
+        return all(env.terminations.values()) or all(env.truncations.values())
+
+    def _learner_obs(self, i: int) -> dict:
+        obs = self._obs_cache.pop(i, None)
+        if obs is None:
+            env = self.envs[i]
+            obs = with_action_features(env.observe(env.agent_selection), env)
+        return obs
+
     @torch.no_grad()
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, list]:
+        """Play until ``steps_per_update`` learner decisions are in the buffer (rounded up to a multiple of
+        ``num_envs``); the last transition of every game is closed with its reward and bootstrap value."""
         buf: dict[str, list] = defaultdict(list)
         self.net.eval()
-        target = self.cfg.steps_per_update
-        while len(buf["action"]) < target:
-            groups: dict[int, list[int]] = defaultdict(list)
-            actors: dict[int, Any] = {}
-            for i, env in enumerate(self.envs):
-                st = self._game_state[i]
-                if all(env.terminations.values()) or all(env.truncations.values()):
-                    self._settle(i, buf, terminal=True)
-                    self.episodes += 1
-                    self._reset_game(i)
-                agent = env.agent_selection
-                seat = env.possible_agents.index(agent)
-                actor: Any = "learner" if seat == st["seat"] else self._opponent(st["opponent"])
-                actors[id(actor)] = actor
-                groups[id(actor)].append(i)
-            for key, idx in groups.items():
-                actor = actors[key]
-                if actor == "learner":
-                    self._learner_step(idx, buf)
-                elif isinstance(actor, NetOpponent):
-                    self._net_step(actor, idx)
-                else:
-                    for i in idx:
-                        env = self.envs[i]
-                        obs = env.observe(env.agent_selection)
-                        self._step(i, int(actor.act(obs, env)))
-        # Close the open transitions: advance each game to its learner's next
-        # decision (or the end) so that the last reward and bootstrap value are right.
-        boot = np.zeros(len(buf["action"]), dtype=np.float32)
-        for i in range(len(self.envs)):
-            st = self._game_state[i]
-            if st["pending"] is None:
-                continue
-            self._advance_to_learner(i)
-            env = self.envs[i]
-            terminal = all(env.terminations.values()) or all(env.truncations.values())
-            pend = st["pending"]
-            self._settle(i, buf, terminal=terminal)
-            if not terminal:
-                obs = with_action_features(env.observe(env.agent_selection), env)
-                _, v = self.net(*obs_to_tensors([obs]).inputs())
-                boot[pend] = float(v[0])
+        crop = self.cfg.crop
+        imitate = self.imitating
+        n_games = len(self.envs)
+        while len(buf["action"]) < self.cfg.steps_per_update:
+            self._advance_all(buf)
+            obs = [self._learner_obs(i) for i in range(n_games)]
+            samples = [sample_from_obs(o, crop) for o in obs]
+            batch = collate(samples)
+            logits, v = self.net(*batch.inputs())
+            ml = masked_logits(logits, batch.mask)
+            if imitate:
+                acts = torch.as_tensor([
+                    int(self.imitator.act(self.envs[i].infos[self.envs[i].agent_selection], self.envs[i]))
+                    for i in range(n_games)
+                ])
+                logp = torch.log_softmax(ml, dim=1).gather(1, acts[:, None]).squeeze(1)
             else:
-                self.episodes += 1
-                self._reset_game(i)
-            st["pending"] = None
+                dist = torch.distributions.Categorical(logits=ml)
+                acts = dist.sample()
+                logp = dist.log_prob(acts)
+            for i in range(n_games):
+                self._settle(i, buf, terminal=False)
+                self._game_state[i]["pending"] = len(buf["action"])
+                buf["sample"].append(samples[i])
+                buf["action"].append(int(acts[i]))
+                buf["logp"].append(float(logp[i]))
+                buf["value"].append(float(v[i]))
+                buf["reward"].append(0.0)
+                buf["done"].append(0.0)
+                buf["game"].append(i)
+                self._step(i, int(acts[i]))
+                self.learner_steps += 1
+        # Close the open transitions: advance each game to its learner's next decision (a game that
+        # ends on the way is settled as terminal and restarted), then bootstrap from that state.
+        self._advance_all(buf)
+        boot = np.zeros(len(buf["action"]), dtype=np.float32)
+        open_games = [i for i in range(n_games) if self._game_state[i]["pending"] is not None]
+        if open_games:
+            obs = {i: self._learner_obs(i) for i in open_games}
+            _, v = self.net(*collate([sample_from_obs(obs[i], crop) for i in open_games]).inputs())
+            for j, i in enumerate(open_games):
+                st = self._game_state[i]
+                pend = st["pending"]
+                self._settle(i, buf, terminal=False)
+                boot[pend] = float(v[j])
+                st["pending"] = None
+                self._obs_cache[i] = obs[i]  # the next collect starts from this same state
         buf["bootstrap"] = list(boot)
         return buf
 
-    def _advance_to_learner(self, i: int) -> None:
-        env = self.envs[i]
-        st = self._game_state[i]
-        while not (all(env.terminations.values()) or all(env.truncations.values())):
-            seat = env.possible_agents.index(env.agent_selection)
-            if seat == st["seat"]:
+    def _advance_all(self, buf: dict[str, list]) -> None:
+        """Play every game until its learner must decide: baselines inline, network opponents batched
+        per network.  A game that ends is settled (terminal reward) and restarted."""
+        while True:
+            waiting: dict[int, tuple[NetOpponent, list[int]]] = {}
+            for i, env in enumerate(self.envs):
+                while True:
+                    if self._over(i):
+                        self._settle(i, buf, terminal=True)
+                        self.episodes += 1
+                        self._reset_game(i)
+                        continue
+                    st = self._game_state[i]
+                    agent = env.agent_selection
+                    if env.possible_agents.index(agent) == st["seat"]:
+                        break
+                    actor = self._opponent(st["opponent"])
+                    if isinstance(actor, NetOpponent):
+                        waiting.setdefault(id(actor), (actor, []))[1].append(i)
+                        break
+                    obs = env.infos[agent] if not getattr(actor, "uses_observation", True) else env.observe(agent)
+                    self._step(i, int(actor.act(obs, env)))
+            if not waiting:
                 return
-            actor = self._opponent(st["opponent"])
-            if isinstance(actor, NetOpponent):
-                self._net_step(actor, [i])
-            else:
-                self._step(i, int(actor.act(env.observe(env.agent_selection), env)))
+            for actor, idx in waiting.values():
+                self._net_step(actor, idx)
 
     def _step(self, i: int, action: int) -> None:
+        self._obs_cache.pop(i, None)
         self.envs[i].step(action)
         self.env_steps += 1
 
     def _net_step(self, actor: NetOpponent, idx: list[int]) -> None:
         obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        batch = obs_to_tensors(obs)
+        batch = collate([sample_from_obs(o, self.cfg.crop) for o in obs])
         logits, _ = actor.net(*batch.inputs())
         acts = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample().tolist()
         for i, a in zip(idx, acts, strict=True):
             self._step(i, int(a))
-
-    def _learner_step(self, idx: list[int], buf: dict[str, list]) -> None:
-        obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        batch = obs_to_tensors(obs)
-        logits, v = self.net(*batch.inputs())
-        dist = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask))
-        acts = dist.sample()
-        logp = dist.log_prob(acts)
-        for j, i in enumerate(idx):
-            self._settle(i, buf, terminal=False)
-            st = self._game_state[i]
-            st["pending"] = len(buf["action"])
-            buf["board"].append(batch.board[j])
-            buf["globals"].append(batch.globs[j])
-            buf["spots"].append(batch.spots[j])
-            buf["windows"].append(batch.windows[j])
-            buf["place_index"].append(torch.from_numpy(obs[j]["place_index"]))
-            buf["place_features"].append(torch.from_numpy(obs[j]["place_features"]))
-            buf["mask"].append(batch.mask[j])
-            buf["action"].append(int(acts[j]))
-            buf["logp"].append(float(logp[j]))
-            buf["value"].append(float(v[j]))
-            buf["reward"].append(0.0)
-            buf["done"].append(0.0)
-            buf["game"].append(i)
-            self._step(i, int(acts[j]))
-            self.learner_steps += 1
 
     # --------------------------------------------------------------- update
     def advantages(self, buf: dict[str, list]) -> tuple[np.ndarray, np.ndarray]:
@@ -305,53 +337,81 @@ class SelfPlayTrainer:
                 adv[t] = last
         return adv, adv + values
 
+    def _chunks(self, mb: np.ndarray, samples: list[dict]) -> list[np.ndarray]:
+        """The minibatch in chunks of ``cfg.chunk`` samples of similar board size (largest last)."""
+        size = self.cfg.chunk
+        if size >= len(mb):
+            return [mb]
+        area = np.array([samples[k]["board"].shape[1] * samples[k]["board"].shape[2] for k in mb])
+        order = mb[np.argsort(area, kind="stable")]
+        return [order[j : j + size] for j in range(0, len(order), size)]
+
     def update(self, buf: dict[str, list]) -> dict[str, float]:
+        """One update: the PPO loss, or while imitating, cross-entropy to greedy's actions; plus the value
+        loss and the entropy bonus.  Each minibatch's gradient is accumulated over its chunks."""
         adv, ret = self.advantages(buf)
-        boards = torch.stack(buf["board"])
-        globs = torch.stack(buf["globals"])
-        spots = torch.stack(buf["spots"])
-        windows = torch.stack(buf["windows"])
-        masks = torch.stack(buf["mask"])
+        samples = buf["sample"]
         actions = torch.as_tensor(buf["action"])
         old_logp = torch.as_tensor(buf["logp"])
         adv_t = torch.as_tensor(adv)
         ret_t = torch.as_tensor(ret)
         c = self.cfg
+        imitate = self.imitating
         n = len(actions)
         self.net.train()
         stats: dict[str, list[float]] = defaultdict(list)
+        stop = False
+        steps = 0
         for _ in range(c.epochs):
-            perm = torch.as_tensor(self.rng.permutation(n))
+            if stop:
+                break
+            perm = self.rng.permutation(n)
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
-                p_idx, p_feat = pad_placements([buf["place_index"][k] for k in mb.tolist()],
-                                               [buf["place_features"][k] for k in mb.tolist()])
-                logits, v = self.net(boards[mb], globs[mb], spots[mb], p_idx, p_feat, windows[mb])
-                ml = masked_logits(logits, masks[mb])
-                logp_all = torch.log_softmax(ml, dim=1)
-                logp = logp_all.gather(1, actions[mb, None]).squeeze(1)
-                a = adv_t[mb]
-                a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
-                ratio = (logp - old_logp[mb]).exp()
-                pg = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
-                vloss = 0.5 * (v - ret_t[mb]).pow(2).mean()
-                ent = masked_entropy(logits, masks[mb]).mean()
-                loss = pg + c.value_coef * vloss - c.entropy_coef * ent
+                a_mb = adv_t[mb]
+                a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
+                norm_adv = dict(zip(mb.tolist(), a_mb.tolist(), strict=True))
                 self.opt.zero_grad()
-                loss.backward()
+                parts: dict[str, float] = defaultdict(float)
+                for ch in self._chunks(mb, samples):
+                    w = len(ch) / len(mb)
+                    batch = collate([samples[k] for k in ch])
+                    logits, v = self.net(*batch.inputs())
+                    ml = masked_logits(logits, batch.mask)
+                    logp_all = torch.log_softmax(ml, dim=1)
+                    act = actions[ch]
+                    logp = logp_all.gather(1, act[:, None]).squeeze(1)
+                    vloss = 0.5 * (v - ret_t[ch]).pow(2).mean()
+                    ent = masked_entropy(logits, batch.mask).mean()
+                    if imitate:
+                        pg = -logp.mean()
+                        parts["imitation_accuracy"] += w * float((ml.argmax(dim=1) == act).float().mean())
+                    else:
+                        a = torch.as_tensor([norm_adv[k] for k in ch.tolist()], dtype=torch.float32)
+                        ratio = (logp - old_logp[ch]).exp()
+                        pg = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
+                        with torch.no_grad():
+                            parts["approx_kl"] += w * float((old_logp[ch] - logp).mean())
+                            parts["clip_frac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
+                    loss = pg + c.value_coef * vloss - c.entropy_coef * ent
+                    (loss * w).backward()
+                    parts["policy_loss"] += w * float(pg.detach())
+                    parts["value_loss"] += w * float(vloss.detach())
+                    parts["entropy"] += w * float(ent.detach())
                 nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.opt.step()
-                with torch.no_grad():
-                    stats["policy_loss"].append(float(pg))
-                    stats["value_loss"].append(float(vloss))
-                    stats["entropy"].append(float(ent))
-                    stats["approx_kl"].append(float((old_logp[mb] - logp).mean()))
-                    stats["clip_frac"].append(float(((ratio - 1).abs() > c.clip).float().mean()))
+                steps += 1
+                for k, val in parts.items():
+                    stats[k].append(val)
+                if c.target_kl > 0 and not imitate and parts["approx_kl"] > 1.5 * c.target_kl:
+                    stop = True
+                    break
         self.updates += 1
         if self.updates % c.snapshot_every == 0:
             self.take_snapshot()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["mean_reward"] = float(np.mean(buf["reward"]))
+        out["gradient_steps"] = float(steps)
         return out
 
     def pop_episode_stats(self) -> dict[str, float]:
@@ -380,7 +440,8 @@ class SelfPlayTrainer:
             "learner_steps": self.learner_steps,
             "episodes": self.episodes,
             "rng": self.rng.bit_generator.state,
-            "baseline_rngs": [self.random_policy.rng.bit_generator.state, self.greedy_policy.rng.bit_generator.state],
+            "baseline_rngs": [self.random_policy.rng.bit_generator.state, self.greedy_policy.rng.bit_generator.state,
+                              self.imitator.rng.bit_generator.state],
             "games": list(zip(self.envs, self._game_state, strict=True)),
         }
         return {
@@ -408,5 +469,7 @@ class SelfPlayTrainer:
         self.rng.bit_generator.state = rest["rng"]
         self.random_policy.rng.bit_generator.state = rest["baseline_rngs"][0]
         self.greedy_policy.rng.bit_generator.state = rest["baseline_rngs"][1]
+        self.imitator.rng.bit_generator.state = rest["baseline_rngs"][2]
+        self._obs_cache = {}
         self.envs = [e for e, _ in rest["games"]]
         self._game_state = [st for _, st in rest["games"]]

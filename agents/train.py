@@ -16,7 +16,7 @@ are all in the checkpoint, and snapshot opponents are rebuilt from their saved
 weights without touching any random stream, so a run killed at any moment (even
 SIGKILL) and started again ends exactly where an uninterrupted one would: same
 final checkpoint, same CSV rows, same TensorBoard scalars (all but the
-wall-clock columns ``seconds`` and ``env_steps_per_s``).
+wall-clock columns, ``TIMING_FIELDS``).
 
 To get there, a (re)started run first cuts the logs back to the checkpoint it
 starts from: rows of ``progress.csv`` and ``eval.csv`` after the checkpoint's
@@ -51,10 +51,13 @@ from .policy import PPOPolicy
 from .ppo import SelfPlayTrainer
 
 PROGRESS_FIELDS = [
-    "update", "env_steps", "learner_steps", "episodes", "seconds", "env_steps_per_s", "policy_loss", "value_loss",
-    "entropy", "approx_kl", "clip_frac", "mean_reward", "train_win_rate", "train_margin",
+    "update", "env_steps", "learner_steps", "episodes", "seconds", "env_steps_per_s", "learner_steps_per_s",
+    "collect_seconds", "update_seconds", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
+    "imitation_accuracy", "mean_reward", "train_win_rate", "train_margin",
     "train_win_rate_vs_random", "train_win_rate_vs_greedy",
 ]
+TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
+"""The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
 EVAL_FIELDS = ["update", "env_steps", "opponent", "games", "win_rate", "ties", "mean_margin"]
 
 
@@ -211,7 +214,9 @@ def train(
                 f"{ckpt} belongs to a run with another config (game, ppo or seed differ); use another --out, "
                 "or --no-resume to start over (only the run's length and logging may change on resume)"
             )
-        if NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"]["board_high"])}) != trainer.shapes:
+        saved = {**data["shapes"], "board_high": tuple(data["shapes"]["board_high"]),
+                 "windows_high": tuple(data["shapes"].get("windows_high", ()))}
+        if NetShapes(**saved) != trainer.shapes:
             raise CheckpointError(f"{ckpt}: network shapes do not match the env")
         trainer.load_state_dict(data["trainer"])
         seconds = float(data.get("train_seconds", 0.0))
@@ -230,15 +235,18 @@ def train(
     try:
         while trainer.updates < goal:
             t0 = time.perf_counter()
-            steps0 = trainer.env_steps
+            steps0, learner0 = trainer.env_steps, trainer.learner_steps
             buf = trainer.collect()
+            t1 = time.perf_counter()
             stats = trainer.update(buf)
             dt = time.perf_counter() - t0
             seconds += dt
             stats.update(trainer.pop_episode_stats())
             row = {"update": trainer.updates, "env_steps": trainer.env_steps, "learner_steps": trainer.learner_steps,
                    "episodes": trainer.episodes, "seconds": round(seconds, 2),
-                   "env_steps_per_s": round((trainer.env_steps - steps0) / dt, 1), **stats}
+                   "env_steps_per_s": round((trainer.env_steps - steps0) / dt, 1),
+                   "learner_steps_per_s": round((trainer.learner_steps - learner0) / dt, 1),
+                   "collect_seconds": round(t1 - t0, 2), "update_seconds": round(dt - (t1 - t0), 2), **stats}
             _append_csv(out / "progress.csv", PROGRESS_FIELDS, row)
             if writer:
                 _log_update(writer, row)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import resource
 import sys
 import time
 
@@ -33,6 +35,21 @@ from carc_env.core.record import save_record, to_record  # noqa: E402
 from carc_env.render import frames_from_record, render_image, save_gif, save_png  # noqa: E402
 
 
+def machine_info(threads: int) -> dict:
+    """What the figures were measured on: CPU model and count, accelerator (none is used), torch threads."""
+    import torch
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"cpu": model, "arch": platform.machine(), "logical_cpus": os.cpu_count(), "torch_threads": threads,
+            "gpu": "none used (training and evaluation run on the CPU)",
+            "cuda_available": bool(torch.cuda.is_available())}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = cli.Parser(prog="main.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default="configs/default.yaml")
@@ -46,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = cli.usable_dir(args.out)
     if problem:
         return cli.fail(ap.prog, problem)
+    load_start = os.getloadavg()
     try:
         t0 = time.time()
         trainer = train(cfg, args.out)
@@ -65,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         "wall_seconds_this_call": round(train_s, 1),
     }
     summary["env_steps_per_s"] = round(trainer.env_steps / max(summary["train_seconds_total"], 1e-9), 1)
+    summary["learner_decisions"] = trainer.learner_steps
+    summary["learner_decisions_per_s"] = round(trainer.learner_steps / max(summary["train_seconds_total"], 1e-9), 1)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    summary["cpu_seconds_this_call_training"] = round(usage.ru_utime + usage.ru_stime, 1)
+    summary["machine"] = machine_info(cfg.run.torch_threads)
+    summary["load_average_1m_at_start_and_after_training"] = [round(load_start[0], 2), round(os.getloadavg()[0], 2)]
     for name, opp in (("random", RandomPolicy(seed=777)), ("greedy", GreedyPolicy(seed=778))):
         print(f"evaluating against {name} over {games} seat-swapped games ...", flush=True)
         res = evaluate(agent, opp, games, seed=2024, env_kwargs=env_kwargs)
@@ -80,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     save_gif(frames_from_record(record, every=2, tile_px=32), os.path.join(args.out, "game.gif"))
     summary["example_game"] = {"agent_seat": 0, "opponent": "greedy", "scores": list(game.scores),
                                "record": "game.json", "png": "game.png", "gif": "game.gif"}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    summary["cpu_seconds_this_call_total"] = round(usage.ru_utime + usage.ru_stime, 1)
+    summary["wall_seconds_this_call_total"] = round(time.time() - t0, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as fh:
         json.dump(summary, fh, indent=1)
     print(json.dumps({k: v for k, v in summary.items() if not k.startswith("vs_")}, indent=1))

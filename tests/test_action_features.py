@@ -133,7 +133,7 @@ def test_the_network_adds_placement_scores_to_their_own_logits_only():
         with_feats, _ = net(*batch.inputs())
         zeroed = batch.place_features.clone()
         zeroed[:, :, P["present"]] = 0  # rows marked absent must add nothing
-        without, _ = net(batch.board, batch.globs, batch.spots, batch.place_index, zeroed)
+        without, _ = net(*batch._replace(place_features=zeroed).inputs())
         # padding: a second, shorter observation in the same batch gets zero rows
         padded = obs_to_tensors([obs, {**obs, "place_index": obs["place_index"][:1],
                                        "place_features": obs["place_features"][:1]}])
@@ -174,6 +174,58 @@ def test_the_scan_never_misses_a_scoring_placement(expansions):
                     assert gain == 0, (g.tile_id, x, y, r)
         e.step(pol.act({"action_mask": e.match.mask()}, e))
     assert played_out > 20 and skipped > 10 * played_out
+
+
+def test_a_cropped_board_gives_the_same_outputs_as_the_whole_window():
+    """The trunk is zeroed outside ``valid`` (the played area) and pools over it, so the crop to the played
+    area and the whole window give the same logits and value, whatever the padding."""
+    import torch
+
+    from agents.network import NetConfig, PolicyNet
+    from agents.policy import (
+        collate,
+        crop_region,
+        obs_to_tensors,
+        sample_from_obs,
+        shapes_from_env,
+        with_action_features,
+    )
+    from carc_env.baselines import GreedyPolicy
+
+    e = raw_env(num_players=2)
+    e.reset(seed=5)
+    pol = GreedyPolicy(seed=5)
+    torch.manual_seed(1)
+    net = PolicyNet(shapes_from_env(e), NetConfig(channels=8, blocks=2, hidden=16)).eval()
+    checked = set()
+    while not e.game.over:
+        agent = e.agent_selection
+        if len(e.game.placements) in (1, 9, 30):  # early and mid game, tile and follower decisions
+            obs = with_action_features(e.observe(agent), e)
+            r0, r1, c0, c1 = crop_region(obs["board"])
+            assert not obs["board"][:, :r0].any() and not obs["board"][:, r1:].any()
+            assert not obs["board"][:, :, :c0].any() and not obs["board"][:, :, c1:].any()
+            assert (r1 - r0) * (c1 - c0) < obs["board"].shape[1] * obs["board"].shape[2]
+            whole = obs_to_tensors([obs], crop=False)
+            assert whole.board.shape[2:] == obs["board"].shape[1:]
+            assert whole.valid[0, 0].nonzero().min(0).values.tolist() == [r0, c0]
+            assert whole.valid[0, 0].nonzero().max(0).values.tolist() == [r1 - 1, c1 - 1]
+            assert whole.valid.sum() == (r1 - r0) * (c1 - c0)
+            cropped = obs_to_tensors([obs], crop=True)
+            assert cropped.board.shape[2:] == (r1 - r0, c1 - c0)
+            # padded with a larger board in the same batch
+            padded = collate([sample_from_obs(obs, crop=True), sample_from_obs(obs, crop=False)])
+            with torch.no_grad():
+                lw, vw = net(*whole.inputs())
+                lc, vc = net(*cropped.inputs())
+                lp, vp = net(*padded.inputs())
+            legal = torch.from_numpy(obs["action_mask"].astype(bool))
+            assert torch.allclose(lw[0, legal], lc[0, legal], atol=1e-5)
+            assert torch.allclose(lp[0, legal], lc[0, legal], atol=1e-5)
+            assert torch.allclose(vw, vc, atol=1e-5) and torch.allclose(vp[:1], vc, atol=1e-5)
+            checked.add((len(e.game.placements), e.game.phase))
+        e.step(pol.act(e.infos[agent], e))
+    assert len(checked) >= 5 and {phase for _, phase in checked} == {"tile", "follower"}
 
 
 def ends_the_game(game, act) -> bool:

@@ -32,7 +32,7 @@ def _rows(path):
 
 def test_default_config_loads_and_is_documented():
     cfg = load_config("configs/default.yaml")
-    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",)}
+    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",), "engine": "python"}
     text = open("configs/default.yaml").read()
     for line in text.splitlines():
         if ":" in line and not line.strip().startswith("#") and not line.rstrip().endswith(":"):
@@ -203,12 +203,12 @@ def test_the_network_reads_the_windows_tensor_with_stained_glass():
     other[0, 0, 12] = 1
     with torch.no_grad():
         logits, value = net(*batch.inputs())
-        logits2, value2 = net(*batch.inputs()[:-1], other)
+        logits2, value2 = net(*batch._replace(windows=other).inputs())
         again, _ = net(*batch.inputs())
     assert torch.equal(logits, again)
     assert not torch.allclose(logits, logits2) and not torch.allclose(value, value2)
     with pytest.raises(ValueError, match="windows"):
-        net(*batch.inputs()[:-1])
+        net(*batch._replace(windows=None).inputs())
 
 
 def test_training_runs_with_stained_glass(tmp_path):

@@ -312,6 +312,14 @@ class RuleSet:
             value = self._cache[key] = factory()
             return value
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The cache holds derived values only, some of them not picklable (the greedy look-ahead keeps
+        # the plug-ins' heuristics modules there), so a pickled game (a training checkpoint's running
+        # games) leaves it out; the copy rebuilds it on first use.
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        return state
+
 
 @functools.cache
 def _load(fname: str):
