@@ -308,4 +308,24 @@ def make_player(spec: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     )
 
 
-__all__ = ["FunctionPolicy", "PlayerSpecError", "make_player", "player_kinds", "register_player"]
+
+def evaluate_against(policy: Any, opponents: str, games: int, seed: int, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Evaluate ``policy`` against each comma-separated opponent spec (seat-swapped games on deals ``seed``...).
+
+    Returns ``{"win_rate_vs_<name>": rate, "vs_<name>": full result}`` for every opponent and prints one
+    line per opponent to stderr; the training scripts put this into their ``summary.json``.
+    """
+    from agents.evaluate import evaluate
+
+    out: dict[str, Any] = {}
+    for name in opponents.split(","):
+        opponent = make_player(name, env_kwargs, seed=seed + 1)
+        res = evaluate(policy, opponent, games, seed, env_kwargs)
+        out[f"win_rate_vs_{name}"] = res["win_rate"]
+        out[f"vs_{name}"] = res
+        lo, hi = res["win_rate_ci95"]
+        print(f"vs {name}: win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin "
+              f"{res['mean_margin']:+.1f} over {res['games']} games", file=sys.stderr)  # fmt: skip
+    return out
+
+__all__ = ["FunctionPolicy", "PlayerSpecError", "evaluate_against", "make_player", "player_kinds", "register_player"]

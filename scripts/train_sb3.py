@@ -31,8 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.checkpoint import CheckpointError  # noqa: E402
-from agents.evaluate import evaluate  # noqa: E402
-from agents.players import make_player  # noqa: E402
+from agents.players import evaluate_against, make_player  # noqa: E402
 from carc_env.core import ConfigError  # noqa: E402
 
 
@@ -178,14 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.eval_games:
         policy = load_policy(model_path, env_kwargs=env_kwargs, name="sb3")
-        for name in args.eval_opponents.split(","):
-            opponent = make_player(name, env_kwargs, seed=args.eval_seed + 1)
-            res = evaluate(policy, opponent, args.eval_games, args.eval_seed, env_kwargs)
-            summary[f"win_rate_vs_{name}"] = res["win_rate"]
-            summary[f"vs_{name}"] = res
-            lo, hi = res["win_rate_ci95"]
-            print(f"vs {name}: win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin "
-                  f"{res['mean_margin']:+.1f} over {res['games']} games", file=sys.stderr)  # fmt: skip
+        summary.update(evaluate_against(policy, args.eval_opponents, args.eval_games, args.eval_seed, env_kwargs))
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     if args.json:
         print(json.dumps(summary))
