@@ -1254,6 +1254,35 @@ def masks_range(T, S, games, mask):
 
 
 @njit(**_opts)
+def random_decision(T, S, g):
+    """Make one uniformly random legal decision in game g and return the number of legal placements
+    (a tile decision: uniform over every legal (cell, rotation) pair) or -1 (a follower decision:
+    uniform over the spots and pass): the decision rule of :func:`play_random` and :func:`play_out`."""
+    ls = S.ls
+    if S.gi[g, G_PHASE] == PH_TILE:
+        ofm = T.P[P_O_FMASK]
+        total = 0
+        for slot in range(S.gi[g, G_NF]):
+            m = ls[g, ofm + slot]
+            total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+        pick = np.random.randint(0, total)
+        for slot in range(S.gi[g, G_NF]):
+            m = ls[g, ofm + slot]
+            for r in range(4):
+                if (m >> r) & 1:
+                    if pick == 0:
+                        apply_tile(T, S, g, S.fr[g, slot, 0], S.fr[g, slot, 1], r)
+                        return total
+                    pick -= 1
+        return total
+    osp = T.P[P_O_SPOTS]
+    ns = S.gi[g, G_NSPOTS]
+    c = np.random.randint(0, ns + 1)
+    apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)
+    return -1
+
+
+@njit(**_opts)
 def play_random(T, S, g, bags, seed, stats):
     """Play one game per row of ``bags`` (draw orders) in slot g, uniformly random legal decisions.
 
@@ -1265,39 +1294,17 @@ def play_random(T, S, g, bags, seed, stats):
     n = T.P[P_NPLAYERS]
     ls = S.ls
     onb = T.P[P_O_NEXTBAG]
-    ofm = T.P[P_O_FMASK]
-    osp = T.P[P_O_SPOTS]
     for j in range(bags.shape[0]):
         for i in range(bags.shape[1]):
             ls[g, onb + i] = bags[j, i]
         reset_game(T, S, g, bags.shape[1])
         while S.gi[g, G_PHASE] != PH_OVER:
-            if S.gi[g, G_PHASE] == PH_TILE:
-                total = 0
-                for slot in range(S.gi[g, G_NF]):
-                    m = ls[g, ofm + slot]
-                    total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
+            total = random_decision(T, S, g)
+            if total >= 0:
                 stats[1] += 1
                 stats[2] += total
                 if total > stats[3]:
                     stats[3] = total
-                pick = np.random.randint(0, total)
-                done = False
-                for slot in range(S.gi[g, G_NF]):
-                    m = ls[g, ofm + slot]
-                    for r in range(4):
-                        if (m >> r) & 1:
-                            if pick == 0:
-                                apply_tile(T, S, g, S.fr[g, slot, 0], S.fr[g, slot, 1], r)
-                                done = True
-                                break
-                            pick -= 1
-                    if done:
-                        break
-            else:
-                ns = S.gi[g, G_NSPOTS]
-                c = np.random.randint(0, ns + 1)
-                apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)
         stats[0] += 1
         for p in range(n):
             stats[4] += ls[g, T.P[P_O_SCORES] + p]
@@ -1307,33 +1314,8 @@ def play_random(T, S, g, bags, seed, stats):
 def play_out(T, S, g, seed):
     """Play game g from its current state to the end with uniformly random legal decisions.
 
-    The decisions of :func:`play_random` (a tile decision: uniform over every legal (cell, rotation)
-    pair; a follower decision: uniform over the spots and pass), which are the Python play-out's
+    The decisions of :func:`play_random` (:func:`random_decision`), which are the Python play-out's
     (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search."""
     np.random.seed(seed)
-    ls = S.ls
-    ofm = T.P[P_O_FMASK]
-    osp = T.P[P_O_SPOTS]
     while S.gi[g, G_PHASE] != PH_OVER:
-        if S.gi[g, G_PHASE] == PH_TILE:
-            total = 0
-            for slot in range(S.gi[g, G_NF]):
-                m = ls[g, ofm + slot]
-                total += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1)
-            pick = np.random.randint(0, total)
-            done = False
-            for slot in range(S.gi[g, G_NF]):
-                m = ls[g, ofm + slot]
-                for r in range(4):
-                    if (m >> r) & 1:
-                        if pick == 0:
-                            apply_tile(T, S, g, S.fr[g, slot, 0], S.fr[g, slot, 1], r)
-                            done = True
-                            break
-                        pick -= 1
-                if done:
-                    break
-        else:
-            ns = S.gi[g, G_NSPOTS]
-            c = np.random.randint(0, ns + 1)
-            apply_follower(T, S, g, ls[g, osp + c] if c < ns else c - ns - 1)
+        random_decision(T, S, g)
