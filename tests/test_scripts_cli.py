@@ -244,3 +244,56 @@ def test_agents_makes_torch_threads_wait_passively(monkeypatch):
     assert not warn_spinning_threads(1)
     monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
     assert not warn_spinning_threads(2)
+
+
+def _curve_run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.csv").write_text(
+        "update,env_steps,opponent,games,win_rate,ties,mean_margin\n"
+        "10,1000,random,40,1.0,0,70\n10,1000,greedy,40,0.5,0,0\n20,2000,greedy,40,0.6,0,3\n"
+    )
+    (run / "progress.csv").write_text("update,env_steps,train_win_rate\n1,100,0.4\n2,200,0.5\n")
+    return run
+
+
+def test_plot_curve_draws_runs_points_with_intervals_and_targets(tmp_path, capsys):
+    from PIL import Image
+
+    run = _curve_run(tmp_path)
+    points = tmp_path / "points.csv"
+    points.write_text("label,env_steps,win_rate,lo,hi\nmcts:1000,1000,0.25,0.1,0.4\nmcts:1000,2000,0.5,0.35,0.65\n")
+    out = tmp_path / "curve.png"
+    plain = tmp_path / "plain.png"
+    rc = _script("plot_curve").main([str(run), "--points", str(points), "--target", "0.75:target", "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    assert _script("plot_curve").main([str(run), "--out", str(plain)]) == 0
+    a, b = Image.open(out).convert("RGB"), Image.open(plain).convert("RGB")
+    assert a.size == b.size == (1000, 520)
+    # the extra series, its interval bars and the target line are drawn: the pictures differ in many pixels
+    import numpy as np
+
+    diff = int((np.asarray(a) != np.asarray(b)).any(axis=2).sum())
+    assert diff > 200
+
+
+@pytest.mark.parametrize(
+    ("extra", "needles"),
+    [
+        (["--target", "x:bad"], ("--target", "'x:bad'")),
+        (["--target", "1.5:high"], ("--target", "1.5", "between 0 and 1")),
+    ],
+)
+def test_plot_curve_refuses_bad_targets(tmp_path, capsys, extra, needles):
+    run = _curve_run(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        _script("plot_curve").main([str(run), *extra, "--out", str(tmp_path / "c.png")])
+    _one_line_error(capsys, exc.value.code, *needles)
+
+
+def test_plot_curve_refuses_points_without_the_columns(tmp_path, capsys):
+    run = _curve_run(tmp_path)
+    points = tmp_path / "points.csv"
+    points.write_text("name,steps,win\na,1,0.5\n")
+    rc = _script("plot_curve").main([str(run), "--points", str(points), "--out", str(tmp_path / "c.png")])
+    _one_line_error(capsys, rc, str(points), "env_steps", "label", "win_rate")
