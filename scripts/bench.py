@@ -191,7 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     from carc_env.core.config import ruleset
     from carc_env.fast import available, rules_coverage
 
-    reason = rules_coverage(ruleset(config))
+    rules = ruleset(config)
+    # what the games are played with: an expansion may change the configured count (a map plays 9)
+    result["followers_per_player"] = rules.followers
+    reason = rules_coverage(rules)
     if not available():
         reason = "numba is not available"
     else:

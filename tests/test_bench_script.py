@@ -20,6 +20,7 @@ def test_bench_reports_every_row_with_ratios():
     for key in ("engine_games_per_s", "fast_engine_games_per_s", "env_steps_per_s", "fast_env_steps_per_s",
                 "vector_env_steps_per_s", "fast_vector_env_steps_per_s"):
         assert res[key] > 0, key
+    assert res["followers_per_player"] == 7  # the count played (a map's plug-in raises it to 9)
     assert res["fast_mean_legal_placements"] > 1 and res["mean_legal_placements"] > 1
     assert set(res["ratios"]) >= {"fast_engine / engine", "fast_env / env", "fast_vector (1 thread) / vector"}
     assert set(res["targets"]) >= {"fast_env_steps_per_s", "fast_engine_games_per_s", "fast_vector_env_steps_per_s"}
