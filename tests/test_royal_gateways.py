@@ -42,6 +42,7 @@ from carc_env.core import (
     ScoreItem,
 )
 from carc_env.core.tiles import CITY, RIVER, load_tile_file, tile_file_path
+from carc_env.expansions.count import CASTLE, MARKET, CountSend, FollowerFromQuarter
 
 RG = ("base", "royal_gateways")
 
@@ -325,6 +326,41 @@ def test_king_and_darmstadtium_react_once_to_the_linked_city():
         PointsAwarded(1, 1, (ScoreItem("king", "1 completed city x 1", 1),), True)
     ]
     assert g.scores == [17, 18]
+
+
+def test_count_castle_followers_join_the_linked_city_once_when_the_whole_completes():
+    # Count block: CO12's east city cap (part A) and CO9's south cap (part B).  A: P0's
+    # BA-G (2,1) with a knight, closed by P0's King's Gate RG-king-2 (3,1).  B: P1's BA-F
+    # (-2,2, a pennant) with a knight, closed by P1's King's Gate RG-king-1 (-2,3), which
+    # links them.  P1 has a follower in the castle (the Count on the market).  Closing A
+    # (a part) opens no castle window; the whole completing opens one, where the follower
+    # joins the city once, named by a segment of either part, and takes the majority.
+    g = game(["BA-G", "BA-F", "RG-king-2", "RG-king-1", "BA-B"], expansions=("base", "royal_gateways", "count"))
+    count = g.ext["count"]
+    g.supply[1] -= 1
+    count.quarters[CASTLE][1] += 1
+    count.count = MARKET
+    play(g, ["tile 2,1 r0", "follower c1", "tile -2,2 r1", "follower c1"])
+    ev = play(g, ["tile 3,1 r3", "pass"])  # P0 closes part A: not complete, no window
+    assert of(ev, FeatureCompleted) == [] and of(ev, FeatureScored) == []
+    assert g.phase == "tile" and g.player == 1
+    g.apply("tile -2,3 r0")
+    ev = g.apply("pass")  # P1 closes B and links it: the linked city is complete
+    assert of(ev, FeatureScored) == []
+    # the castle window, before scoring; P0 (first, left of the active player) has nobody
+    # in the quarters and is not asked
+    assert g.phase == "count_leave" and g.player == 1
+    (send,) = [a for a in g.legal_actions() if isinstance(a, CountSend)]  # one city, one target
+    assert g.find(g.node_of(send.x, send.y, send.segment)) == root_of(g, 2, 1) == root_of(g, -2, 2)
+    ev = g.apply("count_send 3,1 c1")  # named through part A, far from the tile just placed
+    assert of(ev, FollowerFromQuarter) == [FollowerFromQuarter(1, "castle", 3, 1, "c1", "city", False)]
+    assert [(e.kind, e.size) for e in of(ev, FeatureCompleted)] == [("city", 6)]
+    (s,) = of(ev, FeatureScored)  # P1 had no one left in the castle: scoring follows
+    assert s.items == (city_tiles(6), ScoreItem("pennants", "1 pennant x 2", 2))
+    assert (s.value, s.points, s.winners, s.returned) == (14, (0, 14), (1,), (1, 2))
+    assert g.scores == [0, 14]
+    assert count.quarters[CASTLE] == [0, 0] and g.supply == [7, 7] and g.followers_conserved()
+    assert g.phase == "tile" and g.player == 0  # P1, the active player, scored: no deployment
 
 
 # ------------------------------------------------------------- properties
