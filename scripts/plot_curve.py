@@ -38,6 +38,18 @@ def _read(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def _number_labels(ap: cli.Parser, option: str, number: str, values: list[str]) -> list[tuple[float, str]]:
+    """Parse repeated ``NUMBER:LABEL`` values (the label may be empty); a bad one ends the script."""
+    out = []
+    for v in values:
+        head, _, label = v.partition(":")
+        try:
+            out.append((float(head), label))
+        except ValueError:
+            ap.error(f"{option} wants {number}:LABEL, got {v!r}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = cli.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", help="run directories (with eval.csv / progress.csv)")
@@ -50,22 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", action="append", default=[], metavar="Y:LABEL",
                     help="a dotted horizontal line at win rate Y, labelled (repeatable)")
     args = ap.parse_args(argv)
-    targets = []
-    for t in args.target:
-        y, _, label = t.partition(":")
-        try:
-            targets.append((float(y), label))
-        except ValueError:
-            ap.error(f"--target wants Y:LABEL, got {t!r}")
-        if not 0.0 <= targets[-1][0] <= 1.0:
-            ap.error(f"--target: win rate {y} is not between 0 and 1")
-    marks = []
-    for m in args.mark:
-        steps, _, label = m.partition(":")
-        try:
-            marks.append((float(steps), label))
-        except ValueError:
-            ap.error(f"--mark wants STEPS:LABEL, got {m!r}")
+    targets = _number_labels(ap, "--target", "Y", args.target)
+    if any(not 0.0 <= y <= 1.0 for y, _ in targets):
+        ap.error(f"--target: win rate {next(y for y, _ in targets if not 0.0 <= y <= 1.0):g} is not between 0 and 1")
+    marks = _number_labels(ap, "--mark", "STEPS", args.mark)
     series = []  # (label, colour, dashed, points)
     max_x = 1.0
     for i, run in enumerate(args.runs):
