@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import sys
 import time
 from pathlib import Path
@@ -91,10 +92,31 @@ def _save(algo: Any, out: Path) -> Path:
     return final
 
 
+def _unreachable(address: str, timeout: float = 5.0) -> str | None:
+    """Why nothing can answer at ``HOST:PORT`` (None when a TCP connection opens, or for ``auto``).
+
+    Checked before ``ray.init``, which waits for its own long timeout on an address where no
+    cluster runs.
+    """
+    if address == "auto":
+        return None
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return f"--address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379) or 'auto'"
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        return f"nothing answers at {address} ({exc.strerror or exc})"
+    return None
+
+
 def _init_ray(args: argparse.Namespace) -> None:
     import ray
 
     if args.address:
+        why = _unreachable(args.address)
+        if why:
+            raise SystemExit(f"error: cannot join the Ray cluster: {why}. Is `ray start --head` running there?")
         try:
             ray.init(address=args.address, log_to_driver=False)
         except (ConnectionError, RuntimeError) as exc:

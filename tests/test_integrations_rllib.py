@@ -302,3 +302,31 @@ def test_checkpoint_plays_through_the_example_agents_evaluation(trained):
         rl.load_policy(out / "checkpoint", "nobody")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         rl.load_policy(out / "missing")
+
+
+def test_an_address_where_no_cluster_runs_fails_at_once_with_one_clear_line(tmp_path):
+    # a port nothing listens on: bind one, note it, close it
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, str(ROOT / "scripts" / "train_rllib.py"), "--address", f"127.0.0.1:{port}",
+           "--out", str(tmp_path / "o"), "--iterations", "1"]  # fmt: skip
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert run.returncode != 0
+    lines = [ln for ln in run.stderr.splitlines() if ln.strip()]
+    assert lines[-1].startswith(f"error: cannot join the Ray cluster: nothing answers at 127.0.0.1:{port}"), run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("address", ["localhost", "host:port", ":6379", "10.0.0.5:70000"])
+def test_a_malformed_address_is_named(address):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "scripts" / "train_rllib.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod._unreachable(address) == f"--address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379) or 'auto'"
+    assert mod._unreachable("auto") is None
