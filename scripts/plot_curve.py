@@ -2,8 +2,8 @@
 """Draw the learning curve of one or more training runs as a PNG (Pillow only).
 
     python scripts/plot_curve.py runs/default runs/long --out docs/img/learning_curve.png
-    python scripts/plot_curve.py runs/long --mark 523795:"end of the default run" \
-        --points docs/results/long/snapshots.csv --target 0.75:"target vs greedy" --out docs/img/long_run.png
+    python scripts/plot_curve.py docs/results/long --mark 523795:"end of the main command" \
+        --points docs/results/long/snapshots.csv --target 0.75:"bar vs greedy" --out docs/img/long_run.png
 
 For each run: the periodic evaluation win rates against the random and greedy
 baselines (OUT/eval.csv, points joined by lines) and the training win rate
