@@ -45,6 +45,22 @@ SEA_TEXT = ["~ ~ ~ ~", " ~ ~ ~ ", "~ ~ ~ ~"]
 ABROAD_TEXT = [": : : :", " : : : ", ": : : :"]
 
 
+def _outline(d: ImageDraw.ImageDraw, canvas: Canvas, cells, inside, colour, width: int) -> None:
+    """Draw each side of each cell in ``cells`` that faces no cell of ``inside``."""
+    tp = canvas.tile_px
+    for x, y in cells:
+        left, top = canvas.cell_origin(x, y)
+        ends = (
+            ((left, top), (left + tp, top)),
+            ((left + tp, top), (left + tp, top + tp)),
+            ((left, top + tp), (left + tp, top + tp)),
+            ((left, top), (left, top + tp)),
+        )
+        for s in range(4):
+            if (x + DX[s], y + DY[s]) not in inside:
+                d.line(ends[s], fill=colour, width=width)
+
+
 class Drawing(BaseDrawing):
     """The printed board under the tiles."""
 
@@ -126,19 +142,8 @@ class Drawing(BaseDrawing):
                     d.rectangle([left, top, left + tp - 1, top + tp - 1], fill=colour)
         # the border: every side of a square that faces no square
         lw = max(2, tp // 16)
-        for x, y in squares:
-            if not (canvas.x0 <= x <= canvas.x1 and canvas.y0 <= y <= canvas.y1):
-                continue
-            left, top = canvas.cell_origin(x, y)
-            ends = (
-                ((left, top), (left + tp, top)),
-                ((left + tp, top), (left + tp, top + tp)),
-                ((left, top + tp), (left + tp, top + tp)),
-                ((left, top), (left, top + tp)),
-            )
-            for s in range(4):
-                if (x + DX[s], y + DY[s]) not in squares:
-                    d.line(ends[s], fill=BORDER, width=lw)
+        visible = [(x, y) for x, y in squares if canvas.x0 <= x <= canvas.x1 and canvas.y0 <= y <= canvas.y1]
+        _outline(d, canvas, visible, squares, BORDER, lw)
         # start squares: a darker margin
         for x, y in self.start_cells:
             left, top = canvas.cell_origin(x, y)
@@ -166,17 +171,7 @@ class Drawing(BaseDrawing):
         wall = max(2, tp // 12)
         for city in self.map.large_cities:  # a wall round the block
             cells = set(city.cells)
-            for x, y in cells:
-                left, top = canvas.cell_origin(x, y)
-                ends = (
-                    ((left, top), (left + tp, top)),
-                    ((left + tp, top), (left + tp, top + tp)),
-                    ((left, top + tp), (left + tp, top + tp)),
-                    ((left, top), (left, top + tp)),
-                )
-                for s in range(4):
-                    if (x + DX[s], y + DY[s]) not in cells:
-                        d.line(ends[s], fill=WALL, width=wall)
+            _outline(d, canvas, cells, cells, WALL, wall)
         big = font(max(10, tp // 4))
         for city in self.map.large_cities:
             xs = [c[0] for c in city.cells]
