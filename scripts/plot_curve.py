@@ -63,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="a dotted horizontal line at win rate Y, labelled (repeatable)")
     args = ap.parse_args(argv)
     targets = _number_labels(ap, "--target", "Y", args.target)
-    if any(not 0.0 <= y <= 1.0 for y, _ in targets):
-        ap.error(f"--target: win rate {next(y for y, _ in targets if not 0.0 <= y <= 1.0):g} is not between 0 and 1")
+    for y, _ in targets:
+        if not 0.0 <= y <= 1.0:
+            ap.error(f"--target: win rate {y:g} is not between 0 and 1")
     marks = _number_labels(ap, "--mark", "STEPS", args.mark)
     series = []  # (label, colour, dashed, points)
     max_x = 1.0
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
                    for j in range(len(wins))]
             series.append((f"{run_dir.name}: training (all opponents)", tuple(c // 2 + 100 for c in colour), False, avg))
     bars = {}  # label -> [(x, lo, hi)]
-    for j, path in enumerate(args.points):
+    extra = 0  # point series drawn so far: each gets the next colour after the runs'
+    for path in args.points:
         rows = _read(Path(path))
         if not rows:
             return cli.fail(ap.prog, f"--points {path}: missing or empty")
@@ -94,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli.fail(ap.prog, f"--points {path}: lacks the column(s) {', '.join(sorted(missing))}")
         for label in dict.fromkeys(r["label"] for r in rows):
             mine = sorted((r for r in rows if r["label"] == label), key=lambda r: float(r["env_steps"]))
-            colour = COLOURS[(len(args.runs) + j + len(bars)) % len(COLOURS)]
+            colour = COLOURS[(len(args.runs) + extra) % len(COLOURS)]
+            extra += 1
             series.append((f"eval vs {label}", colour, False, [(float(r["env_steps"]), float(r["win_rate"])) for r in mine]))
             if all(r.get("lo") and r.get("hi") for r in mine):
                 bars[f"eval vs {label}"] = [(float(r["env_steps"]), float(r["lo"]), float(r["hi"])) for r in mine]

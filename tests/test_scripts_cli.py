@@ -275,6 +275,12 @@ def test_plot_curve_draws_runs_points_with_intervals_and_targets(tmp_path, capsy
 
     diff = int((np.asarray(a) != np.asarray(b)).any(axis=2).sum())
     assert diff > 200
+    # two series without intervals in one file get two colours (the run has the first)
+    two = tmp_path / "two.csv"
+    two.write_text("label,env_steps,win_rate\na,1000,0.2\na,2000,0.3\nb,1000,0.7\nb,2000,0.8\n")
+    assert _script("plot_curve").main([str(run), "--points", str(two), "--out", str(out)]) == 0
+    pixels = {tuple(p) for p in np.asarray(Image.open(out).convert("RGB")).reshape(-1, 3)}
+    assert (214, 39, 40) in pixels and (44, 160, 44) in pixels
 
 
 @pytest.mark.parametrize(
