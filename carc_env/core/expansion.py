@@ -369,6 +369,34 @@ def plugins() -> dict[str, Plugin]:
     return dict(_REGISTRY)
 
 
+BUILTIN_PACKAGE = __name__.rsplit(".", 2)[0] + ".expansions"
+"""The package whose subpackages are the built-in plug-ins (``carc_env.expansions``)."""
+_builtins_loaded = False
+
+
+def load_builtins() -> None:
+    """Import every subpackage of :data:`BUILTIN_PACKAGE` once (each registers itself): the built-in
+    plug-ins are discovered from the package's folder, not listed by hand."""
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    _builtins_loaded = True
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module(BUILTIN_PACKAGE)
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.ispkg and not info.name.startswith("_"):
+            importlib.import_module(f"{BUILTIN_PACKAGE}.{info.name}")
+
+
+def builtin_keys() -> tuple[str, ...]:
+    """Keys of the built-in plug-ins (those under :data:`BUILTIN_PACKAGE`, the base game included), sorted."""
+    load_builtins()
+    prefix = BUILTIN_PACKAGE + "."
+    return tuple(sorted(k for k, p in _REGISTRY.items() if p.package.startswith(prefix)))
+
+
 def generation() -> int:
     """A number that changes whenever the registry changes (rule-set caches key on it)."""
     return _generation
