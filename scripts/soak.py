@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from agents import cli  # noqa: E402
 
-_SHARED = {"rules", "config", "_infos"}
+_SHARED = {"rules", "config", "tile_infos"}
 
 
 def snapshot(obj: Any) -> Any:
