@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import expansions  # noqa: F401  (registers the built-in expansions)
 from .core import ConfigError, Game, GameConfig, IllegalActionError, new_game
+from .core.registry import load_builtins
 from .registration import register as _register
 
 __version__ = "0.1.0"
 
+load_builtins()  # every package under carc_env/expansions/ registers itself
 _register()
 
 __all__ = [

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from carc_env.core import ConfigError, Game, GameConfig  # noqa: E402
 from carc_env.core.config import ruleset  # noqa: E402
-from carc_env.core.expansion import plugins  # noqa: E402
+from carc_env.core.registry import builtin_keys  # noqa: E402
 from carc_env.encoding import ActionCodec, ObservationEncoder  # noqa: E402
 from carc_env.render import render_image, render_text  # noqa: E402
 
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.combos:
         combos = [tuple(c.split(",")) if c else () for c in args.combos.split(";")]
     else:
-        exps = sorted(k for k, p in plugins().items() if p.package.startswith("carc_env.expansions.") and k != "base")
+        exps = [k for k in builtin_keys() if k != "base"]
         combos = [c for r in range(len(exps) + 1) for c in itertools.combinations(exps, r) if _plays(c)]
     result = {}
     for i, combo in enumerate(combos):

@@ -7,10 +7,11 @@ Plays ``--games`` games with uniformly random legal decisions, alternately
 through the core (``Game.apply`` on ``legal_actions()``) and through the
 PettingZoo env (``raw_env.step`` on the action mask).  Each game draws a
 player count (2 to 5), a combination of the built-in expansions the rules
-accept, and random values for the boolean rule options.  Checked:
+accept (all of them: the core registry's list), and random values for the boolean rule options.  Checked:
 
 * at every decision: followers are conserved (supply + board + held by
-  expansions = followers per player); no score ever decreases;
+  expansions = followers per player); every score changes by exactly the
+  points of the step's scoring events (a variant's penalty may lower it);
 * core games: every applied action's text parses back to the same action;
 * env games: the mask enables exactly the legal actions the window can
   express (every enabled index decodes to a legal action, and the legal
@@ -44,8 +45,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from agents import cli  # noqa: E402
 
-EXPANSIONS = ("count", "darmstadt", "king_robber", "river2", "shrines")
-_SHARED = {"rules", "config", "_infos"}
+_SHARED = {"rules", "config", "tile_infos"}
 
 
 def snapshot(obj: Any) -> Any:
@@ -85,14 +85,15 @@ def game_snapshot(game: Any) -> Any:
 
 
 def valid_configs(num_players: int | None) -> list[Any]:
-    """Every combination of the built-in expansions the rules accept (base always on)."""
-    import carc_env  # noqa: F401  (registers the expansions)
+    """Every combination of the built-in expansions (the core registry's, base always on) the rules accept."""
     from carc_env.core import ConfigError, GameConfig
     from carc_env.core.config import ruleset
+    from carc_env.core.registry import builtin_keys
 
+    expansions = [k for k in builtin_keys() if k != "base"]
     combos = []
-    for r in range(len(EXPANSIONS) + 1):
-        for c in itertools.combinations(EXPANSIONS, r):
+    for r in range(len(expansions) + 1):
+        for c in itertools.combinations(expansions, r):
             try:
                 ruleset(GameConfig(num_players=num_players or 2, expansions=("base", *c)))
             except ConfigError:
@@ -115,6 +116,20 @@ def random_options(rng: np.random.Generator, keys: tuple[str, ...]) -> dict[str,
     return out
 
 
+def scored(events: list[Any], num_players: int) -> list[int]:
+    """Points per player that a step's scoring events carry (a score changes only through them; a
+    variant's penalty, e.g. a town on the map, is a negative ``PointsAwarded``)."""
+    from carc_env.core import FeatureScored, PointsAwarded
+
+    out = [0] * num_players
+    for ev in events:
+        if isinstance(ev, FeatureScored):
+            out = [o + p for o, p in zip(out, ev.points, strict=True)]
+        elif isinstance(ev, PointsAwarded):
+            out[ev.player] += ev.points
+    return out
+
+
 class Soak:
     def __init__(self, max_failures: int = 5) -> None:
         self.checks = 0
@@ -130,9 +145,11 @@ class Soak:
             if len(self.failures) < self.max_failures:
                 self.failures.append(what)
 
-    def step_invariants(self, game: Any, before: list[int], where: str) -> None:
+    def step_invariants(self, game: Any, before: list[int], events: list[Any], where: str) -> None:
         self.check(game.followers_conserved(), f"{where}: followers not conserved")
-        self.check(all(a >= b for a, b in zip(game.scores, before, strict=True)), f"{where}: a score decreased {before} -> {game.scores}")
+        gained = [a - b for a, b in zip(game.scores, before, strict=True)]
+        self.check(gained == scored(events, len(before)),
+                   f"{where}: scores {before} -> {game.scores} are not the points of the step's events")
 
     def end_invariants(self, game: Any, where: str) -> None:
         from carc_env.core.record import replay, to_record
@@ -163,9 +180,9 @@ class Soak:
             text = game.action_text(action)
             self.check(game.parse_action(text) == action, f"{where}: text {text!r} does not parse back to {action!r}")
             before = game.scores[:]
-            game.apply(action)
+            events = game.apply(action)
             self.decisions += 1
-            self.step_invariants(game, before, f"{where} turn {game.turn}")
+            self.step_invariants(game, before, events, f"{where} turn {game.turn}")
         self.end_invariants(game, where)
 
     @staticmethod
@@ -202,10 +219,12 @@ class Soak:
                 obs = env.observe(env.agent_selection)
                 self.check(obs in space, f"{where}: observation outside the observation space")
             before = game.scores[:]
-            env.step(int(enabled[int(rng.integers(len(enabled)))]))
+            index = int(enabled[int(rng.integers(len(enabled)))])
+            events = game.clone().apply(env.codec.decode(game, index))  # the env's step hands out no events
+            env.step(index)
             self.decisions += 1
             k += 1
-            self.step_invariants(game, before, f"{where} step {k}")
+            self.step_invariants(game, before, events, f"{where} step {k}")
         self.end_invariants(game, where)
 
 
@@ -222,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     combos = valid_configs(args.players)
     soak = Soak()
-    per_expansion = dict.fromkeys(EXPANSIONS, 0)
+    per_expansion = dict.fromkeys(sorted({k for c in combos for k in c[1:]}), 0)
     t0 = time.perf_counter()
     for g in range(args.games):
         keys = combos[int(rng.integers(len(combos)))]

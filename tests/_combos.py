@@ -23,8 +23,7 @@ import itertools
 
 import numpy as np
 
-import carc_env  # noqa: F401  (registers the built-in expansions)
-from carc_env.core.expansion import plugins
+from carc_env.core.registry import builtin_keys
 
 SAMPLE = 8
 SAMPLE_SEED = 20240611
@@ -37,9 +36,7 @@ REFUSED: dict[frozenset[str], str] = {
 
 def builtin_expansions() -> tuple[str, ...]:
     """Keys of the built-in plug-ins other than the base game, sorted."""
-    return tuple(
-        sorted(k for k, p in plugins().items() if p.package.startswith("carc_env.expansions.") and k != "base")
-    )
+    return tuple(k for k in builtin_keys() if k != "base")
 
 
 def _refused(combo: tuple[str, ...]) -> bool:

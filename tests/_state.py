@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 # Shared, immutable parts of a game (the rule set and the per-tile tables derived from it).
-_SHARED = {"rules", "config", "_infos"}
+_SHARED = {"rules", "config", "tile_infos"}
 
 
 def freeze(obj: Any, _seen: set[int] | None = None) -> Any:

@@ -2,19 +2,20 @@
 
 Layers, lowest first::
 
-    core                 stdlib + numpy
+    core                 stdlib + numpy; the plug-in registry (core/registry.py) finds every plug-in by key
     plug-in rules        carc_env/expansions/<key>/ (but actions, observe, draw): core + its own package
-    plug-in registry     carc_env/expansions/__init__.py: core + the built-in plug-in packages
-    encoding             core + the plug-in registry
+    plug-ins' package    carc_env/expansions/__init__.py: core only (no list of the built-ins: the core's
+                         registry discovers them, so nothing imports this package upward)
+    encoding             core
     plug-in actions /    <key>/actions.py, <key>/observe.py: core + encoding + its own package
       observe
-    render               core + the plug-in registry (+ Pillow)
+    render               core (+ Pillow)
     plug-in draw         <key>/draw.py: core + render + its own package
-    fast                 the compiled engine: core + the plug-in registry + encoding (+ numba)
+    fast                 the compiled engine: core + encoding (+ numba)
     plug-in fast         <key>/fast.py: core + fast + its own package
     policies             core + encoding
     registration         nothing of carc_env (+ gymnasium, pettingzoo): the ids, as entry-point strings
-    env                  core + encoding + render + policies + fast + the registry + registration
+    env                  core + encoding + render + policies + fast + registration
                          (+ gymnasium, pettingzoo)
     baselines            env + policies
     integrations         core + env + baselines + registration (+ torch, ray, stable_baselines3,
@@ -56,20 +57,20 @@ EXTERNAL_ONLY_IN = {  # third-party packages and the layers that may import them
 ALLOWED = {
     "core": {"core"},
     "plugin_rules": {"core"},
-    "registry": {"core", "registry", "plugin_rules"},
-    "encoding": {"core", "registry", "encoding"},
+    "registry": {"core"},
+    "encoding": {"core", "encoding"},
     "plugin_encoding": {"core", "encoding"},
-    "render": {"core", "registry", "render"},
+    "render": {"core", "render"},
     "plugin_draw": {"core", "render"},
-    "fast": {"core", "registry", "encoding", "fast"},
+    "fast": {"core", "encoding", "fast"},
     "plugin_fast": {"core", "fast"},
     "policies": {"core", "encoding", "policies"},
     "search": {"core", "encoding", "policies", "fast", "search"},
     "registration": set(),
-    "env": {"core", "registry", "encoding", "render", "policies", "fast", "env", "registration"},
+    "env": {"core", "encoding", "render", "policies", "fast", "env", "registration"},
     "baselines": {"env", "policies"},
     "integrations": {"core", "env", "baselines", "registration", "integrations"},
-    "package": {"core", "registry", "registration"},
+    "package": {"core", "registration"},
 }
 DECLARATIONS = {"REQUIRES", "CONFLICTS", "START_COMBINES"}
 NOT_A_NAME = {  # the tile data's "count" attribute (copies in the set)
@@ -149,9 +150,9 @@ def test_imports_follow_the_layers(path):
             continue  # inside its own plug-in package
         if target_plugin is not None and plugin is not None:
             raise AssertionError(f"plug-in module {me} imports another plug-in's module {mod}")
-        if target == "plugin_rules" and layer != "registry":
+        if target == "plugin_rules":
             raise AssertionError(f"{me} ({layer}) imports the plug-in module {mod} by name; ask the registry")
-        assert target in ALLOWED[layer] or target_plugin is not None and layer == "registry", (
+        assert target in ALLOWED[layer], (
             f"{me} ({layer}) imports {mod} ({target})"
         )
 
@@ -288,3 +289,17 @@ def test_plug_ins_change_the_game_only_through_its_methods():
                 )
     assert checked >= 20
 
+
+
+def test_the_built_in_plug_ins_are_discovered_not_listed():
+    """Every subpackage of carc_env/expansions is a built-in plug-in; the package's __init__ lists none."""
+    from carc_env.core.registry import builtin_keys
+
+    folders = {p.parent.name for p in (ROOT / "expansions").glob("*/__init__.py") if not p.parent.name.startswith("_")}
+    packages = {plugins()[k].package.split(".")[2] for k in builtin_keys()}
+    assert packages == folders
+    init = ast.parse((ROOT / "expansions" / "__init__.py").read_text())
+    assert not [m for m in _imports(ROOT / "expansions" / "__init__.py") if m.count(".") >= 2 and "core" not in m], (
+        "carc_env/expansions/__init__.py imports a plug-in: the core's registry discovers them"
+    )
+    assert init is not None

@@ -174,7 +174,7 @@ def test_the_one_ply_scan_is_exact_at_the_border(config, seed, action_seed):
         for x, y, r in legal[rng.permutation(len(legal))[:6]].tolist():
             scan = g.scan_placement(g.current_tile, x, y, r)
             after = g.clone()
-            after._put_tile(g.current_tile, x, y, r)  # the board change alone, no turn
+            after.put_tile(g.current_tile, x, y, r)  # the board change alone, no turn
             base = after.placements[-1][4]
             tile = g.rules.tiles[g.current_tile]
             roots = {after.find(base + i) for i, s in enumerate(tile.segments) if s.kind in (CITY, ROAD)}

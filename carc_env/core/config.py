@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_entry_points, overrides, registry
+from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_builtins, load_entry_points, overrides, registry
 from .layout import ANY_EDGE, BoardLayout
 from .tiles import BUILDING, CITY, FIELD, RIVER, ROAD, TileDataError, TileType, load_tile_file, tile_file_path
 
@@ -169,6 +169,9 @@ class RuleSet:
         if len(set(keys)) != len(keys):
             raise ConfigError(f"expansions lists a key twice: {keys}")
         reg = registry()
+        if any(k not in reg for k in keys):
+            load_builtins()
+            reg = registry()
         if any(k not in reg for k in keys):
             load_entry_points([k for k in keys if k not in reg])
             reg = registry()

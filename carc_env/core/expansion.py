@@ -1,4 +1,4 @@
-"""The expansion (plug-in) protocol: hooks, their composition rules, and the registry.
+"""The expansion (plug-in) protocol: hooks and their composition rules.
 
 An expansion is a subclass of :class:`Expansion` registered under its ``KEY``
 with :func:`register`.  The core never checks an expansion's name: every rule
@@ -113,14 +113,8 @@ on the expansion instance (one per ``RuleSet``) or in ``RuleSet.cache``.
 
 Registry and plug-in parts
 --------------------------
-:func:`register` records the class and the *package* of the plug-in; the
-upper layers import the package's parts on demand (``<package>.actions``:
-phase codecs, ``<package>.observe``: observation planes, ``<package>.draw``:
-drawing; see :mod:`carc_env.expansions`).  Built-in plug-ins live in
-``carc_env/expansions/<key>/``; a plug-in from anywhere else registers the
-same way (``register(MyExpansion, package="my_pkg")`` from its own code), or
-is found through the ``carc_env.expansions`` entry-point group when a
-configuration names a key nobody has registered yet.
+The registry (:func:`register`, :func:`plugins`, :func:`part`, ...) lives in
+:mod:`carc_env.core.registry`; its names are re-exported here.
 """
 
 from __future__ import annotations
@@ -304,93 +298,34 @@ class Expansion:
         """End-of-game scoring after roads, cities, buildings and fields."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Plugin:
-    """A registered expansion: its class and the package holding its parts (actions, observe, draw)."""
-
-    cls: type[Expansion]
-    package: str
-
-
-_REGISTRY: dict[str, Plugin] = {}
-_generation = 0  # bumped on every change, so cached rule sets of a changed key are rebuilt
-ENTRY_POINT_GROUP = "carc_env.expansions"
-
-
-def register(cls: type[Expansion] | None = None, *, package: str | None = None) -> Any:
-    """Make an expansion available under ``cls.KEY``; usable as ``@register`` or ``register(cls, package=...)``.
-
-    ``package`` is the import path whose submodules ``actions``, ``observe`` and ``draw`` hold the
-    plug-in's phase codecs, observation planes and drawing (each optional); default: the module
-    defining ``cls``.  Registering another class under a key already taken raises ``ValueError``
-    (call :func:`unregister` first to replace one on purpose).
-    """
-
-    def do(c: type[Expansion]) -> type[Expansion]:
-        global _generation
-        if not (isinstance(c, type) and issubclass(c, Expansion)):
-            raise TypeError(f"register() needs an Expansion subclass, got {c!r}")
-        if not isinstance(c.KEY, str) or not c.KEY:
-            raise ValueError(f"{c.__name__} has no KEY (a non-empty string)")
-        old = _REGISTRY.get(c.KEY)
-        pkg = package or c.__module__
-        if old is not None and old.cls is not c and _qualname(old.cls) != _qualname(c):
-            raise ValueError(
-                f"expansion key {c.KEY!r} is already registered by {_qualname(old.cls)}; "
-                f"choose another KEY for {_qualname(c)} (or unregister({c.KEY!r}) first)"
-            )
-        _REGISTRY[c.KEY] = Plugin(c, pkg)
-        _generation += 1
-        return c
-
-    return do if cls is None else do(cls)
-
-
-def unregister(key: str) -> None:
-    """Remove an expansion from the registry (tests; replacing a plug-in on purpose)."""
-    global _generation
-    if key not in _REGISTRY:
-        raise KeyError(f"no expansion {key!r} is registered; registered: {sorted(_REGISTRY)}")
-    del _REGISTRY[key]
-    _generation += 1
-
-
-def _qualname(c: type) -> str:
-    return f"{c.__module__}.{c.__qualname__}"
-
-
-def registry() -> dict[str, type[Expansion]]:
-    """Registered expansions by key (``carc_env/__init__`` imports the built-in ones)."""
-    return {k: p.cls for k, p in _REGISTRY.items()}
-
-
-def plugins() -> dict[str, Plugin]:
-    """Registered plug-ins (class and package) by key."""
-    return dict(_REGISTRY)
-
-
-def generation() -> int:
-    """A number that changes whenever the registry changes (rule-set caches key on it)."""
-    return _generation
-
-
-def load_entry_points(wanted: Collection[str] = ()) -> None:
-    """Import the plug-ins advertised in the ``carc_env.expansions`` entry-point group.
-
-    An entry point's name is the expansion key; its value a module (importing it registers the
-    plug-in) or an :class:`Expansion` subclass (registered with its module as the package).  Only
-    entry points named in ``wanted`` are loaded (all of them if ``wanted`` is empty).
-    """
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if wanted and ep.name not in wanted or ep.name in _REGISTRY:
-            continue
-        obj = ep.load()
-        if isinstance(obj, type) and issubclass(obj, Expansion) and obj.KEY not in _REGISTRY:
-            register(obj, package=ep.module)
-
-
 def overrides(exp: Expansion, name: str) -> bool:
     """Whether ``exp``'s class overrides hook ``name`` of :class:`Expansion`."""
     return getattr(type(exp), name) is not getattr(Expansion, name)
+
+
+# The registry is its own module; its names stay importable from here (``from carc_env.core.expansion
+# import register``), the place plug-ins have always imported them from.
+from .registry import (  # noqa: E402
+    BUILTIN_PACKAGE,
+    ENTRY_POINT_GROUP,
+    PARTS,
+    Plugin,
+    _REGISTRY,
+    all_parts,
+    builtin_keys,
+    generation,
+    load_builtins,
+    load_entry_points,
+    part,
+    parts,
+    plugins,
+    register,
+    registry,
+    unregister,
+)
+
+__all__ = [
+    "BUILTIN_PACKAGE", "ENTRY_POINT_GROUP", "PARTS", "SINGLE_ANSWER_HOOKS", "ConfigError", "Expansion", "NoOptions",
+    "Plugin", "all_parts", "builtin_keys", "generation", "load_builtins", "load_entry_points", "overrides", "part",
+    "parts", "plugins", "register", "registry", "unregister",
+]  # fmt: skip

@@ -10,6 +10,11 @@ stage is done.
 
 Stages hold no state; whatever they need between decisions lives in the game
 (``game.ext[KEY]`` for an expansion), so cloning a game clones it too.
+
+This module holds the :class:`Stage` protocol and the assembly of a rule
+set's turn (:func:`build_stages`); the core's own stages live with the work
+they do (:mod:`carc_env.core.turn`: draw, tile, follower, end of turn;
+:mod:`carc_env.core.scoring`: completions, scoring, final scoring).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from .actions import Action, IllegalActionError
 from .expansion import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,85 +93,15 @@ class Stage:
         return []
 
 
-class DrawStage(Stage):
-    def enter(self, game: Game) -> bool:
-        game._draw()
-        return False
-
-
-class TileStage(Stage):
-    name = "tile"
-
-    def enter(self, game: Game) -> bool:
-        return not game.over
-
-    def apply(self, game: Game, action: Action) -> bool:
-        if type(action) is not PlaceTile:
-            raise IllegalActionError(f"the {self.name} phase needs a PlaceTile action, got {action!r}")
-        game._place_tile(action.x, action.y, action.rotation)
-        return True
-
-    def legal_actions(self, game: Game) -> list[Action]:
-        return [PlaceTile(int(x), int(y), int(r)) for x, y, r in game.legal_tile_placements()]
-
-
-class FollowerStage(Stage):
-    """Optional follower deployment on the tile just placed.
-
-    Skipped (no decision) when the player has no follower in supply or the
-    tile offers no free feature, since passing is then the only choice.
-    """
-
-    name = "follower"
-
-    def enter(self, game: Game) -> bool:
-        game._follower_spots = game._compute_follower_spots()
-        return bool(game._follower_spots)
-
-    def apply(self, game: Game, action: Action) -> bool:
-        if type(action) is Pass:
-            return True
-        if type(action) is not PlaceFollower:
-            raise IllegalActionError(f"the {self.name} phase needs PlaceFollower or Pass, got {action!r}")
-        game._place_follower(action.segment)
-        return True
-
-    def legal_actions(self, game: Game) -> list[Action]:
-        return [PlaceFollower(s) for s in game._follower_spots] + [Pass()]
-
-
-class DetectCompletionsStage(Stage):
-    """Find the features this turn completed (``game.completing``), before anyone scores them."""
-
-    def enter(self, game: Game) -> bool:
-        game._detect_completions()
-        return False
-
-
-class ScoreStage(Stage):
-    def enter(self, game: Game) -> bool:
-        game._score_completions()
-        return False
-
-
-class FinalScoreStage(Stage):
-    def enter(self, game: Game) -> bool:
-        game._finish()
-        return False
-
-
-class EndTurnStage(Stage):
-    def enter(self, game: Game) -> bool:
-        game._end_turn()
-        return False
-
-
 def build_stages(expansions: list[Expansion], known: Collection[str] = ()) -> tuple[list[Stage], list[Stage]]:
     """The stages of a turn, and the stages run once when the last tile has been played.
 
     ``expansions`` are in expansion order; ``known`` are the registered keys (references to a
     registered expansion that is not enabled are ignored).
     """
+    from .scoring import DetectCompletionsStage, FinalScoreStage, ScoreStage  # they subclass Stage
+    from .turn import DrawStage, EndTurnStage, FollowerStage, TileStage
+
     enabled = {e.KEY for e in expansions}
     known = set(known) | enabled
     decl: dict[str, list[tuple[str, Stage, str]]] = {a: [] for a in ANCHORS}  # anchor -> (id, stage, key)

@@ -10,7 +10,7 @@
 
 Expansions extend both through their plug-ins' parts (``actions``:
 ``PHASE_CODECS``; ``observe``: ``Observation``), found through the plug-in
-registry (:mod:`carc_env.expansions`); this package imports no expansion by
+registry (:mod:`carc_env.core.registry`); this package imports no expansion by
 name.  It imports numpy and the core only (no gymnasium, pettingzoo or torch).
 """
 

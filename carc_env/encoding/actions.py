@@ -17,7 +17,7 @@ decision phase owns one contiguous range, in this order:
 3. then one range per extra phase an expansion declares, in the order of
    ``rules.phases``.  A phase's codec comes from the ``PHASE_CODECS`` of the
    ``actions`` part of the plug-in that owns the phase (``rules.phase_owner``),
-   found through the plug-in registry (:func:`carc_env.expansions.part`); the
+   found through the plug-in registry (:func:`carc_env.core.registry.part`); the
    codec never checks expansion names.  A phase without one gets the generic
    :class:`EnumeratedPhaseCodec`, with a warning.
 
@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
-from ..expansions import part
+from ..core.registry import part
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet

@@ -8,7 +8,7 @@ re-exported here as :func:`scan_placement`).  On top of it:
 best-opponent points, counting the best follower that would score at once;
 with the last tile, the play-out runs through the final scoring; the turn's
 other decisions are passed) and ``leads``.  With plug-ins that have a
-``heuristics`` part (:mod:`carc_env.expansions`), ``asset_values`` adds what
+``heuristics`` part (:mod:`carc_env.core.registry`), ``asset_values`` adds what
 each player holds in their state (glass tokens ...) to the points, and
 ``plugin_action`` asks them for a choice in their own decision phases.  None
 of them changes ``game``.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..core import Pass, PlaceTile
 from ..core.lookahead import Joined, Scan, scan_placement
 from ..core.tiles import BUILDING, CITY, ROAD
-from ..expansions import parts
+from ..core.registry import parts
 
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType

@@ -33,7 +33,7 @@ Extensions
 ----------
 An expansion adds planes and global features with the ``Observation`` class
 (an :class:`ObservationExtension`) of its plug-in's ``observe`` part, found
-through the plug-in registry (:func:`carc_env.expansions.parts`) for every
+through the plug-in registry (:func:`carc_env.core.registry.parts`) for every
 enabled expansion, in expansion order.  Static channels come from a
 per-(tile type, rotation) table and are cached on the canvas, after the
 core's static channels; dynamic channels follow the core's dynamic ones and
@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
-from ..expansions import parts
+from ..core.registry import parts
 from .actions import ActionCodec, StateView
 
 if TYPE_CHECKING:  # pragma: no cover

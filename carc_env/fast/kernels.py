@@ -197,7 +197,7 @@ def find(nd, g, x):
 
 @njit(**_inner)
 def union(T, S, g, a, b):
-    """The reference's Game._union: the root with more distinct tiles (cities, roads) stays root."""
+    """The reference's Game.union (carc_env.core.features): the root with more distinct tiles (cities, roads) stays root."""
     nd, ls = S.nd, S.ls
     a = find(nd, g, a)
     b = find(nd, g, b)
@@ -258,7 +258,7 @@ def frontier_require(T, S, g, x, y, side, code):
 
 @njit(**_inner)
 def put_tile(T, S, g, t, x, y, r):
-    """The reference's Game._put_tile: nodes, unions with the neighbours, frontier, buildings."""
+    """The reference's Game.put_tile (carc_env.core.board): nodes, unions with the neighbours, frontier, buildings."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     off = T.P[P_GOFF]
     k = gi[g, G_NPL]

@@ -1,7 +1,7 @@
 """What a plug-in declares about the compiled engine: its ``fast`` part.
 
 A plug-in package may have a ``fast`` part (``carc_env/expansions/<key>/fast.py``,
-found through :func:`carc_env.expansions.part` like ``actions``, ``observe``
+found through :func:`carc_env.core.registry.part` like ``actions``, ``observe``
 and ``draw``) holding ``SUPPORT``, a :class:`FastSupport`: which of its hooks
 the kernels reproduce, which of its rule options they handle, and the kernel
 parameters of a configuration.  An enabled expansion without a ``fast`` part,

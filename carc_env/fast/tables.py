@@ -33,7 +33,7 @@ from ..core.config import N_PATTERNS, RuleSet, ruleset
 from ..core.expansion import Expansion, overrides
 from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, EDGE_CODES, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
-from ..expansions import part
+from ..core.registry import part
 from .support import PARAMETERS, FastSupport
 
 # ---------------------------------------------------------------- coverage

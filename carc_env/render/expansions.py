@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.expansion import generation
 from ..core.tiles import KIND_NAMES, RIVER
-from ..expansions import all_parts, parts
+from ..core.registry import all_parts, parts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
