@@ -271,6 +271,7 @@ class RuleSet:
         self.building_kinds = sorted({s.building for t in self.tiles for s in t.segments if s.kind == BUILDING})
         self._cache: dict[str, Any] = {}
 
+        self.h_after_draw = hooked("after_draw")
         self.h_veto = hooked("placement_veto")
         self.h_placement_links = hooked("placement_links")
         self.h_after_placement = hooked("after_placement")

@@ -47,6 +47,9 @@ hook                   composition  what it may do
                                     (``core.layout.BoardLayout``); default: an unbounded table
 ``followers_per_player`` single     at config time: followers per player; default
                                     ``GameConfig.followers`` (a map's 9)
+``after_draw``         each         a tile was drawn for the turn's player (``TileDrawn``), before the
+                                    vetoes decide whether it can be placed; also for a tile then
+                                    discarded (Stained Glass's token for drawing a cloister tile)
 ``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
                                     if no expansion clears it (river, shrine adjacency, maps,
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
@@ -223,6 +226,9 @@ class Expansion:
         return None
 
     # -- placement -------------------------------------------------------
+    def after_draw(self, game: Game, tile: int) -> None:
+        """Tile type ``tile`` was drawn for ``game.turn_player`` (placeable or not: it may be discarded next)."""
+
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> str | None:
         """Clear bits in ``masks`` (uint8 rotation bitmask per frontier cell, in place; the cells are
         ``game.frontier_cells()``).  May return a reason (``"every legal placement would close ..."``):

@@ -573,6 +573,8 @@ class Game:
                 return
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
+            for hook in rules.h_after_draw:
+                hook(self, t)
             masks = compat[t][self._fpat[: self._nf]]
             reason = "no legal placement"
             for veto in rules.h_veto:
