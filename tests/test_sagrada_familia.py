@@ -85,8 +85,14 @@ def test_a_placement_that_would_close_the_sagrada_familia_city_is_refused():
     closing = {(0, -2, 2)}  # the only way BA-E fits at (0,-2)
     assert closing <= brute_legal_placements(g, g.rules.tiles[g.current_tile])
     assert offered == brute_legal_placements(g, g.rules.tiles[g.current_tile]) - closing
-    with pytest.raises(IllegalActionError):
+    # issue 23: the error names the Sagrada Familia rule, not the edges (which fit)
+    with pytest.raises(IllegalActionError) as err:
         g.apply("tile 0,-2 r2")
+    assert str(err.value) == (
+        "cannot place BA-E at (0,-2) in rotation 2: its edges FFCF (N E S W) fit, but expansion "
+        "'sagrada_familia' forbids it: this placement would close the Sagrada Familia city, which may never "
+        "be completed; no rotation is allowed in this cell (see legal_actions())"
+    )
     assert g.phase == "tile" and g.tile_id == "BA-E"
 
 

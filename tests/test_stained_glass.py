@@ -38,9 +38,9 @@ from carc_env.core.expansion import ConfigError
 from carc_env.core.record import replay, to_record
 from carc_env.expansions.stained_glass import (
     SHAPES,
-    Steal,
     TOKEN_KINDS,
     TOTAL_TOKENS,
+    Steal,
     ThiefPlaced,
     TokenDrawn,
     TokenStolen,
@@ -901,3 +901,14 @@ def test_roads_ending_at_a_cloister_like_building_are_the_one_sided_roads_of_its
         if any(s.kind == BUILDING for s in tile.segments) and any(s.kind == ROAD for s in tile.segments):
             found[tile.id] = [tile.segments[i].name for i in table.dead_ends[t]]
     assert found == expected
+
+
+def test_a_token_file_that_is_a_directory_or_not_utf8_is_named_with_the_fix(tmp_path):
+    from carc_env.expansions.stained_glass import TokenDataError
+
+    with pytest.raises(TokenDataError, match=r"is a directory, not a token file; name a \.toml file inside it"):
+        load_token_set(str(tmp_path))
+    latin = tmp_path / "glas.toml"
+    latin.write_bytes("kinds = ['Gr\xfcn']\n".encode("latin-1"))
+    with pytest.raises(TokenDataError, match=r"glas\.toml: the token file is not UTF-8 text .*; save it as UTF-8 TOML"):
+        load_token_set(str(latin))

@@ -170,6 +170,9 @@ class Expansion:
     """Keys of other ``REPLACES_START`` expansions whose start layout this one's ``setup`` knows how
     to lay its own next to (the River's spring beside the Count's city).  Two start layouts may be
     enabled together only if one of them names the other here."""
+    veto_reason: ClassVar[str] = ""
+    """Why ``placement_veto`` refuses a placement, in words (``apply``'s error names it when a placement
+    whose edges fit is refused by this expansion's rule)."""
     action_parsers: ClassVar[Mapping[str, Callable[[str], Action]]] = {}
     """Parsers of this expansion's action texts, by first word (``"count_send"``)."""
 

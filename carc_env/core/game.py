@@ -600,11 +600,14 @@ class Game:
             raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}): the cell {where}")
         if not (int(self._masks[slot]) >> r) & 1:
             fits = [q for q in range(4) if (int(self._masks[slot]) >> q) & 1]
-            raise IllegalActionError(
-                f"cannot place {tile.id} at ({x},{y}) in rotation {r}: its edges "
-                f"{''.join(tile.edges[(s - r) % 4] for s in range(4))} (N E S W) do not fit there"
-                + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
-            )
+            edges = "".join(tile.edges[(s - r) % 4] for s in range(4))
+            if (int(self.rules.compat[t][self._fpat[slot]]) >> r) & 1:
+                why = f"its edges {edges} (N E S W) fit, but {self._vetoed_by(t, slot, r)}"
+                rest = f"; rotations allowed here: {fits}" if fits else "; no rotation is allowed in this cell"
+            else:
+                why = f"its edges {edges} (N E S W) do not fit there"
+                rest = f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell"
+            raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}) in rotation {r}: {why}{rest} (see legal_actions())")
         x, y, r = int(x), int(y), int(r)
         links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, r)]
         self._put_tile(t, x, y, r)
@@ -616,6 +619,16 @@ class Game:
         self.events.append(TilePlaced(self.player, tile.id, x, y, r))
         for hook in self.rules.h_after_placement:
             hook(self, x, y)
+
+    def _vetoed_by(self, t: int, slot: int, r: int) -> str:
+        """Which expansion's ``placement_veto`` refuses rotation ``r`` of tile type ``t`` at frontier ``slot``, in words."""
+        for veto in self.rules.h_veto:
+            masks = self.rules.compat[t][self._fpat[: self._nf]]  # a fresh copy (fancy indexing)
+            why = veto(self, t, masks)
+            if not (int(masks[slot]) >> r) & 1:
+                exp = veto.__self__
+                return f"expansion {exp.KEY!r} forbids it: {exp.veto_reason or why or 'its placement rule'}"
+        return "an expansion's placement rule forbids it"  # pragma: no cover - only vetoes clear fitting bits
 
     def _put_tile(self, t: int, x: int, y: int, r: int) -> None:
         if self.layout is not None:

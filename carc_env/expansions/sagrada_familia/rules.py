@@ -73,6 +73,7 @@ class SagradaFamilia(Expansion):
     REQUIRES = ("base",)
     Options = SagradaFamiliaOptions
     tile_files = ("sagrada_familia.toml",)
+    veto_reason = "this placement would close the Sagrada Familia city, which may never be completed"
 
     def __init__(self, options: SagradaFamiliaOptions) -> None:
         super().__init__(options)
