@@ -399,13 +399,51 @@ def test_large_city_closed_edges_may_be_neutral_borders():
 
 
 # ------------------------------------------------------------------------------ town variants
-def test_town_variant_extra_turn_once_per_turn():
-    """Mini map: P0 covers T1 and plays again at once; covering T2 in that extra turn gives none."""
+def test_town_variant_extra_turn_is_the_players_decision_and_comes_once_per_turn():
+    """Variant 1 ("if you cover a town with a tile, you *may* immediately take another turn"; only once
+    per turn).  Mini map: P0 covers T1 and is asked; P0 takes the extra turn, covers T2 in it, and
+    is not asked again."""
     g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True)
     play(g, ["tile 1,0 r3", "pass"])
-    assert g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
+    assert g.phase == "map_extra_turn" and g.player == 0 and g.turn_player == 0
+    assert sorted(g.action_text(a) for a in g.legal_actions()) == ["extra_turn", "pass"]
+    play(g, ["extra_turn"])
+    assert g.phase == "tile" and g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
+    play(g, ["tile 2,0 r0", "pass"])  # T2 covered in the extra turn: no second one, no decision
+    assert g.phase == "tile" and g.turn_player == 1 and g.player == 1 and g.tile_id == "BA-U"
+    assert g.scores == [0, 0]
+
+
+def test_town_variant_extra_turn_may_be_declined():
+    """P0 covers T1 with the city cap BA-N and declines: P1 plays next (event ExtraTurnDeclined); the
+    cap's city against L's open edge closes nothing, so no points change hands."""
+    from carc_env.expansions.maps_germany import ExtraTurnDeclined
+
+    g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True)
+    play(g, ["tile 1,0 r3", "pass"])
+    ev = play(g, ["pass"])
+    assert [e for e in ev if isinstance(e, ExtraTurnDeclined)] == [ExtraTurnDeclined(0)]
+    assert g.phase == "tile" and g.turn_player == 1 and g.player == 1 and g.tile_id == "BA-B"
+    play(g, ["tile 2,0 r0", "pass"])  # P1 covers T2: P1 is asked now
+    assert g.phase == "map_extra_turn" and g.player == 1
+    assert g.scores == [0, 0]
+
+
+def test_town_variant_extra_turn_always_taken_with_the_option_off():
+    """town_extra_turn_optional=False (the engine before issue 23): no decision, the extra turn follows."""
+    g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True, town_extra_turn_optional=False)
+    assert "map_extra_turn" not in g.rules.phases
+    play(g, ["tile 1,0 r3", "pass"])
+    assert g.phase == "tile" and g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
     play(g, ["tile 2,0 r0", "pass"])
     assert g.turn_player == 1 and g.player == 1
+
+
+def test_town_variant_no_extra_turn_decision_when_no_tile_is_left():
+    """Covering a town with the last tile: the game ends, nothing to decide."""
+    g = mini(["BA-E", "BA-N"], town_extra_turn=True)
+    play(g, ["tile 1,0 r3", "pass"])
+    assert g.over and g.phase != "map_extra_turn"
 
 
 def test_town_variant_penalty_costs_2_points():

@@ -115,6 +115,13 @@ def test_the_extra_turn_of_a_town_keeps_the_agent():
     assert e.agent_selection == "player_1"
     e.step(e.action_from_text("tile 8,6 r0"))  # Magdeburg, a town
     e.step(e.action_from_text("pass"))
+    # the player decides (town_extra_turn_optional): a 2-entry range, both legal, same agent
+    rng = e.match.codec.ranges["map_extra_turn"]
+    assert rng.size == 2 and e.agent_selection == "player_1" and e.game.phase == "map_extra_turn"
+    mask = e.observe("player_1")["action_mask"]
+    assert mask.sum() == 2 and mask[rng.start] == 1 and mask[rng.start + 1] == 1
+    assert e.action_from_text("extra_turn") == rng.start and e.action_from_text("pass") == rng.start + 1
+    e.step(e.action_from_text("extra_turn"))
     assert e.agent_selection == "player_1" and e.game.phase == "tile"
 
 

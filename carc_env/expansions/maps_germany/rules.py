@@ -22,6 +22,9 @@ squares that exist.  This plug-in adds:
   road bonus (variant 3);
 * ``after_placement`` / ``next_player``: the town variants 1 (extra turn, once
   per turn) and 2 (-2 points);
+* ``map_extra_turn`` (decision, ``end_turn``; only with ``town_extra_turn`` and
+  ``town_extra_turn_optional``): the player who covered a town takes the extra turn
+  (``extra_turn``) or declines it (``pass``); no decision when the bag is empty;
 * ``check_config``: refuses expansions that lay their own start layout (their
   start does not fit a printed board).
 
@@ -35,9 +38,11 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...core.events import ScoreItem
+from ...core.actions import Action, IllegalActionError, Pass
+from ...core.events import Event, ScoreItem
 from ...core.expansion import ConfigError, Expansion, registry
 from ...core.layout import BoardLayout
+from ...core.stages import Stage
 from ...core.tiles import CITY, DX, DY, ROAD, TileType
 from .mapfile import CLOSED_EDGE_MODES, MapData, MapDataError, load_map_file
 
@@ -45,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...core.game import Game
 
 KEY = "maps_germany"
+EXTRA_TURN_PHASE = "map_extra_turn"
 ORIENTATIONS = ("fixed", "random")
 TILE_MIXES = {"base_x1.5": 1.5, "base_x1": 1.0, "base_x2": 2.0}
 """Tile mixes: every base tile type's count times the factor, rounded up (72 -> 115 -> 144 tiles)."""
@@ -75,6 +81,10 @@ class MapsGermanyOptions:
     ``"border"`` (neutral: anything fits and it closes what faces it)."""
     town_extra_turn: bool = False
     """Town variant 1: covering a town gives one more turn at once (not again in that extra turn)."""
+    town_extra_turn_optional: bool = True
+    """With variant 1: the player decides whether to take the extra turn (the text: "you *may*
+    immediately take another turn"; decision phase ``map_extra_turn``: ``extra_turn`` or ``pass``);
+    False: the extra turn is always taken, no decision (the engine before issue 23)."""
     town_penalty: bool = False
     """Town variant 2: covering a town costs 2 points."""
     town_road_bonus: bool = False
@@ -117,12 +127,62 @@ class MapsState:
     in_extra_turn: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class TakeExtraTurn(Action):
+    """Take the extra turn town variant 1 offers (``pass`` declines it)."""
+
+    def to_text(self) -> str:
+        return "extra_turn"
+
+
+def _parse_extra_turn(text: str) -> Action:
+    if text.split() != ["extra_turn"]:
+        raise IllegalActionError(f"cannot parse {text!r}; expected 'extra_turn' (or 'pass' to decline it)")
+    return TakeExtraTurn()
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraTurnDeclined(Event):
+    """``player`` covered a town (variant 1) and declined the extra turn."""
+
+    player: int
+
+
+class ExtraTurnStage(Stage):
+    """``map_extra_turn``: the player who covered a town this turn takes the extra turn or not."""
+
+    name = EXTRA_TURN_PHASE
+
+    def enter(self, game: Game) -> bool:
+        st: MapsState = game.ext[KEY]
+        if not st.extra_turn_due:
+            return False
+        if game.bag_size == 0:  # no tile left to play: the game ends instead
+            st.extra_turn_due = False
+            return False
+        game.player = game.turn_player
+        return True
+
+    def apply(self, game: Game, action: Action) -> bool:
+        if type(action) is TakeExtraTurn:
+            return True  # next_player gives the turn back
+        if type(action) is not Pass:
+            raise IllegalActionError(f"the {self.name} phase needs 'extra_turn' or 'pass', got {action!r}")
+        game.ext[KEY].extra_turn_due = False
+        game.emit(ExtraTurnDeclined(game.player))
+        return True
+
+    def legal_actions(self, game: Game) -> list[Action]:
+        return [TakeExtraTurn(), Pass()]
+
+
 class MapsGermany(Expansion):
     KEY = KEY
     Options = MapsGermanyOptions
     REQUIRES = ("base",)
     """The base game: its start tile goes on the first start square, its tiles make the mix."""
     REPLACES_START = True
+    action_parsers = {"extra_turn": _parse_extra_turn}
 
     def __init__(self, options: MapsGermanyOptions) -> None:
         super().__init__(options)
@@ -218,6 +278,11 @@ class MapsGermany(Expansion):
                     game.place_fixed(tid, sq.x, sq.y, r, from_bag=False, announce=True)
                     break
                 st.set_aside.append(tid)
+
+    def stages(self) -> list[tuple[str, Stage]]:
+        if self.options.town_extra_turn and self.options.town_extra_turn_optional:
+            return [("end_turn", ExtraTurnStage())]
+        return []
 
     # -------------------------------------------------------------------- scoring
     def coats_of_arms(self, game: Game, root: int) -> int:
