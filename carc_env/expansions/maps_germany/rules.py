@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 KEY = "maps_germany"
 EXTRA_TURN_PHASE = "map_extra_turn"
-ORIENTATIONS = ("fixed", "random")
+ORIENTATIONS = ("open", "fixed", "random")
 TILE_MIXES = {"base_x1.5": 1.5, "base_x1": 1.0, "base_x2": 2.0}
 """Tile mixes: every base tile type's count times the factor, rounded up (72 -> 115 -> 144 tiles)."""
 
@@ -65,10 +65,14 @@ class MapsGermanyOptions:
     start_squares: str = "Rostock,Stuttgart"
     """2 or 3 start squares, comma-separated; the start tile goes on the first, a tile from the
     bag on each other (rule: at least 2; Example 1 has the start tile in Rostock)."""
-    start_orientation: str = "fixed"
-    """How the tiles on the start squares are turned: ``"fixed"`` unrotated (like the base game's
-    start tile; the lowest rotation that fits printed features next to it) or ``"random"`` (the
-    game's generator, among the rotations that fit)."""
+    start_orientation: str = "open"
+    """How the tiles on the start squares are turned, among the rotations that fit printed features
+    next to them: ``"open"`` so that the most of the tile's cities and roads can be played (a
+    side of the feature faces an empty square), ties to the lowest rotation (0, 1, 2, 3), so a
+    start square with four squares round it keeps the tile unrotated; ``"fixed"`` the lowest
+    rotation (unrotated where it fits, like the base game's start tile; Rostock's start city then
+    faces the Baltic, closed from the start: the engine before issue 23); ``"random"`` the game's
+    generator picks."""
     followers: int = 9
     """Followers per player (rule: 9 instead of 7 if you have them); 0 uses ``GameConfig.followers``."""
     tile_mix: str = "base_x1.5"
@@ -201,6 +205,7 @@ class MapsGermany(Expansion):
                     f"its start squares are {[s.name for s in self.map.starts]}"
                 ) from None
         self.towns = self.map.town_cells
+        self.printed_cells = frozenset((p.x, p.y) for p in self.layout.pieces)
         # the node of the first segment (a printed piece's city or road) of piece i is placements[i][4]
         self.coat_pieces = tuple(i for i, c in enumerate(self.coats) if c)
 
@@ -253,7 +258,27 @@ class MapsGermany(Expansion):
             return None
         if self.options.start_orientation == "random":
             return fits[int(game.ext[KEY].start_draws[i] * len(fits))]
+        if self.options.start_orientation == "open":
+            return max(fits, key=lambda r: (*self.openness(game, tile_id, x, y, r), -r))
         return fits[0]
+
+    def openness(self, game: Game, tile_id: str, x: int, y: int, r: int) -> tuple[int, int]:
+        """How playable ``tile_id`` laid at (x, y) in rotation ``r`` leaves its cities and roads:
+        (features with a side facing an empty square, which a player can still extend and claim;
+        minus the sides of cities and roads facing the border, where nothing continues them)."""
+        tile = game.rules.tiles[game.rules.tile_index[tile_id]]
+        playable, board, printed = self.layout.playable, game.board, self.printed_cells
+        open_features, border_sides = set(), 0
+        for s in range(4):
+            i = tile.center[r][s]
+            if i < 0 or tile.segments[i].kind not in (CITY, ROAD):
+                continue
+            c = (x + DX[s], y + DY[s])
+            if c in playable and c not in board:
+                open_features.add(i)
+            elif c not in playable and c not in printed:
+                border_sides += 1
+        return len(open_features), -border_sides
 
     def setup(self, game: Game) -> None:
         st: MapsState = game.ext[KEY]
