@@ -290,6 +290,7 @@ class RuleSet:
         self.h_field_cities = hooked("field_cities")
         self.h_feature_size = single["feature_size"]
         self.h_extra_completed = hooked("extra_completed")
+        self.h_uncounted = hooked("uncounted_completion")
         self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
         self.h_order_unseen = hooked("order_unseen")

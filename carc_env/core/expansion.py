@@ -78,7 +78,12 @@ hook                   composition  what it may do
 ``feature_size``       single       tiles a city or road counts when scored (a rule variant); default:
                                     distinct tiles
 ``next_player``        single       who takes the next turn (extra turns); default: the next seat
-``field_cities``       sum          extra completed cities a field borders (the City of Carcassonne)
+``field_cities``       sum          extra completed cities a field borders (the City of Carcassonne); may
+                                    be negative to leave out a completed city farmers do not count (a
+                                    city the Sagrada Familia tile closed)
+``uncounted_completion`` any         a completed feature that the rules counting or comparing completed
+                                    features leave out (``Game.counts_as_completed``: the King's and
+                                    Robber Baron's records and final points; the Sagrada Familia's city)
 ``extra_completed``    sum          completed features of a kind outside the union-find's completed
                                     roots, for ``Game.count_completed`` (the King's count)
 ``followers_held``     sum          followers an expansion keeps off the board and out of the supply
@@ -286,6 +291,11 @@ class Expansion:
     def field_cities(self, game: Game, root: int) -> int:
         """Extra completed cities bordering field ``root`` (counted for farmers)."""
         return 0
+
+    def uncounted_completion(self, game: Game, root: int) -> bool:
+        """True: the completed feature ``root`` is not counted by rules that count or compare completed
+        features (:meth:`Game.counts_as_completed`, :meth:`Game.count_completed`)."""
+        return False
 
     def feature_size(self, game: Game, root: int) -> int | None:
         """Tiles a city or road counts when scored; None = no opinion (distinct tiles)."""
