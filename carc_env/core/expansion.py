@@ -55,7 +55,9 @@ hook                   composition  what it may do
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
                                     placement would close a feature); it may return a reason, which
                                     ``TileDiscarded`` carries when that veto clears the drawn tile's
-                                    last legal placement
+                                    last legal placement; the class attribute ``veto_reason`` says
+                                    in words why it refuses one placement (``apply``'s error names
+                                    it when the edges fit)
 ``placement_links``    union        features a placement links to the new tile's segments (royal
                                     gates): ``(segment, node)`` pairs; the core unites them right
                                     after laying the tile, before ``after_placement``, and
