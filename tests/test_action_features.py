@@ -157,7 +157,11 @@ def test_the_scan_never_misses_a_scoring_placement(expansions):
     from carc_env.core import PlaceTile
     from carc_env.encoding.lookahead import one_ply_gain, scan_placement
 
-    e = raw_env(num_players=3, expansions=expansions)
+    # The 10x ratio below was measured on these games.  Maps - Germany's default start orientation
+    # changed in issue 23 ("open": Rostock's start city no longer faces the sea), which changes this
+    # game: 1752 skipped / 223 played out (7.9x), as exact; the old turn keeps the game it was set on.
+    rules = {"maps_germany": {"start_orientation": "fixed"}} if "maps_germany" in expansions else {}
+    e = raw_env(num_players=3, expansions=expansions, rules=rules)
     e.reset(seed=11)
     pol = GreedyPolicy(seed=11)
     played_out = skipped = 0

@@ -91,10 +91,11 @@ def test_two_full_sets_complete_a_window_twice():
 
 
 def test_the_bag_count_is_a_global_feature():
-    e = env_with(["BA-A", "BA-U"], start_tokens="G1a G1b; G2a")
+    e = env_with(["BA-U", "BA-A", "BA-U"], start_tokens="G1a G1b; G2a")
     i = e.global_names.index("glass_bag")
-    assert e.observe("player_0")["globals"][i] == pytest.approx(21 / TOTAL_TOKENS)
-    do(e, "tile 1,0 r1")  # a cloister tile: P0 draws a token
+    assert e.observe("player_0")["globals"][i] == pytest.approx(21 / TOTAL_TOKENS)  # 24 - 3 handed out
+    do(e, "tile 1,0 r0")
+    do(e, "pass")  # P1 draws the cloister tile BA-A and with it a token (token_on="draw")
     assert e.observe("player_1")["globals"][i] == pytest.approx(20 / TOTAL_TOKENS)
 
 

@@ -1,8 +1,12 @@
 """Carcassonne Maps - Germany: one scenario per rule and per default (docs/rules/maps_germany.md).
 
 The board is carc_env/data/maps/germany.toml (an approximation of the printed
-board; coordinates are its columns x and rows y).  Reminders of that data:
-Rostock (8,2) holds the start tile BA-D unrotated by default (its city faces
+board; coordinates are its columns x and rows y).  The scenarios were worked
+out with the start-square tiles turned by ``start_orientation="fixed"`` (the
+default before issue 23), and the helpers :func:`germany` and :func:`mini` pin
+it, so that they keep testing the rule each is named after; the default
+``"open"`` has its own tests (``test_start_orientation_*``).  Reminders of that
+data: Rostock (8,2) holds the start tile BA-D unrotated (its city faces
 the Baltic at (8,1), its road runs west-east); the first tile of a forced
 draw order goes on Stuttgart (4,14).  Berlin is the block (10..11, 5..6) with
 open city edges west of (10,5) and south of (11,6); Hamburg (5..6, 3..4).
@@ -42,7 +46,8 @@ GERMANY = load_map_file("germany")
 
 
 def germany(order: list[str], n: int = 2, seed: int = 0, expansions=MAP, **opts) -> Game:
-    return Game(GameConfig(n, expansions, {"maps_germany": opts} if opts else {}), seed=seed, draw_order=order)
+    opts.setdefault("start_orientation", "fixed")  # the turn the scenarios were worked out with
+    return Game(GameConfig(n, expansions, {"maps_germany": opts}), seed=seed, draw_order=order)
 
 
 def mini(order: list[str], **opts) -> Game:
@@ -327,6 +332,38 @@ def test_a_tile_from_the_bag_that_fits_no_start_square_rotation_is_set_aside():
     assert cell(g, 0, 2) == "(0,2) BA-E r3" and g.tile_id == "BA-A" and g.bag_size == 0
 
 
+def test_start_orientation_open_turns_rostocks_city_and_road_to_the_land():
+    """Default ``start_orientation="open"``: among the rotations that fit, the start tile is turned so
+    that the most of its cities and roads face an empty square, then the fewest city or road sides
+    face the border, then the lowest rotation.  Rostock (8,2) has the Baltic north of it: BA-D
+    (C R F R) unrotated closes its city against the sea; r1 and r3 leave city and road open but run
+    the road into the sea; r2 turns the field to the sea, city south and road west-east."""
+    g = Game(GameConfig(2, MAP), seed=0, draw_order=["BA-E", "BA-E", "BA-U"])
+    exp = g.rules.by_key["maps_germany"]
+    assert [exp.openness(g, "BA-D", 8, 2, r) for r in range(4)] == [(1, -1), (2, -1), (2, 0), (2, -1)]
+    assert cell(g, 8, 2) == "(8,2) BA-D r2"
+    assert cell(g, 4, 14) == "(4,14) BA-E r0"  # Stuttgart: squares all round, every rotation ties: r0
+    root = g.find(g.node_of(8, 2, "c1"))
+    assert not g.is_completed(root) and g.open[root] == 1
+    # the city can be played: P0 closes it with a cap north (BA-E r0 at (8,3)) and a knight on it
+    (s,) = scored(play(g, ["tile 8,3 r0", "follower c1"]))
+    assert s.kind == "city" and s.items == (ScoreItem("tiles", "2 city tiles x 2", 4),) and s.points == (4, 0)
+    assert g.scores == [4, 0]
+
+
+def test_start_orientation_open_still_matches_printed_features_next_to_the_square():
+    """Mini map: A has a road abroad north; of the rotations that fit (r1, r3) r1 turns the city east
+    to the town square T1, r3 west to the border: r1 (as ``"fixed"`` there)."""
+    g = Game(GameConfig(2, MAP, {"maps_germany": {"map_file": MINI, "start_squares": "A,B"}}), seed=0,
+             draw_order=["BA-E"])  # fmt: skip
+    assert cell(g, 0, 0) == "(0,0) BA-D r1" and cell(g, 0, 2) == "(0,2) BA-E r3"
+
+
+def test_bad_start_orientation_is_refused_naming_the_choices():
+    with pytest.raises(ConfigError, match=r"start_orientation must be one of \('open', 'fixed', 'random'\)"):
+        germany([], start_orientation="turned")
+
+
 def test_random_start_orientation_uses_the_games_generator_and_fits():
     rots = set()
     for seed in range(12):
@@ -399,13 +436,51 @@ def test_large_city_closed_edges_may_be_neutral_borders():
 
 
 # ------------------------------------------------------------------------------ town variants
-def test_town_variant_extra_turn_once_per_turn():
-    """Mini map: P0 covers T1 and plays again at once; covering T2 in that extra turn gives none."""
+def test_town_variant_extra_turn_is_the_players_decision_and_comes_once_per_turn():
+    """Variant 1 ("if you cover a town with a tile, you *may* immediately take another turn"; only once
+    per turn).  Mini map: P0 covers T1 and is asked; P0 takes the extra turn, covers T2 in it, and
+    is not asked again."""
     g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True)
     play(g, ["tile 1,0 r3", "pass"])
-    assert g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
+    assert g.phase == "map_extra_turn" and g.player == 0 and g.turn_player == 0
+    assert sorted(g.action_text(a) for a in g.legal_actions()) == ["extra_turn", "pass"]
+    play(g, ["extra_turn"])
+    assert g.phase == "tile" and g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
+    play(g, ["tile 2,0 r0", "pass"])  # T2 covered in the extra turn: no second one, no decision
+    assert g.phase == "tile" and g.turn_player == 1 and g.player == 1 and g.tile_id == "BA-U"
+    assert g.scores == [0, 0]
+
+
+def test_town_variant_extra_turn_may_be_declined():
+    """P0 covers T1 with the city cap BA-N and declines: P1 plays next (event ExtraTurnDeclined); the
+    cap's city against L's open edge closes nothing, so no points change hands."""
+    from carc_env.expansions.maps_germany import ExtraTurnDeclined
+
+    g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True)
+    play(g, ["tile 1,0 r3", "pass"])
+    ev = play(g, ["pass"])
+    assert [e for e in ev if isinstance(e, ExtraTurnDeclined)] == [ExtraTurnDeclined(0)]
+    assert g.phase == "tile" and g.turn_player == 1 and g.player == 1 and g.tile_id == "BA-B"
+    play(g, ["tile 2,0 r0", "pass"])  # P1 covers T2: P1 is asked now
+    assert g.phase == "map_extra_turn" and g.player == 1
+    assert g.scores == [0, 0]
+
+
+def test_town_variant_extra_turn_always_taken_with_the_option_off():
+    """town_extra_turn_optional=False (the engine before issue 23): no decision, the extra turn follows."""
+    g = mini(["BA-E", "BA-N", "BA-B", "BA-U"], town_extra_turn=True, town_extra_turn_optional=False)
+    assert "map_extra_turn" not in g.rules.phases
+    play(g, ["tile 1,0 r3", "pass"])
+    assert g.phase == "tile" and g.turn_player == 0 and g.player == 0 and g.tile_id == "BA-B"
     play(g, ["tile 2,0 r0", "pass"])
     assert g.turn_player == 1 and g.player == 1
+
+
+def test_town_variant_no_extra_turn_decision_when_no_tile_is_left():
+    """Covering a town with the last tile: the game ends, nothing to decide."""
+    g = mini(["BA-E", "BA-N"], town_extra_turn=True)
+    play(g, ["tile 1,0 r3", "pass"])
+    assert g.over and g.phase != "map_extra_turn"
 
 
 def test_town_variant_penalty_costs_2_points():

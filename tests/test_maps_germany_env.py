@@ -79,8 +79,13 @@ def test_the_map_planes():
     assert not (p["map_playable"] & p["map_void"]).any()
 
 
+FIXED = {"start_orientation": "fixed"}
+"""Scenarios worked out with Rostock's start tile unrotated (BA-D r0, field south): the default
+before issue 23 turned it that way; the default now turns its field to the Baltic (r2)."""
+
+
 def test_a_large_city_plane_shows_its_connection():
-    e = raw_env(expansions=MAP)
+    e = raw_env(expansions=MAP, rules={"maps_germany": FIXED})
     e.reset(seed=0, options={"draw_order": ["BA-U", "BA-B", "BA-B", "BA-B", "BA-E", "BA-E"]})
     for text in ["tile 8,3 r0", "pass", "tile 8,4 r0", "pass", "tile 8,5 r0", "pass", "tile 9,5 r1", "pass"]:
         e.step(e.action_from_text(text))
@@ -108,13 +113,20 @@ def test_pettingzoo_tests_with_town_variants_and_three_start_squares():
 
 
 def test_the_extra_turn_of_a_town_keeps_the_agent():
-    e = raw_env(expansions=MAP, rules={"maps_germany": {"town_extra_turn": True}})
+    e = raw_env(expansions=MAP, rules={"maps_germany": {"town_extra_turn": True, **FIXED}})
     e.reset(seed=0, options={"draw_order": ["BA-U", "BA-B", "BA-B", "BA-B", "BA-B", "BA-B"]})
     for text in ["tile 8,3 r0", "pass", "tile 8,4 r0", "pass", "tile 8,5 r0", "pass"]:
         e.step(e.action_from_text(text))
     assert e.agent_selection == "player_1"
     e.step(e.action_from_text("tile 8,6 r0"))  # Magdeburg, a town
     e.step(e.action_from_text("pass"))
+    # the player decides (town_extra_turn_optional): a 2-entry range, both legal, same agent
+    rng = e.match.codec.ranges["map_extra_turn"]
+    assert rng.size == 2 and e.agent_selection == "player_1" and e.game.phase == "map_extra_turn"
+    mask = e.observe("player_1")["action_mask"]
+    assert mask.sum() == 2 and mask[rng.start] == 1 and mask[rng.start + 1] == 1
+    assert e.action_from_text("extra_turn") == rng.start and e.action_from_text("pass") == rng.start + 1
+    e.step(e.action_from_text("extra_turn"))
     assert e.agent_selection == "player_1" and e.game.phase == "tile"
 
 
@@ -202,3 +214,63 @@ def test_the_board_layout_hooks_keep_a_plugin_off_the_compiled_engine(monkeypatc
     monkeypatch.setattr(rules, "layout", None)  # a plug-in's followers alone (no printed board) are refused too
     assert tables.rules_coverage(rules) == (
         "an expansion sets 9 followers per player (the compiled engine uses the configured 7)")
+
+
+def test_the_map_picture_shows_coats_abroad_gates_towns_and_keeps_labels_off_the_shields():
+    """Issue 23: shields on the features abroad (Denmark 2, France 2), a gate at each open edge of a
+    large city, a town drawn as houses (not a cloister's red roof), every large-city shield visible."""
+    from carc_env.core import Game, GameConfig
+    from carc_env.expansions.maps_germany import draw
+    from carc_env.render.image import cell_box
+
+    g = Game(GameConfig(2, MAP), seed=0)
+    tp = 48
+    img = render_image(g, tile_px=tp)
+
+    def px(x: float, y: float) -> tuple[int, ...]:
+        return tuple(int(v) for v in img[int(y), int(x)])[:3]
+
+    germany_map = g.rules.by_key["maps_germany"].map
+    step = tp * 0.18
+    for a in germany_map.abroad:  # n shields along the bottom of the piece, centred
+        left, top, _, _ = cell_box(g, *a.cell, tp)
+        centres = [left + tp / 2 - step * (a.coats_of_arms - 1) / 2 + step * i for i in range(a.coats_of_arms)]
+        assert [px(cx, top + tp * 0.8) for cx in centres] == [draw.SHIELD] * a.coats_of_arms, a.name
+    for city in germany_map.large_cities:  # the name along the top of the block covers no shield
+        for x, y in city.cells:
+            left, top, _, _ = cell_box(g, x, y, tp)
+            assert px(left + tp / 2, top + tp * 0.8) == draw.SHIELD, (city.name, x, y)
+    # Berlin: gates west of (10,5) and south of (11,6); a closed side is wall all along
+    left, top, _, _ = cell_box(g, 10, 5, tp)
+    assert px(left, top + tp / 2) == draw.GATE and px(left, top + tp / 6) == draw.WALL
+    assert px(left + tp / 2, top) == draw.WALL  # north of (10,5): closed
+    left, top, _, _ = cell_box(g, 11, 6, tp)
+    assert px(left + tp / 2, top + tp) == draw.GATE
+    # Bremen (4,4), an empty town: slate-blue roof and light walls, not a cloister's red roof
+    bremen = next(t.cell for t in germany_map.towns if t.name == "Bremen")
+    left, top, _, _ = cell_box(g, *bremen, tp)
+    cx, eaves = left + tp * 0.63, top + tp * 0.30
+    assert px(cx, eaves - tp * 0.04) == draw.TOWN_ROOF and px(cx, top + tp * 0.42) == draw.TOWN_WALLS
+
+
+def test_the_text_board_writes_whole_country_names_and_their_coats_of_arms():
+    """Issue 23: "NETHERL" and "LUXEMBO" were cut; now a long name is split over two rows with a
+    hyphen, on the rows that do not lead into Germany, and ``*`` per coat of arms in a corner."""
+    from carc_env.core import Game, GameConfig
+    from carc_env.expansions.maps_germany.draw import Drawing, _name_lines
+
+    g = Game(GameConfig(2, MAP), seed=0)
+    blocks: dict = {}
+    Drawing(g.rules).draw_text(g, blocks)
+    rows = {a.name: ["".join(r) for r in blocks[a.cell]] for a in g.rules.by_key["maps_germany"].map.abroad}
+    assert rows["Netherlands"][0] == "NETHER-" and "LANDS" in rows["Netherlands"][2]  # Germany east
+    assert "LUXEM-" in rows["Luxembourg"][0] and "BOURG" in rows["Luxembourg"][2]
+    assert "SWIT-" in rows["Switzerland"][1] and "ZERLAND" in rows["Switzerland"][2]  # Germany is north
+    assert "DENMARK" in rows["Denmark"][0] and rows["Denmark"][2].startswith("**")  # 2 coats, Germany south
+    assert "FRANCE" in rows["France"][0] and rows["France"][1].startswith("**")
+    assert rows["Poland"][1].endswith("*")  # Germany west of Poland's piece: the east end
+    for name, lines in rows.items():
+        parts = _name_lines(name.upper())
+        joined = parts[0] if len(parts) == 1 else parts[0][:-1] + parts[1]
+        assert joined == name.upper() and all(any(p in ln for ln in lines) for p in parts), name
+    assert _name_lines("Regensburg") == ["Regens-", "burg"] and _name_lines("Kiel") == ["Kiel"]

@@ -138,3 +138,18 @@ def test_the_core_layout_checks_its_pieces():
         BoardLayout(layout.squares, (PrintedPiece("NOPE", 5, 5, 0, square=False),), layout.tile_types)
     with pytest.raises(LayoutError, match="already holds"):
         BoardLayout(layout.squares, (p, p), layout.tile_types)
+
+
+def test_a_map_file_option_naming_a_directory_or_a_non_utf8_file_names_the_option_the_file_and_the_fix(tmp_path):
+    # issue 23: these gave a bare IsADirectoryError / UnicodeDecodeError
+    from carc_env.core import Game, GameConfig
+    from carc_env.core.expansion import ConfigError
+
+    latin = tmp_path / "karte.toml"
+    latin.write_bytes('name = "Köln"\n'.encode("latin-1"))
+    for path, needle in [
+        (tmp_path, r"is a directory, not a map file; name a \.toml file inside it"),
+        (latin, r"the map file is not UTF-8 text \(byte 9: .*\); save it as UTF-8 TOML"),
+    ]:
+        with pytest.raises(ConfigError, match=rf"^option maps_germany.map_file: .*{path.name}: {needle}"):
+            Game(GameConfig(2, ("base", "maps_germany"), {"maps_germany": {"map_file": str(path)}}), seed=0)

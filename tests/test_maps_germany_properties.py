@@ -37,6 +37,7 @@ def configs(draw, links: bool = True) -> GameConfig:
         "tile_mix": draw(st.sampled_from(["base_x1.5", "base_x1"])),
         "large_city_closed_edges": draw(st.sampled_from(["field", "border"])),
         "town_extra_turn": draw(st.booleans()),
+        "town_extra_turn_optional": draw(st.booleans()),
         "town_penalty": draw(st.booleans()),
         "town_road_bonus": draw(st.booleans()),
     }

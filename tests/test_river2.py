@@ -119,7 +119,10 @@ def test_river_tile_must_extend_the_river():
     assert legal(g) == {(1, 0, 0), (1, 0, 2), (1, 0, 3)}
     fork = g.rules.tiles[g.rules.tile_index["R2-fork"]]
     assert (0, -1, 0) in brute_legal_placements(g, fork)  # edge-compatible, but not a continuation
-    with pytest.raises(IllegalActionError):
+    # issue 23: the error says the river's rule refuses it, not that the edges do not fit
+    with pytest.raises(IllegalActionError, match=r"in rotation 0: its edges \w{4} \(N E S W\) fit, but expansion "
+                       r"'river2' forbids it: every river tile is placed before any other tile, and a river tile "
+                       r"continues the river"):
         g.apply("tile 0,-1 r0")
 
 

@@ -41,7 +41,7 @@ from carc_env.core import (
     PointsAwarded,
     ScoreItem,
 )
-from carc_env.core.tiles import CITY, RIVER, load_tile_file, tile_file_path
+from carc_env.core.tiles import CITY, FIELD, RIVER, ROAD, load_tile_file, tile_file_path
 from carc_env.expansions.count import CASTLE, MARKET, CountSend, FollowerFromQuarter
 
 RG = ("base", "royal_gateways")
@@ -75,6 +75,13 @@ def test_tile_file_has_two_kings_and_two_queens_gates_tagged_as_placeholders():
     for t in tf.tiles:
         gates = [(s.kind, sorted(s.tags)) for s in t.segments if s.tags]
         assert gates == [(CITY, ["king_gate" if "king" in t.id else "queen_gate"])]
+        # issue 23: "a meeple may not be deployed to the portal itself" - the data has no part of the
+        # tile for the portal but the tagged city feature (no other tagged segment, no building, no
+        # extra attribute), so the gate's city is what the rule keeps followers off
+        assert {s.kind for s in t.segments} <= {CITY, ROAD, FIELD} and not any(s.building for s in t.segments)
+    assert {k for raw_tile in tomllib.loads(tile_file_path("royal_gateways.toml").read_text())["tile"] for k in raw_tile} == {
+        "id", "name", "layout_status", "count", "edges", "features", "fields"
+    }
     with tile_file_path("royal_gateways.toml").open("rb") as fh:
         raw = tomllib.load(fh)
     assert {t["layout_status"] for t in raw["tile"]} == {"placeholder"}

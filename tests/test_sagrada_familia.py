@@ -33,7 +33,7 @@ from carc_env.core import (
     TileDiscarded,
     TileDrawn,
 )
-from carc_env.core.tiles import load_tile_file, tile_file_path
+from carc_env.core.tiles import CITY, load_tile_file, tile_file_path
 
 SF = ("base", "sagrada_familia")
 SAGRADA = "SF-sagrada-familia"
@@ -85,8 +85,14 @@ def test_a_placement_that_would_close_the_sagrada_familia_city_is_refused():
     closing = {(0, -2, 2)}  # the only way BA-E fits at (0,-2)
     assert closing <= brute_legal_placements(g, g.rules.tiles[g.current_tile])
     assert offered == brute_legal_placements(g, g.rules.tiles[g.current_tile]) - closing
-    with pytest.raises(IllegalActionError):
+    # issue 23: the error names the Sagrada Familia rule, not the edges (which fit)
+    with pytest.raises(IllegalActionError) as err:
         g.apply("tile 0,-2 r2")
+    assert str(err.value) == (
+        "cannot place BA-E at (0,-2) in rotation 2: its edges FFCF (N E S W) fit, but expansion "
+        "'sagrada_familia' forbids it: this placement would close the Sagrada Familia city, which may never "
+        "be completed; no rotation is allowed in this cell (see legal_actions())"
+    )
     assert g.phase == "tile" and g.tile_id == "BA-E"
 
 
@@ -166,6 +172,70 @@ def test_a_city_closed_by_the_sagrada_familia_tile_scores_zero_and_its_followers
     (s,) = [e for e in of(ev, FeatureScored) if not e.final]
     assert s.items == (CLOSED_BY_SAGRADA,)
     assert (s.value, s.points, s.returned) == (0, (0, 0), (1, 1))
+    assert g.scores == [0, 0] and g.supply == [7, 7]
+
+
+# Exception 1 and the rest of the game (issue 23): "that city will score 0 points" read for the
+# King, the farmers and a knight put on it.  Each reading is an option; each is tested both ways.
+def exception_game(options: dict, extra: tuple[str, ...] = (), first: str = "pass", caps: str = "follower c1") -> Game:
+    moves = [first if m == "pass" and i == 1 else caps if m == "follower c1" else m for i, m in enumerate(EXCEPTION_MOVES)]
+    g = game(EXCEPTION_ORDER, expansions=(*SF, *extra), options={"sagrada_familia": options})
+    play(g, moves)
+    return g
+
+
+@pytest.mark.parametrize("counts", [False, True])
+def test_exception_1_the_closed_city_gives_farmers_nothing_by_default(counts):
+    # P0's farmer on the north field of BA-U (1,0): with the start tile's, the caps' and the cloister's
+    # fields it is one field, bordering one city only, the Sagrada Familia city the tile closes.
+    # Default: "that city will score 0 points", for the farmers too: 0 completed cities, 0 points.
+    # exception_city_counts_for_farmers=True: it is a completed city: 1 x 3 = 3 for P0.
+    g = exception_game({"exception_city_counts_for_farmers": counts}, first="follower f1")
+    ev = play(g, ["tile 0,-1 r0"])  # P0: the last tile; the game ends
+    assert g.over
+    (farm,) = [e for e in of(ev, FeatureScored) if e.kind == "field"]
+    n = int(counts)
+    assert farm.items == (ScoreItem("cities", f"{n} completed cit{'y' if n == 1 else 'ies'} x 3", 3 * n),)
+    assert farm.points == (3 * n, 0) and g.scores == [3 * n, 0]
+
+
+@pytest.mark.parametrize("counts", [False, True])
+def test_exception_1_the_closed_city_does_not_count_for_the_king_by_default(counts):
+    # With King & Robber Baron: the Sagrada Familia tile closes the first city of the game (5 tiles).
+    # Default: it scores 0 for the King too: nobody takes him, no King's point at the end.
+    # exception_city_counts_for_king=True: P0, who placed the tile, takes the King (a city of 5
+    # tiles) and scores 1 completed city x 1 at the end.
+    from carc_env.core.events import FigureMoved
+
+    g = exception_game({"exception_city_counts_for_king": counts}, extra=("king_robber",))
+    ev = play(g, ["tile 0,-1 r0"])
+    assert g.over
+    moved = of(ev, FigureMoved)
+    king = [e for e in ev if type(e).__name__ == "PointsAwarded" and e.items and e.items[0].kind == "king"]
+    if counts:
+        assert [(m.player, m.previous) for m in moved] == [(0, -1)] and g.ext["king_robber"].king == 0
+        assert [(k.player, k.points, k.items) for k in king] == [(0, 1, (ScoreItem("king", "1 completed city x 1", 1),))]
+        assert g.scores == [1, 0]
+    else:
+        assert moved == [] and king == [] and g.ext["king_robber"].king == -1
+        assert g.count_completed(CITY) == 0 and g.scores == [0, 0]
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_exception_1_a_knight_on_the_city_the_tile_closes_comes_straight_back(allowed):
+    # The caps carry no knight this time: the city the Sagrada Familia tile closes is free.
+    # Default (the base rule: any free feature of the placed tile): P0 may put a knight on it; it
+    # returns at once with 0 points.  exception_knight_allowed=False: no spot, no follower decision.
+    g = exception_game({"exception_knight_allowed": allowed}, caps="pass")
+    ev = play(g, ["tile 0,-1 r0"])
+    if allowed:
+        assert g.phase == "follower" and [g.action_text(a) for a in g.legal_actions()] == ["follower c1", "pass"]
+        ev = play(g, ["follower c1"])
+        (s,) = [e for e in of(ev, FeatureScored) if not e.final]
+        assert s.items == (CLOSED_BY_SAGRADA,) and (s.value, s.points, s.returned) == (0, (0, 0), (1, 0))
+    else:
+        assert g.over and [type(e).__name__ for e in ev].count("FollowerPlaced") == 0
+        assert of(ev, FeatureScored) == []  # nobody on the city: nothing to score
     assert g.scores == [0, 0] and g.supply == [7, 7]
 
 

@@ -31,6 +31,8 @@ from carc_env.core import (
     IllegalActionError,
     PointsAwarded,
     ScoreItem,
+    TileDiscarded,
+    TileDrawn,
 )
 from carc_env.core.expansion import ConfigError
 from carc_env.core.record import replay, to_record
@@ -38,6 +40,7 @@ from carc_env.expansions.stained_glass import (
     SHAPES,
     TOKEN_KINDS,
     TOTAL_TOKENS,
+    Steal,
     ThiefPlaced,
     TokenDrawn,
     TokenStolen,
@@ -111,14 +114,14 @@ def test_the_bag_starts_with_all_24_tokens_apart_from_the_land_tiles():
 
 def test_tokens_are_drawn_at_random_by_the_games_own_generator():
     # the bag holds 2 copies of each kind; a draw takes bag position rng.integers(24), kinds in token order
-    g = game(["BA-A", "BA-U"])
+    g = game(["BA-U", "BA-A", "BA-U"])
+    g.apply("tile 1,0 r0")
     expected = TOKEN_KINDS[int(g.clone().rng.integers(24)) // 2]
-    g.apply("tile 1,0 r1")
-    assert tokens_held(g, 0) == [expected]
+    g.apply("pass")  # P1 draws the cloister tile BA-A and a token with it
+    assert tokens_held(g, 1) == [expected]
     drawn = set()
     for seed in range(8):
-        h = Game(GameConfig(2, SG), seed=seed, draw_order=["BA-A", "BA-U"])
-        h.apply("tile 1,0 r1")
+        h = Game(GameConfig(2, SG), seed=seed, draw_order=["BA-A", "BA-U"])  # P0 draws BA-A at setup
         drawn |= set(tokens_held(h, 0))
     assert len(drawn) > 1
 
@@ -128,7 +131,7 @@ def test_the_token_bag_leaves_the_land_tiles_deal_unchanged():
 
 
 def test_bag_order_forces_the_first_draws():
-    g = game(["BA-B", "BA-B", "BA-U"], bag="G3c G1a")
+    g = game(["BA-U", "BA-U"], bag="G3c G1a")
     assert bag_tokens(g)[:2] == ["G3c", "G1a"]
 
 
@@ -158,8 +161,40 @@ def test_bad_options_raise_a_config_error_naming_the_problem(option, value, need
 
 
 # ------------------------------------------------------- getting tokens (§1.3)
-def test_draw_a_token_when_placing_a_cloister_tile():
-    g = game(["BA-A", "BA-U", "BA-U"], bag="G2b G1a")
+PLACE = {"token_on": "place"}
+"""The reading before issue 23: a cloister tile gives its token when it is placed, not when drawn."""
+
+
+def test_drawing_a_cloister_tile_gives_a_token_at_once():
+    # Rule (seed 001, "Place a tile"): "After drawing any cloister tile ... a stained glass tile must be
+    # taken ... by the player who drew" it: P0's pass ends the turn, P1 draws BA-A and the token with it.
+    g = game(["BA-U", "BA-A", "BA-U"], bag="G2b G1a")
+    ev = play(g, ["tile 1,0 r0", "pass"])
+    assert [type(e).__name__ for e in ev if isinstance(e, (TileDrawn, TokenDrawn))] == ["TileDrawn", "TokenDrawn"]
+    assert of(ev, TokenDrawn) == [TokenDrawn(1, "G2b", "drew the cloister tile BA-A")]
+    assert tokens_held(g, 1) == ["G2b"] and g.phase == "tile" and g.player == 1
+    ev = g.apply("tile 2,0 r1")  # placing it gives nothing more
+    assert of(ev, TokenDrawn) == []
+    assert bag_tokens(g)[0] == "G1a" and len(bag_tokens(g)) == 23
+
+
+def test_a_drawn_cloister_tile_that_fits_nowhere_still_gives_its_token():
+    # BA-W (F R R R) south of the start tile leaves no free side a field edge can face, so the
+    # cloister BA-B (F F F F) drawn next fits nowhere: it is discarded, but it was drawn.
+    g = game(["BA-W", "BA-B", "BA-U", "BA-U"], bag="G4c G1a")
+    ev = play(g, ["tile 0,1 r0", "pass"])
+    assert [e.tile for e in of(ev, TileDiscarded)] == ["BA-B"]
+    assert of(ev, TokenDrawn) == [TokenDrawn(1, "G4c", "drew the cloister tile BA-B")]
+    assert tokens_held(g, 1) == ["G4c"] and g.tile_id == "BA-U"
+    h = game(["BA-W", "BA-B", "BA-U", "BA-U"], bag="G4c G1a", options=PLACE)
+    ev = play(h, ["tile 0,1 r0", "pass"])
+    assert [e.tile for e in of(ev, TileDiscarded)] == ["BA-B"] and of(ev, TokenDrawn) == []
+    assert tokens_held(h, 1) == []
+
+
+def test_draw_a_token_when_placing_a_cloister_tile_with_token_on_place():
+    g = game(["BA-A", "BA-U", "BA-U"], bag="G2b G1a", options=PLACE)
+    assert tokens_held(g, 0) == []  # drawn at setup, nothing yet
     ev = g.apply("tile 1,0 r1")
     assert of(ev, TokenDrawn) == [TokenDrawn(0, "G2b", "placed the cloister tile BA-A at (1,0)")]
     assert tokens_held(g, 0) == ["G2b"]
@@ -174,9 +209,8 @@ def test_no_token_for_a_tile_without_a_cloister():
 
 
 def test_a_plain_cloister_tile_draws_too():
-    g = game(["BA-B", "BA-U"], bag="G4a")
-    ev = g.apply("tile 0,1 r0")
-    assert of(ev, TokenDrawn) == [TokenDrawn(0, "G4a", "placed the cloister tile BA-B at (0,1)")]
+    g = game(["BA-B", "BA-U"], bag="G4a")  # P0 draws BA-B when the game starts
+    assert tokens_held(g, 0) == ["G4a"] and len(bag_tokens(g)) == 23
 
 
 @pytest.mark.parametrize(("churches", "expected"), [(True, ["G1a"]), (False, [])])
@@ -236,9 +270,15 @@ def test_a_cloister_tile_that_completes_itself_draws_two_tokens():
         "tile -1,2 r2", "pass", "tile 0,2 r0", "pass", "tile 1,2 r2", "pass", "tile 2,0 r0", "pass",
     ]
     g = game(order, bag="G1a G2a G3a")
-    play(g, moves)
+    ev = play(g, moves)
     assert g.player == 0
+    assert of(ev, TokenDrawn) == [TokenDrawn(0, "G1a", "drew the cloister tile BA-B")]
     ev = play(g, ["tile 0,1 r0", "pass"])
+    assert of(ev, TokenDrawn) == [TokenDrawn(0, "G2a", "completed the cloister at (0,1)")]
+    assert tokens_held(g, 0) == ["G1a", "G2a"]
+    h = game(order, bag="G1a G2a G3a", options=PLACE)
+    play(h, moves)
+    ev = play(h, ["tile 0,1 r0", "pass"])
     assert of(ev, TokenDrawn) == [
         TokenDrawn(0, "G1a", "placed the cloister tile BA-B at (0,1)"),
         TokenDrawn(0, "G2a", "completed the cloister at (0,1)"),
@@ -249,15 +289,15 @@ def test_no_token_when_the_bag_is_empty_until_scored_tokens_return():
     all_tokens = " ".join(TOKEN_KINDS)
     g = game(["BA-B", "BA-B", "BA-U"], start=f"{all_tokens}; {all_tokens}")
     assert bag_tokens(g) == []
-    ev = g.apply("tile 0,1 r0")  # P0 places a cloister: the bag is empty
+    assert of(g.events, TokenDrawn) == []  # P0 drew a cloister tile at setup: the bag is empty
+    ev = g.apply("tile 0,1 r0")
     assert of(ev, TokenDrawn) == []
     assert len(tokens_held(g, 0)) == 12
     g.apply("pass")  # no monk
     assert g.phase == "glass_window" and g.player == 0
     ev = g.apply("window W1")  # three tokens go back into the bag
     assert sorted(bag_tokens(g)) == ["G1a", "G1b", "G1c"]
-    g.apply("pass")  # keep building the rest
-    ev = g.apply("tile 1,1 r0")  # P1's cloister now draws one of them
+    ev = g.apply("pass")  # keep building the rest; P1 draws a cloister tile, which now draws one of them
     (drawn,) = of(ev, TokenDrawn)
     assert drawn.player == 1 and drawn.token in ("G1a", "G1b", "G1c")
     assert len(tokens_held(g, 1)) == 13 and len(bag_tokens(g)) == 2
@@ -295,9 +335,10 @@ def test_placing_a_cathedral_tile_and_completing_its_city_draw_a_token_each(tmp_
             seed=0,
             draw_order=["BA-U", "TC-cathedral-cap", "BA-E", "BA-U"],
         )
-        play(g, ["tile 1,0 r0", "pass"])  # P0
-        ev = g.apply("tile 0,-1 r2")  # P1 places the cathedral tile: it closes the start tile's city
-        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G3b", "placed the cathedral tile TC-cathedral-cap at (0,-1)")]
+        ev = play(g, ["tile 1,0 r0", "pass"])  # P0; P1 draws the cathedral tile
+        assert of(ev, TokenDrawn) == [TokenDrawn(1, "G3b", "drew the cathedral tile TC-cathedral-cap")]
+        ev = g.apply("tile 0,-1 r2")  # P1 places it: it closes the start tile's city
+        assert of(ev, TokenDrawn) == []
         ev = g.apply("pass")
         (done,) = [e for e in ev if type(e).__name__ == "FeatureCompleted"]
         assert done.kind == "city" and not done.occupied
@@ -439,6 +480,19 @@ def test_steal_a_token_from_another_player():
     assert of(ev, TokenStolen) == [TokenStolen(0, 1, "G2b")]
     assert tokens_held(g, 0) == ["G2b", "G4a"] and tokens_held(g, 1) == ["G1a", "G2b"]
     assert g.phase == "tile" and g.player == 1
+
+
+def test_a_steal_object_with_an_unknown_token_is_an_illegal_action_naming_the_tokens():
+    # issue 23: Steal(1, "ZZZ") built in code (not parsed from text) raised a bare ValueError
+    from carc_env.encoding.actions import ActionCodec
+
+    g = game(["BA-A", "BA-U"], bag="G4a", start="; G1a G2b G2b")
+    play(g, ["tile 1,0 r1", "follower m", "thief r1"])
+    before = tokens_held(g, 1)
+    for act in (lambda: g.apply(Steal(1, "ZZZ")), lambda: ActionCodec(g.rules).encode(g, Steal(1, "ZZZ"))):
+        with pytest.raises(IllegalActionError, match=r"'steal 1 ZZZ': unknown glass token 'ZZZ'; name one of G1a .* G4c"):
+            act()
+    assert tokens_held(g, 1) == before and g.phase == "glass_steal"
 
 
 def test_a_steal_may_be_declined():
@@ -691,11 +745,12 @@ def test_a_game_without_a_seed_still_replays():
 
 
 def test_a_clone_draws_the_same_tokens_independently():
-    g = game(["BA-U", "BA-A", "BA-U"], bag="G2a")
-    play(g, ["tile 1,0 r0", "pass"])
+    g = game(["BA-U", "BA-U", "BA-A", "BA-U"], bag="G2a")
+    play(g, ["tile 1,0 r0", "pass", "tile 2,0 r0"])
     c = g.clone()
-    c.apply("tile 2,0 r1")
-    assert tokens_held(c, 1) == ["G2a"] and tokens_held(g, 1) == []
+    c.apply("pass")  # in the clone P0 draws the cloister tile BA-A and the token G2a
+    assert tokens_held(c, 0) == ["G2a"] and tokens_held(g, 0) == []
+    assert bag_tokens(g)[0] == "G2a" and len(bag_tokens(g)) == 24 and len(bag_tokens(c)) == 23
 
 
 # ------------------------------------------------------- window arithmetic
@@ -846,3 +901,14 @@ def test_roads_ending_at_a_cloister_like_building_are_the_one_sided_roads_of_its
         if any(s.kind == BUILDING for s in tile.segments) and any(s.kind == ROAD for s in tile.segments):
             found[tile.id] = [tile.segments[i].name for i in table.dead_ends[t]]
     assert found == expected
+
+
+def test_a_token_file_that_is_a_directory_or_not_utf8_is_named_with_the_fix(tmp_path):
+    from carc_env.expansions.stained_glass import TokenDataError
+
+    with pytest.raises(TokenDataError, match=r"is a directory, not a token file; name a \.toml file inside it"):
+        load_token_set(str(tmp_path))
+    latin = tmp_path / "glas.toml"
+    latin.write_bytes("kinds = ['Gr\xfcn']\n".encode("latin-1"))
+    with pytest.raises(TokenDataError, match=r"glas\.toml: the token file is not UTF-8 text .*; save it as UTF-8 TOML"):
+        load_token_set(str(latin))

@@ -267,3 +267,44 @@ def test_count_legal_placements_counts_symmetric_rotations_once():
     assert rows == [(-1, 0, 0), (-1, 0, 2), (0, 1, 0), (0, 1, 2), (1, 0, 0), (1, 0, 2)]
     assert g.count_legal_placements() == 6
     assert g.count_legal_placements(distinct=True) == 3
+
+
+def test_a_tile_file_that_is_a_directory_or_not_utf8_is_named_with_the_fix(tmp_path):
+    # issue 23: these gave a bare IsADirectoryError / UnicodeDecodeError naming neither file nor fix
+    folder = tmp_path / "tiles.toml"
+    folder.mkdir()
+    with pytest.raises(TileDataError, match=r"tiles\.toml: is a directory, not a tile file; name a \.toml file inside it"):
+        load_tile_file(folder)
+    latin = tmp_path / "latin1.toml"
+    latin.write_bytes('set = "Mönch"\n'.encode("latin-1"))
+    with pytest.raises(TileDataError, match=r"latin1\.toml: the tile file is not UTF-8 text \(byte 8: .*\); save it as UTF-8 TOML"):
+        load_tile_file(latin)
+
+
+def test_a_plug_in_tile_file_reusing_a_tile_id_names_the_id_and_both_files(tmp_path):
+    # issue 23: the message was "two tile files define the same tile id", without the id or the files
+    from carc_env.core import GameConfig
+    from carc_env.core.config import RuleSet
+    from carc_env.core.expansion import Expansion, register, unregister
+
+    path = tmp_path / "copycat.toml"
+    path.write_text(
+        'set = "copycat"\n[[tile]]\nid = "BA-E"\ncount = 1\nedges = "CFFF"\n'
+        'features = [ { id = "c1", kind = "city", edges = ["N"] } ]\n'
+        'fields = [ { halves = ["EL", "ER", "SL", "SR", "WL", "WR"], cities = ["c1"] } ]\n'
+    )
+
+    class Copycat(Expansion):
+        KEY = "test_copycat"
+        REQUIRES = ("base",)
+        tile_files = (str(path),)
+
+    register(Copycat)
+    try:
+        with pytest.raises(TileDataError) as err:
+            RuleSet(GameConfig(2, ("base", "test_copycat")))
+    finally:
+        unregister("test_copycat")
+    msg = str(err.value)
+    assert msg.startswith("tile id 'BA-E' is defined twice: in tile file ") and "base.toml (expansion 'base')" in msg
+    assert f"and in tile file {path} (expansion 'test_copycat')" in msg and msg.endswith("rename the tile in one of them")

@@ -219,9 +219,11 @@ class RuleSet:
         # Tiles, in a fixed order: expansion order, then file order.
         tiles: list[TileType] = []
         self.start_tiles: dict[str, str] = {}
+        origin: dict[str, str] = {}  # tile id -> where it was defined, for the duplicate-id message
         for exp in self.expansions:
             for fname in exp.tile_files:
                 tf = _load(str(fname))
+                _claim_ids(origin, tf.tiles, f"tile file {tile_file_path(str(fname))} (expansion {exp.KEY!r})")
                 tiles.extend(tf.tiles)
                 if tf.start_tile:
                     self.start_tiles[exp.KEY] = tf.start_tile
@@ -254,6 +256,7 @@ class RuleSet:
         for hook in single["board_layout"]:
             self.layout = hook()
         if self.layout is not None:
+            _claim_ids(origin, self.layout.tile_types, "the printed pieces of the board layout")
             tiles.extend(self.layout.tile_types)
         self.followers: int = config.followers
         """Followers per player: ``GameConfig.followers`` unless an expansion sets it (a map's 9)."""
@@ -274,6 +277,7 @@ class RuleSet:
         self.building_kinds = sorted({s.building for t in self.tiles for s in t.segments if s.kind == BUILDING})
         self._cache: dict[str, Any] = {}
 
+        self.h_after_draw = hooked("after_draw")
         self.h_veto = hooked("placement_veto")
         self.h_placement_links = hooked("placement_links")
         self.h_after_placement = hooked("after_placement")
@@ -289,6 +293,7 @@ class RuleSet:
         self.h_field_cities = hooked("field_cities")
         self.h_feature_size = single["feature_size"]
         self.h_extra_completed = hooked("extra_completed")
+        self.h_uncounted = hooked("uncounted_completion")
         self.h_next_player = single["next_player"]
         self.h_followers_held = hooked("followers_held")
         self.h_order_unseen = hooked("order_unseen")
@@ -322,6 +327,17 @@ class RuleSet:
         state = self.__dict__.copy()
         state["_cache"] = {}
         return state
+
+
+def _claim_ids(origin: dict[str, str], tiles: tuple[TileType, ...], where: str) -> None:
+    """Record where each tile id is defined; a second definition is a TileDataError naming both."""
+    for t in tiles:
+        first = origin.setdefault(t.id, where)
+        if first is not where:
+            raise TileDataError(
+                f"tile id {t.id!r} is defined twice: in {first} and in {where}; tile ids must be unique "
+                "across every enabled expansion, so rename the tile in one of them"
+            )
 
 
 @functools.cache

@@ -47,12 +47,17 @@ hook                   composition  what it may do
                                     (``core.layout.BoardLayout``); default: an unbounded table
 ``followers_per_player`` single     at config time: followers per player; default
                                     ``GameConfig.followers`` (a map's 9)
+``after_draw``         each         a tile was drawn for the turn's player (``TileDrawn``), before the
+                                    vetoes decide whether it can be placed; also for a tile then
+                                    discarded (Stained Glass's token for drawing a cloister tile)
 ``placement_veto``     all          clear rotation bits of frontier cells; a placement is legal only
                                     if no expansion clears it (river, shrine adjacency, maps,
                                     Sagrada Familia; ``Game.scan_placement`` tells whether a
                                     placement would close a feature); it may return a reason, which
                                     ``TileDiscarded`` carries when that veto clears the drawn tile's
-                                    last legal placement
+                                    last legal placement; the class attribute ``veto_reason`` says
+                                    in words why it refuses one placement (``apply``'s error names
+                                    it when the edges fit)
 ``placement_links``    union        features a placement links to the new tile's segments (royal
                                     gates): ``(segment, node)`` pairs; the core unites them right
                                     after laying the tile, before ``after_placement``, and
@@ -75,7 +80,12 @@ hook                   composition  what it may do
 ``feature_size``       single       tiles a city or road counts when scored (a rule variant); default:
                                     distinct tiles
 ``next_player``        single       who takes the next turn (extra turns); default: the next seat
-``field_cities``       sum          extra completed cities a field borders (the City of Carcassonne)
+``field_cities``       sum          extra completed cities a field borders (the City of Carcassonne); may
+                                    be negative to leave out a completed city farmers do not count (a
+                                    city the Sagrada Familia tile closed)
+``uncounted_completion`` any         a completed feature that the rules counting or comparing completed
+                                    features leave out (``Game.counts_as_completed``: the King's and
+                                    Robber Baron's records and final points; the Sagrada Familia's city)
 ``extra_completed``    sum          completed features of a kind outside the union-find's completed
                                     roots, for ``Game.count_completed`` (the King's count)
 ``followers_held``     sum          followers an expansion keeps off the board and out of the supply
@@ -161,6 +171,9 @@ class Expansion:
     """Keys of other ``REPLACES_START`` expansions whose start layout this one's ``setup`` knows how
     to lay its own next to (the River's spring beside the Count's city).  Two start layouts may be
     enabled together only if one of them names the other here."""
+    veto_reason: ClassVar[str] = ""
+    """Why ``placement_veto`` refuses a placement, in words (``apply``'s error names it when a placement
+    whose edges fit is refused by this expansion's rule)."""
     action_parsers: ClassVar[Mapping[str, Callable[[str], Action]]] = {}
     """Parsers of this expansion's action texts, by first word (``"count_send"``)."""
 
@@ -217,6 +230,9 @@ class Expansion:
         return None
 
     # -- placement -------------------------------------------------------
+    def after_draw(self, game: Game, tile: int) -> None:
+        """Tile type ``tile`` was drawn for ``game.turn_player`` (placeable or not: it may be discarded next)."""
+
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> str | None:
         """Clear bits in ``masks`` (uint8 rotation bitmask per frontier cell, in place; the cells are
         ``game.frontier_cells()``).  May return a reason (``"every legal placement would close ..."``):
@@ -271,6 +287,11 @@ class Expansion:
     def field_cities(self, game: Game, root: int) -> int:
         """Extra completed cities bordering field ``root`` (counted for farmers)."""
         return 0
+
+    def uncounted_completion(self, game: Game, root: int) -> bool:
+        """True: the completed feature ``root`` is not counted by rules that count or compare completed
+        features (:meth:`Game.counts_as_completed`, :meth:`Game.count_completed`)."""
+        return False
 
     def feature_size(self, game: Game, root: int) -> int | None:
         """Tiles a city or road counts when scored; None = no opinion (distinct tiles)."""

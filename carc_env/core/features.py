@@ -162,11 +162,16 @@ class Features:
     def is_completed(self, root: int) -> bool:
         return root in self.completed
 
+    def counts_as_completed(self, root: int) -> bool:
+        """Whether rules that count or compare completed features (the King) count feature ``root``;
+        False for one an expansion leaves out (``uncounted_completion``)."""
+        return not any(hook(self, root) for hook in self.rules.h_uncounted)  # type: ignore[arg-type]  # self is the Game
+
     def count_completed(self, kind: int) -> int:
         """Completed features of ``kind`` (``CITY``, ``ROAD``) on the board, each counted once,
         plus those expansions add through the ``extra_completed`` hook."""
         find, kinds = self.find, self.kind
-        n = len({find(r) for r in self.completed if kinds[r] == kind})
+        n = len({find(r) for r in self.completed if kinds[r] == kind and self.counts_as_completed(find(r))})
         for hook in self.rules.h_extra_completed:
             n += hook(self, kind)  # type: ignore[arg-type]  # self is the Game
         return n

@@ -349,16 +349,30 @@ def parse_tile_data(data: dict, where: str) -> TileFile:
     return TileFile(set_name, start, tuple(tiles), tuple(extra))
 
 
+def read_toml(path: Path, what: str, error: type[Exception]) -> dict[str, Any]:
+    """The TOML table in ``path`` (a ``what``: "tile file", "map file" ...); every way it cannot be read
+    raises ``error`` naming the file, the problem and the fix."""
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise error(f"{path}: {what} not found; check the path (a file ending in .toml)") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not a {what}; name a .toml file inside it") from None
+    except PermissionError:
+        raise error(f"{path}: the {what} cannot be read (permission denied); make it readable") from None
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{path}: the {what} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8 TOML"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+
+
 def load_tile_file(path: str | Path) -> TileFile:
     """Load and validate one TOML tile file."""
     path = Path(path)
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise TileDataError(f"{path}: tile file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TileDataError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "tile file", TileDataError)
     return parse_tile_data(data, str(path.name))
 
 

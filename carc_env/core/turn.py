@@ -204,6 +204,8 @@ class TurnFlow:
                 return
             t = self._bag.pop()
             self.events.append(TileDrawn(self.turn_player, rules.tiles[t].id))
+            for hook in rules.h_after_draw:
+                hook(game, t)
             masks = self.placement_masks(t)
             reason = "no legal placement"
             for veto in rules.h_veto:
@@ -229,11 +231,25 @@ class TurnFlow:
             raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}): the cell {where}")
         if not (int(self._masks[slot]) >> r) & 1:
             fits = [q for q in range(4) if (int(self._masks[slot]) >> q) & 1]
-            raise IllegalActionError(
-                f"cannot place {tile.id} at ({x},{y}) in rotation {r}: its edges "
-                f"{''.join(tile.edges[(s - r) % 4] for s in range(4))} (N E S W) do not fit there"
-                + (f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell")
-            )
+            edges = "".join(tile.edges[(s - r) % 4] for s in range(4))
+            if (int(self.placement_masks(self.current_tile)[slot]) >> r) & 1:
+                why = f"its edges {edges} (N E S W) fit, but {self._vetoed_by(self.current_tile, slot, r)}"
+                rest = f"; rotations allowed here: {fits}" if fits else "; no rotation is allowed in this cell"
+            else:
+                why = f"its edges {edges} (N E S W) do not fit there"
+                rest = f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell"
+            raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}) in rotation {r}: {why}{rest} (see legal_actions())")
+
+    def _vetoed_by(self, t: int, slot: int, r: int) -> str:
+        """Which expansion's ``placement_veto`` refuses rotation ``r`` of tile type ``t`` at frontier ``slot``, in words."""
+        game: Game = self  # type: ignore[assignment]
+        for veto in self.rules.h_veto:
+            masks = self.placement_masks(t)  # a fresh copy for each veto
+            why = veto(game, t, masks)
+            if not (int(masks[slot]) >> r) & 1:
+                exp = veto.__self__  # type: ignore[attr-defined]
+                return f"expansion {exp.KEY!r} forbids it: {exp.veto_reason or why or 'its placement rule'}"
+        return "an expansion's placement rule forbids it"  # pragma: no cover - only vetoes clear fitting bits
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile

@@ -13,6 +13,8 @@ Contract
   completed city on the board, the Robber Baron's 1 per completed road
   (``Game.count_completed``, so an expansion can add completed features that
   are not union-find roots through the ``extra_completed`` hook).
+* A completed feature an expansion leaves out (``Game.counts_as_completed``: a
+  city the Sagrada Familia tile itself closed) neither moves a figure nor counts.
 * Events: :class:`~carc_env.core.events.FigureMoved` when a figure changes
   hands; ``PointsAwarded`` (items ``"king"`` / ``"robber"``) at the end.
 
@@ -67,7 +69,7 @@ class KingRobber(Expansion):
 
     def on_completed(self, game: Game, root: int, kind: int, size: int) -> None:
         fig = _FIGURES.get(kind)
-        if fig is None:
+        if fig is None or not game.counts_as_completed(root):
             return
         name, holder_attr, size_attr, noun, _ = fig
         st: KingRobberState = game.ext[KEY]
@@ -75,7 +77,7 @@ class KingRobber(Expansion):
         # (the others then never beat the record it sets).
         find, kinds, tiles = game.find, game.kind, game.tiles
         for r in game.completing:
-            if kinds[r] == kind:
+            if kinds[r] == kind and game.counts_as_completed(find(r)):
                 size = max(size, len(tiles[find(r)]))
         if size <= getattr(st, size_attr):  # strictly larger only; equal keeps the holder
             return

@@ -33,13 +33,12 @@ is the N E S W letters of the type's unrotated form).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...core.layout import BoardLayout, LayoutError, PrintedPiece
-from ...core.tiles import DATA_DIR, DX, DY, SIDES, TileDataError, parse_tile_data
+from ...core.tiles import DATA_DIR, DX, DY, SIDES, TileDataError, parse_tile_data, read_toml
 
 FORMAT, VERSION = "carc_env-map", 1
 LAYOUT_STATUSES = ("printed", "approximate_geographic", "test")
@@ -227,13 +226,7 @@ def map_file_path(name: str) -> Path:
 def load_map_file(name: str | Path) -> MapData:
     """Load and validate one map file (see the module docstring)."""
     path = map_file_path(str(name))
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise MapDataError(f"{path}: map file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise MapDataError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "map file", MapDataError)
     return parse_map_data(data, str(path.name))
 
 

@@ -22,6 +22,9 @@ squares that exist.  This plug-in adds:
   road bonus (variant 3);
 * ``after_placement`` / ``next_player``: the town variants 1 (extra turn, once
   per turn) and 2 (-2 points);
+* ``map_extra_turn`` (decision, ``end_turn``; only with ``town_extra_turn`` and
+  ``town_extra_turn_optional``): the player who covered a town takes the extra turn
+  (``extra_turn``) or declines it (``pass``); no decision when the bag is empty;
 * ``check_config``: refuses expansions that lay their own start layout (their
   start does not fit a printed board).
 
@@ -35,9 +38,11 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...core.events import ScoreItem
+from ...core.actions import Action, IllegalActionError, Pass
+from ...core.events import Event, ScoreItem
 from ...core.expansion import ConfigError, Expansion, registry
 from ...core.layout import BoardLayout
+from ...core.stages import Stage
 from ...core.tiles import CITY, DX, DY, ROAD, TileType
 from .mapfile import CLOSED_EDGE_MODES, MapData, MapDataError, load_map_file
 
@@ -45,7 +50,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...core.game import Game
 
 KEY = "maps_germany"
-ORIENTATIONS = ("fixed", "random")
+EXTRA_TURN_PHASE = "map_extra_turn"
+ORIENTATIONS = ("open", "fixed", "random")
 TILE_MIXES = {"base_x1.5": 1.5, "base_x1": 1.0, "base_x2": 2.0}
 """Tile mixes: every base tile type's count times the factor, rounded up (72 -> 115 -> 144 tiles)."""
 
@@ -59,10 +65,14 @@ class MapsGermanyOptions:
     start_squares: str = "Rostock,Stuttgart"
     """2 or 3 start squares, comma-separated; the start tile goes on the first, a tile from the
     bag on each other (rule: at least 2; Example 1 has the start tile in Rostock)."""
-    start_orientation: str = "fixed"
-    """How the tiles on the start squares are turned: ``"fixed"`` unrotated (like the base game's
-    start tile; the lowest rotation that fits printed features next to it) or ``"random"`` (the
-    game's generator, among the rotations that fit)."""
+    start_orientation: str = "open"
+    """How the tiles on the start squares are turned, among the rotations that fit printed features
+    next to them: ``"open"`` so that the most of the tile's cities and roads can be played (a
+    side of the feature faces an empty square), ties to the lowest rotation (0, 1, 2, 3), so a
+    start square with four squares round it keeps the tile unrotated; ``"fixed"`` the lowest
+    rotation (unrotated where it fits, like the base game's start tile; Rostock's start city then
+    faces the Baltic, closed from the start: the engine before issue 23); ``"random"`` the game's
+    generator picks."""
     followers: int = 9
     """Followers per player (rule: 9 instead of 7 if you have them); 0 uses ``GameConfig.followers``."""
     tile_mix: str = "base_x1.5"
@@ -75,6 +85,10 @@ class MapsGermanyOptions:
     ``"border"`` (neutral: anything fits and it closes what faces it)."""
     town_extra_turn: bool = False
     """Town variant 1: covering a town gives one more turn at once (not again in that extra turn)."""
+    town_extra_turn_optional: bool = True
+    """With variant 1: the player decides whether to take the extra turn (the text: "you *may*
+    immediately take another turn"; decision phase ``map_extra_turn``: ``extra_turn`` or ``pass``);
+    False: the extra turn is always taken, no decision (the engine before issue 23)."""
     town_penalty: bool = False
     """Town variant 2: covering a town costs 2 points."""
     town_road_bonus: bool = False
@@ -117,12 +131,62 @@ class MapsState:
     in_extra_turn: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class TakeExtraTurn(Action):
+    """Take the extra turn town variant 1 offers (``pass`` declines it)."""
+
+    def to_text(self) -> str:
+        return "extra_turn"
+
+
+def _parse_extra_turn(text: str) -> Action:
+    if text.split() != ["extra_turn"]:
+        raise IllegalActionError(f"cannot parse {text!r}; expected 'extra_turn' (or 'pass' to decline it)")
+    return TakeExtraTurn()
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraTurnDeclined(Event):
+    """``player`` covered a town (variant 1) and declined the extra turn."""
+
+    player: int
+
+
+class ExtraTurnStage(Stage):
+    """``map_extra_turn``: the player who covered a town this turn takes the extra turn or not."""
+
+    name = EXTRA_TURN_PHASE
+
+    def enter(self, game: Game) -> bool:
+        st: MapsState = game.ext[KEY]
+        if not st.extra_turn_due:
+            return False
+        if game.bag_size == 0:  # no tile left to play: the game ends instead
+            st.extra_turn_due = False
+            return False
+        game.player = game.turn_player
+        return True
+
+    def apply(self, game: Game, action: Action) -> bool:
+        if type(action) is TakeExtraTurn:
+            return True  # next_player gives the turn back
+        if type(action) is not Pass:
+            raise IllegalActionError(f"the {self.name} phase needs 'extra_turn' or 'pass', got {action!r}")
+        game.ext[KEY].extra_turn_due = False
+        game.emit(ExtraTurnDeclined(game.player))
+        return True
+
+    def legal_actions(self, game: Game) -> list[Action]:
+        return [TakeExtraTurn(), Pass()]
+
+
 class MapsGermany(Expansion):
     KEY = KEY
     Options = MapsGermanyOptions
     REQUIRES = ("base",)
     """The base game: its start tile goes on the first start square, its tiles make the mix."""
     REPLACES_START = True
+    action_parsers = {"extra_turn": _parse_extra_turn}
 
     def __init__(self, options: MapsGermanyOptions) -> None:
         super().__init__(options)
@@ -141,6 +205,7 @@ class MapsGermany(Expansion):
                     f"its start squares are {[s.name for s in self.map.starts]}"
                 ) from None
         self.towns = self.map.town_cells
+        self.printed_cells = frozenset((p.x, p.y) for p in self.layout.pieces)
         # the node of the first segment (a printed piece's city or road) of piece i is placements[i][4]
         self.coat_pieces = tuple(i for i, c in enumerate(self.coats) if c)
 
@@ -193,7 +258,27 @@ class MapsGermany(Expansion):
             return None
         if self.options.start_orientation == "random":
             return fits[int(game.ext[KEY].start_draws[i] * len(fits))]
+        if self.options.start_orientation == "open":
+            return max(fits, key=lambda r: (*self.openness(game, tile_id, x, y, r), -r))
         return fits[0]
+
+    def openness(self, game: Game, tile_id: str, x: int, y: int, r: int) -> tuple[int, int]:
+        """How playable ``tile_id`` laid at (x, y) in rotation ``r`` leaves its cities and roads:
+        (features with a side facing an empty square, which a player can still extend and claim;
+        minus the sides of cities and roads facing the border, where nothing continues them)."""
+        tile = game.rules.tiles[game.rules.tile_index[tile_id]]
+        playable, board, printed = self.layout.playable, game.board, self.printed_cells
+        open_features, border_sides = set(), 0
+        for s in range(4):
+            i = tile.center[r][s]
+            if i < 0 or tile.segments[i].kind not in (CITY, ROAD):
+                continue
+            c = (x + DX[s], y + DY[s])
+            if c in playable and c not in board:
+                open_features.add(i)
+            elif c not in playable and c not in printed:
+                border_sides += 1
+        return len(open_features), -border_sides
 
     def setup(self, game: Game) -> None:
         st: MapsState = game.ext[KEY]
@@ -218,6 +303,11 @@ class MapsGermany(Expansion):
                     game.place_fixed(tid, sq.x, sq.y, r, from_bag=False, announce=True)
                     break
                 st.set_aside.append(tid)
+
+    def stages(self) -> list[tuple[str, Stage]]:
+        if self.options.town_extra_turn and self.options.town_extra_turn_optional:
+            return [("end_turn", ExtraTurnStage())]
+        return []
 
     # -------------------------------------------------------------------- scoring
     def coats_of_arms(self, game: Game, root: int) -> int:

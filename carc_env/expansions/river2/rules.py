@@ -177,6 +177,11 @@ class River2(Expansion):
         return first + middle + last + normal
 
     # ---------------------------------------------------------------- placement
+    veto_reason = (
+        "every river tile is placed before any other tile, and a river tile continues the river from one "
+        "open end (one river side against the board) without turning the same way twice in a row"
+    )
+
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
         st: RiverState = game.ext[KEY]
         rivers = river_tile_set(game.rules)

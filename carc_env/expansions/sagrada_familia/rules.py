@@ -17,6 +17,12 @@ Contract
   without an open edge.  The city completes as usual, but ``score_override``
   makes it score 0 (one item ``sagrada_familia``, whatever other expansions
   would add), and its followers return; the veto has nothing left to guard.
+  What else sees that city (each an option, default: nothing, it "scores 0
+  points"): the King (``uncounted_completion``, unless
+  ``exception_city_counts_for_king``), farmers (``field_cities`` gives -1 for
+  it, unless ``exception_city_counts_for_farmers``); a knight may be put on it
+  by its placer and comes back at once (``follower_spots`` removes the spot
+  unless ``exception_knight_allowed``, default True).
 * Variant ``may_close``: no veto; once the city completes it scores 0 and
   ``defers_scoring`` keeps its followers on it until the end of the game, when
   the core scores it (0) and returns them.  A city closed by the tile itself
@@ -58,6 +64,17 @@ class SagradaFamiliaOptions:
     exception_returns_followers: bool = True
     """With the variant, a city the Sagrada Familia tile itself closes (exception 1) gives its followers
     back at once (exception 1's wording); False: they stay until the end like the variant's."""
+    exception_city_counts_for_king: bool = False
+    """Exception 1: the city the Sagrada Familia tile closed is a completed city for King & Robber Baron
+    (its placer may take the King for it; the King's final points count it).  Default False: "that
+    city will score 0 points", the King's point for it included."""
+    exception_city_counts_for_farmers: bool = False
+    """Exception 1: farmers score 3 for the city the Sagrada Familia tile closed.  Default False: the
+    city "will score 0 points", its farmers' 3 included."""
+    exception_knight_allowed: bool = True
+    """Exception 1: the placer may put a knight on the city the Sagrada Familia tile just closed (the
+    base rule: any free feature of the placed tile); it comes back at once with the others, 0 points.
+    False: that city offers no follower spot."""
 
 
 @dataclass
@@ -73,6 +90,7 @@ class SagradaFamilia(Expansion):
     REQUIRES = ("base",)
     Options = SagradaFamiliaOptions
     tile_files = ("sagrada_familia.toml",)
+    veto_reason = "this placement would close the Sagrada Familia city, which may never be completed"
 
     def __init__(self, options: SagradaFamiliaOptions) -> None:
         super().__init__(options)
@@ -126,6 +144,39 @@ class SagradaFamilia(Expansion):
             st.closed_by_tile = True
 
     after_setup_placement = after_placement  # laid at setup (a map's start square): its city is in force
+
+    def follower_spots(self, game: Game, spots: list[int]) -> list[int]:
+        if self.options.exception_knight_allowed or not spots:
+            return spots
+        st: SagradaState = game.ext[KEY]
+        if not st.closed_by_tile or game.node_tile[st.node] != len(game.placements) - 1:
+            return spots  # only the Sagrada Familia tile that just closed its own city
+        root = game.find(st.node)
+        base = game.placements[-1][4]
+        return [i for i in spots if game.find(base + i) != root]
+
+    def _closed_city(self, game: Game) -> int:
+        """Root of the city the Sagrada Familia tile itself closed (exception 1), else -1."""
+        st: SagradaState = game.ext[KEY]
+        if not st.closed_by_tile:
+            return -1
+        root = game.find(st.node)
+        return root if root in game.completed else -1
+
+    def uncounted_completion(self, game: Game, root: int) -> bool:
+        if self.options.exception_city_counts_for_king:
+            return False
+        st: SagradaState = game.ext[KEY]
+        return st.closed_by_tile and game.find(st.node) == root
+
+    def field_cities(self, game: Game, root: int) -> int:
+        if self.options.exception_city_counts_for_farmers:
+            return 0
+        city = self._closed_city(game)
+        if city < 0:
+            return 0
+        find = game.find
+        return -1 if any(find(c) == city for c in game.adjacent_cities.get(root, ())) else 0
     # -- scoring -----------------------------------------------------------------
     def score_override(self, game: Game, root: int, final: bool) -> list[ScoreItem] | None:
         st: SagradaState = game.ext[KEY]

@@ -117,6 +117,11 @@ class Shrines(Expansion):
         return out
 
     # -- hooks ---------------------------------------------------------------
+    veto_reason = (
+        "a shrine may not adjoin more than one cloister nor a cloister more than one shrine "
+        "(nor a building one of the other side that already has its partner, with strict_pairing)"
+    )
+
     def placement_veto(self, game: Game, tile: int, masks: np.ndarray) -> None:
         side = self._tile_sides(game)[tile]
         if not side or not game.buildings:

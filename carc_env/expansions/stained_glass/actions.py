@@ -38,7 +38,7 @@ import numpy as np
 
 from ...core.actions import Action, IllegalActionError, Pass
 from ...encoding.actions import PhaseCodec, StateView
-from .rules import STEAL_PHASE, THIEF_PHASE, WINDOW_PHASE, PlaceThief, ScoreWindow, Steal, token_set
+from .rules import STEAL_PHASE, THIEF_PHASE, WINDOW_PHASE, PlaceThief, ScoreWindow, Steal, check_token, token_set
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.config import RuleSet
@@ -104,6 +104,7 @@ class StealCodec(PhaseCodec):
     def _index(self, game: Game, a: Steal) -> int:
         if not isinstance(a.victim, int) or not 0 <= a.victim < self.n:
             raise IllegalActionError(f"{a.to_text()!r}: no player {a.victim!r}")
+        check_token(a.to_text(), a.token)
         v = (a.victim - game.player) % self.n
         k = len(self.kinds) if a.token is None else self.kinds.index(a.token)
         return v * self.width + k

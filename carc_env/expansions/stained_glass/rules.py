@@ -9,8 +9,9 @@ token data: ``data/tokens/stained_glass.toml``, read by :mod:`.tokens`)
   ``bag_order`` puts named tokens first in the bag (drawn first, in order);
   ``start_tokens`` hands tokens out at setup (``"G1a G1b; G2a"``: player 0 holds G1a and
   G1b, player 1 G2a).  Both are recorded in the config, so records replay.
-* Getting tokens: the player who places a tile with a cloister-like building or a
-  ``cathedral``-tagged city segment (``after_placement``) and the turn's player for every
+* Getting tokens: the player who draws a tile with a cloister-like building or a
+  ``cathedral``-tagged city segment (``after_draw``, even if it is then discarded; with
+  ``token_on="place"``: who places it, ``after_placement``) and the turn's player for every
   completed cloister-like building or city holding a cathedral (``on_completed``) take one each
   (``TokenDrawn``); nothing when the bag is empty.  Cloister-like: ``cloister`` always,
   ``church`` unless ``churches_are_cloisters=False``, ``shrine`` if
@@ -62,6 +63,7 @@ KEY = "stained_glass"
 CLOISTER, CHURCH, SHRINE = "cloister", "church", "shrine"
 CATHEDRAL_TAG = "cathedral"
 STEAL_KINDS = ("choose", "random")
+TOKEN_ON = ("draw", "place")
 FINAL_WINDOWS = ("best", "none")
 THIEF_PHASE, STEAL_PHASE, WINDOW_PHASE = "glass_thief", "glass_steal", "glass_window"
 WINDOW_ITEM, LOOSE_ITEM = "window", "loose_tokens"
@@ -87,6 +89,10 @@ def _token_list(option: str, text: str, ts: TokenSet) -> list[int]:
 class StainedGlassOptions:
     """Rule variants of Stained Glass (every one an interpretation: the scoring section is lost)."""
 
+    token_on: str = "draw"
+    """When a cloister or cathedral tile gives its token: ``"draw"`` when it is drawn, even if it is then
+    discarded because it fits nowhere (the text: "After drawing any cloister tile ..."); ``"place"``
+    when it is placed (a discarded tile gives none)."""
     churches_are_cloisters: bool = True
     """Darmstadt churches give tokens and allow thieves like cloisters (Darmstadt treats them as cloisters)."""
     shrines_are_cloisters: bool = False
@@ -125,6 +131,8 @@ class StainedGlassOptions:
         bad = [p for p in parts if int(p) < 0]
         if bad:
             raise ConfigError(f"option stained_glass.window_points: points cannot be negative, got {bad[0]}")
+        if self.token_on not in TOKEN_ON:
+            raise ConfigError(f"option stained_glass.token_on must be one of {TOKEN_ON}, got {self.token_on!r}")
         if self.steal_kind not in STEAL_KINDS:
             raise ConfigError(f"option stained_glass.steal_kind must be one of {STEAL_KINDS}, got {self.steal_kind!r}")
         if self.final_windows not in FINAL_WINDOWS:
@@ -203,13 +211,19 @@ def _parse_thief(text: str) -> Action:
     return PlaceThief(parts[1])
 
 
+def check_token(text: str, token: object) -> None:
+    """Raise :class:`IllegalActionError` unless ``token`` is None or a glass token id."""
+    kinds = token_set().kinds
+    if token is not None and token not in kinds:
+        raise IllegalActionError(f"{text!r}: unknown glass token {token!r}; name one of {' '.join(kinds)}")
+
+
 def _parse_steal(text: str) -> Action:
     parts = text.split()
     if len(parts) not in (2, 3) or not parts[1].isdigit():
         raise IllegalActionError(f"cannot parse {text!r}; expected 'steal PLAYER TOKEN' (e.g. 'steal 1 G2a') or 'steal PLAYER'")
     token = parts[2] if len(parts) == 3 else None
-    if token is not None and token not in token_set().kinds:
-        raise IllegalActionError(f"{text!r}: unknown glass token {token!r}; tokens are {' '.join(token_set().kinds)}")
+    check_token(text, token)
     return Steal(int(parts[1]), token)
 
 
@@ -461,10 +475,23 @@ class StainedGlass(Expansion):
         st.held[player][k] += 1
         game.emit(TokenDrawn(player, self.tokens.kinds[k], reason))
 
-    def after_placement(self, game: Game, x: int, y: int) -> None:
-        t = game.placements[-1][2]
+    def _token_tile(self, game: Game, t: int) -> str:
+        """``"cloister"`` (or the cloister-like kind) / ``"cathedral"`` if tile type ``t`` gives a token; else ""."""
         tab = self.table(game)
-        kind = tab.building[t] or ("cathedral" if tab.cathedral[t] else "")
+        return tab.building[t] or ("cathedral" if tab.cathedral[t] else "")
+
+    def after_draw(self, game: Game, tile: int) -> None:
+        if self.options.token_on != "draw":
+            return
+        kind = self._token_tile(game, tile)
+        if kind:
+            self.draw_token(game, game.turn_player, f"drew the {kind} tile {game.rules.tiles[tile].id}")
+
+    def after_placement(self, game: Game, x: int, y: int) -> None:
+        if self.options.token_on != "place":
+            return
+        t = game.placements[-1][2]
+        kind = self._token_tile(game, t)
         if kind:
             self.draw_token(game, game.player, f"placed the {kind} tile {game.rules.tiles[t].id} at ({x},{y})")
 
@@ -583,6 +610,7 @@ class StainedGlass(Expansion):
             raise IllegalActionError(f"{action.to_text()!r}: no player {v!r} (players are 0..{game.num_players - 1})")
         if v == p and not self.options.steal_from_self:
             raise IllegalActionError(f"{action.to_text()!r}: you cannot steal from yourself; steal from another player")
+        check_token(action.to_text(), action.token)
         can = self.stealable(game, v)
         kinds = self.tokens.kinds
         random_kind = self.options.steal_kind == "random"

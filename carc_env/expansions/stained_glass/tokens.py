@@ -23,11 +23,12 @@ Pure functions over token counts; no game state.  Rules: ``docs/rules/stained_gl
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ...core.tiles import read_toml
 
 TOKEN_FILE = Path(__file__).resolve().parents[2] / "data" / "tokens" / "stained_glass.toml"
 _FILE_KEYS = {"set", "copies", "window", "description"}
@@ -141,13 +142,7 @@ def parse_token_set(data: dict[str, Any], where: str) -> TokenSet:
 def load_token_set(path: str | None = None) -> TokenSet:
     """Load and validate a token file (default: the Stained Glass tokens)."""
     p = Path(path) if path is not None else TOKEN_FILE
-    try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise TokenDataError(f"{p}: token file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TokenDataError(f"{p}: not valid TOML: {exc}") from None
+    data = read_toml(p, "token file", TokenDataError)
     return parse_token_set(data, p.name)
 
 
