@@ -137,6 +137,9 @@ def test_features_equal_flood_fill_with_printed_pieces_and_borders(config, seed,
             feat = brute.feature_of[e.node]
             per = 1 if e.final or e.kind == "road" else 2
             items = {i.kind: i.points for i in e.items}
+            if "sagrada_familia" in items:  # exception 1: the city its own tile closes scores 0 (test_sagrada_familia)
+                assert e.value == 0 and set(items) == {"sagrada_familia"}
+                continue
             assert items["tiles"] == per * brute.tile_count(feat)
             coats = coats_of(brute, feat)
             assert items.get("coats_of_arms", 0) == (1 if e.final else 2) * coats
