@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-import carc_env
 from carc_env.baselines import RandomPolicy
 from carc_env.core import ConfigError
 from carc_env.core.record import RecordError, to_record

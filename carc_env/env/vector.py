@@ -9,8 +9,9 @@ the 5-tuple ``step``, infos as a dict of arrays with ``_key`` masks,
 
 Contract
 --------
-``CarcassonneVectorEnv(num_envs, seed=None, opponents=None, learner_seat=None, threads=None, **options)``
-(options as in :mod:`carc_env.env.options`; ``threads``: the compiled engine's threads, see Engines).
+``CarcassonneVectorEnv(num_envs, seed=None, opponents=None, learner_seat=None, threads=None,
+autoreset_mode=AutoresetMode.SAME_STEP, **options)`` (options as in :mod:`carc_env.env.options`;
+``threads``: the compiled engine's threads, see Engines; ``autoreset_mode``: see Autoreset).
 
 Every game has, at every moment, one *acting seat*: the seat that must decide
 now.  Observations are returned from that seat's point of view (the encoding
@@ -66,21 +67,28 @@ API:
 * ``seats`` / ``learner_seats`` (``int64 (N,)``) mirror ``infos["seat"]`` /
   ``infos["learner_seat"]``; ``action_masks()`` returns the masks as bool.
 
-Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``.  A
-game that ends in a step is reset in that same step and ``obs[i]`` is the
-first decision of the next game (the next game's seed continues game ``i``'s
-seed stream; in single-agent mode the opponents' moves before the learner's
-first decision are played too).  Why same-step: every row of every
-observation is then a live decision whose mask enables at least one action,
-so a masked policy can sample every row of every batch; in next-step mode each
-finished game would hand out a terminal row whose mask is all zero (a masked
-softmax over it is NaN) and whose action is thrown away.  The final
-observation is not returned (no ``final_obs``): a game never truncates, so a
-finished game's value is 0 and is never bootstrapped.  Gymnasium's
-:class:`~gymnasium.vector.VectorObservationWrapper` subclasses (such as
-``TransformObservation``) refuse same-step envs by design; use
-``VectorizeTransformObservation`` (one observation at a time) or transform the
-batch in your loop.
+Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP`` by
+default.  A game that ends in a step is reset in that same step and
+``obs[i]`` is the first decision of the next game (the next game's seed
+continues game ``i``'s seed stream; in single-agent mode the opponents' moves
+before the learner's first decision are played too).  Why same-step: every
+row of every observation is then a live decision whose mask enables at least
+one action, so a masked policy can sample every row of every batch; in
+next-step mode each finished game hands out a terminal row whose mask is all
+zero (a masked softmax over it is NaN) and whose action is thrown away.  The
+final observation is not returned (no ``final_obs``): a game never truncates,
+so a finished game's value is 0 and is never bootstrapped.
+
+``autoreset_mode=AutoresetMode.NEXT_STEP`` (constructor) is there for
+Gymnasium's observation wrappers: every
+:class:`~gymnasium.vector.VectorObservationWrapper` (``TransformObservation``,
+``VectorizeTransformObservation``, ``NormalizeObservation`` ...) refuses
+same-step envs.  Then the step that ends game ``i`` returns its final
+observation (from the learner's seat, in self-play from the seat that made the
+last decision; its mask is all zero: nothing is legal), and the next step
+ignores ``actions[i]``, starts the next game and returns its first decision
+with reward 0.  Self-play on the compiled engine then steps game by game
+instead of in one kernel call.
 
 Game ``i`` steps exactly like a :class:`carc_env.env.aec.raw_env` reset with
 the same seed and then reset without a seed after each game (tested).
@@ -143,8 +151,20 @@ class CarcassonneVectorEnv(VectorEnv):
         opponents: Any = None,
         learner_seat: int | None = None,
         threads: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **options: Any,
     ) -> None:
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP):
+            raise ConfigError(
+                f"autoreset_mode must be AutoresetMode.SAME_STEP (the default) or AutoresetMode.NEXT_STEP, got "
+                f"{autoreset_mode!r}"
+            )
+        self.autoreset_mode = mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive integer, got {num_envs!r}")
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
@@ -189,6 +209,7 @@ class CarcassonneVectorEnv(VectorEnv):
         self._seat_policies: list[dict[int, Any]] = [{} for _ in range(num_envs)]
         self._seed = seed
         self._pending = np.zeros((num_envs, n), dtype=np.float32)
+        self._ended = np.zeros(num_envs, dtype=bool)  # next-step mode: the game ended, the next step resets it
         self._obs: dict[str, np.ndarray] | None = None  # the engine's dict batch (masks read from it)
 
     # ------------------------------------------------------------------ internals
@@ -203,8 +224,8 @@ class CarcassonneVectorEnv(VectorEnv):
 
     @property
     def _batched(self) -> bool:
-        """Self-play on the compiled engine: the whole batch steps in one kernel call."""
-        return self._batch is not None and self.self_play
+        """Self-play on the compiled engine: the whole batch steps in one kernel call (same-step mode)."""
+        return self._batch is not None and self.self_play and self.autoreset_mode is AutoresetMode.SAME_STEP
 
     def _start(self, i: int, seed: int | None, record: dict[str, Any] | None = None, seat: int | None = None) -> None:
         m = self.matches[i]
@@ -247,9 +268,9 @@ class CarcassonneVectorEnv(VectorEnv):
             rewards += m.step(int(policy.act(obs, m)))
             self._lengths[i] += 1
 
-    def _write_obs(self, i: int, batch: dict[str, np.ndarray]) -> None:
+    def _write_obs(self, i: int, batch: dict[str, np.ndarray], seat: int | None = None) -> None:
         m = self.matches[i]
-        seat = m.player
+        seat = m.player if seat is None else seat
         self.seats[i] = seat
         m.observe_into(seat, {k: v[i] for k, v in batch.items()})
 
@@ -272,7 +293,7 @@ class CarcassonneVectorEnv(VectorEnv):
             ints = arr.tolist()
         else:
             raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
-        suspects: Any = range(self.num_envs)
+        suspects: Any = np.flatnonzero(~self._ended).tolist()  # an ended game's action is ignored
         if self._batched and self._obs is not None:
             mask = self._obs["action_mask"]
             n = mask.shape[1]
@@ -373,6 +394,7 @@ class CarcassonneVectorEnv(VectorEnv):
             self._episodes[:] = 0  # the learner-seat rotation restarts too: a seeded reset determines everything
         batch = self._empty_batch()
         self._pending[:] = 0
+        self._ended[:] = False
         for i in range(self.num_envs):
             self._start(i, seeds[i], records[i], learner)
             self._advance(i, self._pending[i])
@@ -412,6 +434,12 @@ class CarcassonneVectorEnv(VectorEnv):
         dropped = np.zeros(N, dtype=np.int64)
         for i in range(N):
             m = self.matches[i]
+            if self._ended[i]:  # next-step mode: this step starts the next game; actions[i] is ignored
+                self._ended[i] = False
+                self._start(i, None)
+                self._advance(i, self._pending[i])
+                self._write_obs(i, batch)
+                continue
             seat_rewards[i] += m.step(actions[i])
             self._lengths[i] += 1
             self._advance(i, seat_rewards[i])
@@ -419,6 +447,10 @@ class CarcassonneVectorEnv(VectorEnv):
                 dones[i] = True
                 final[i] = m.scores
                 lengths[i] = self._lengths[i]
+                if self.autoreset_mode is AutoresetMode.NEXT_STEP:  # the final observation, no legal action
+                    self._ended[i] = True
+                    self._write_obs(i, batch, int(acting[i] if self.self_play else finished_learners[i]))
+                    continue
                 self._start(i, None)
                 self._advance(i, self._pending[i])  # opponents' moves before the learner's first decision
             self._write_obs(i, batch)
