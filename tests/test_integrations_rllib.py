@@ -274,6 +274,14 @@ def test_training_wrote_tensorboard_logs(trained):
     assert "losses/policy_loss" in losses and "losses/vf_loss" in losses, tags
 
 
+def _remove_empty(logdir: str) -> None:
+    """RLlib's Algorithm makes an empty ~/ray_results/<date> folder: leave nothing behind."""
+    try:
+        os.rmdir(logdir)
+    except OSError:
+        pass
+
+
 def _train_once(seed: int) -> tuple[list, dict]:
     config = rl.ppo_config({}, env_runners=0, frozen_opponent_every=1, model_config=TINY, train_batch_size=BATCH,
                            minibatch_size=100, num_epochs=1, seed=seed)  # fmt: skip
@@ -285,6 +293,7 @@ def _train_once(seed: int) -> tuple[list, dict]:
         return stats, {k: v.clone() for k, v in algo.get_module(rl.MAIN).state_dict().items()}
     finally:
         algo.stop()
+        _remove_empty(algo.logdir)
 
 
 def test_a_seed_makes_a_run_repeatable(ray_cluster):
@@ -350,6 +359,7 @@ def test_checkpoint_restores_and_training_resumes(trained):
         assert any(not torch.equal(saved[k], learned[k]) for k in saved)  # the update changed the weights
     finally:
         algo.stop()
+        _remove_empty(algo.logdir)
         torch.set_num_threads(threads)
 
 
