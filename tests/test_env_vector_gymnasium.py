@@ -230,3 +230,15 @@ def test_dict_info_to_list_gives_per_game_dicts():
             assert {"final_scores", "final_learner_seat", "episode_length"} <= set(infos[i])
         for i in np.flatnonzero(~terms):
             assert "final_scores" not in infos[i]
+
+
+def test_gymnasium_make_vec_gives_the_vector_env_with_the_single_agent_defaults():
+    envs = gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=3, num_players=3)
+    assert isinstance(envs.unwrapped, CarcassonneVectorEnv) and envs.num_envs == 3
+    assert [type(p).__name__ for p in envs.unwrapped.opponents] == ["RandomPolicy"]  # as gymnasium.make's env
+    obs, infos = envs.reset(seed=0)
+    assert obs["action_mask"].any(axis=1).all() and "learner_seat" in infos
+    with pytest.raises(ValueError, match="illegal_action is the single-agent env's"):
+        gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=2, illegal_action="raise")
+    sync = gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=2, vectorization_mode="sync")
+    assert not isinstance(sync.unwrapped, CarcassonneVectorEnv)  # N single envs, Gymnasium's next-step autoreset

@@ -500,4 +500,18 @@ class CarcassonneVectorEnv(VectorEnv):
             self._batch.close()
 
 
-__all__ = ["CarcassonneVectorEnv", "VECTOR_RESET_OPTIONS"]
+def make_vec(num_envs: int, opponents: Any = None, learner_seat: int | None = None, **options: Any) -> CarcassonneVectorEnv:
+    """``gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=N, **options)``: the single-agent env's
+    batched form, with the same default opponents (``[RandomPolicy()]``).  The Gymnasium env's
+    ``illegal_action`` options have no vector counterpart: an illegal action raises here."""
+    for name in ("illegal_action", "illegal_reward"):
+        if name in options:
+            raise ConfigError(
+                f"option {name} is the single-agent env's; the vector env raises on an illegal action (use the "
+                "masks). For the single-agent env's behaviour use gymnasium.make_vec(..., vectorization_mode='sync')"
+            )
+    options.pop("max_episode_steps", None)  # Gymnasium passes the spec's (None: a game always ends)
+    return CarcassonneVectorEnv(num_envs, opponents=_policies(opponents), learner_seat=learner_seat, **options)
+
+
+__all__ = ["CarcassonneVectorEnv", "VECTOR_RESET_OPTIONS", "make_vec"]
