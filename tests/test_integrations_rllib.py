@@ -189,6 +189,8 @@ def test_module_config_is_validated():
         _module(conv_channels=[4], hidden=0)
     with pytest.raises(ConfigError, match="num_players"):
         rl.ppo_config({"num_players": 1})
+    with pytest.raises(ConfigError, match="reads the dict observation"):
+        rl.ppo_config({"obs_format": "classic"})
 
 
 def test_frozen_opponent_mapping_gives_one_learner_seat_per_episode():

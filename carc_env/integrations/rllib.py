@@ -347,7 +347,13 @@ def ppo_config(
 ) -> PPOConfig:
     """Self-play PPO on the new API stack (see the module docstring); options are validated here."""
     env_options = dict(env_options or {})
-    num_players = EnvOptions.from_kwargs(**env_options).num_players  # bad options fail now, not in a worker
+    parsed = EnvOptions.from_kwargs(**env_options)  # bad options fail now, not in a worker
+    num_players = parsed.num_players
+    if parsed.obs_format != "dict":
+        raise ConfigError(
+            f"the RLlib module reads the dict observation (board, globals, ...); obs_format={parsed.obs_format!r} "
+            "is for tools of PettingZoo's classic convention: leave obs_format out"
+        )
     _model_config(model_config)
     for name, value in (("env_runners", env_runners),):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:

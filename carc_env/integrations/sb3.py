@@ -64,7 +64,8 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
         if not isinstance(observation_space, spaces.Dict) or any(k not in observation_space.spaces for k in OBS_KEYS):
             raise ConfigError(
                 f"CarcassonneFeaturesExtractor needs carc_env's Dict observation space with keys {list(OBS_KEYS)}, "
-                f"got {observation_space}"
+                f"got {observation_space} (obs_format='classic' flattens it: leave that option out to use this "
+                "extractor, or use SB3's default extractor on the classic observation)"
             )
         if isinstance(conv_channels, int) or not conv_channels or not all(
             isinstance(c, int) and c > 0 for c in conv_channels
