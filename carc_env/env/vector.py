@@ -41,6 +41,10 @@ API:
   game at a saved position, ``{"record": [rec or None, ...]}`` game by game
   (:mod:`carc_env.env.start`; a game started from a record takes no seed);
   ``"learner_seat"`` (single-agent mode) fixes this reset's learner seats.
+  Seeds, options and the records' format and configuration are checked
+  before any game is reset; a record whose actions do not replay (or that
+  ends the game) raises when its game is reached, after the games before it
+  were reset: reset again.
 * ``obs`` is a dict of stacked arrays: ``board (N, C, H, W) uint8``,
   ``globals (N, G) float32``, ``windows (N, P, W) uint8``,
   ``action_mask (N, A) int8`` (``observation_space`` is the batched
@@ -127,7 +131,7 @@ from .fast_match import FastMatch
 from .gym_env import _policies
 from .match import Match
 from .options import EnvOptions
-from .start import START_OPTIONS, position_record
+from .start import START_OPTIONS, check_config, position_record
 from .wrappers import classic_batch, classic_space
 
 VECTOR_RESET_OPTIONS = (*START_OPTIONS, "learner_seat")
@@ -346,6 +350,7 @@ class CarcassonneVectorEnv(VectorEnv):
                     if isinstance(seed, Sequence) and seeds[i] is not None:
                         raise ConfigError(f"game {i}: a record carries its own seed; pass None as seed[{i}]")
                     records[i] = position_record(r, options.get("upto"))
+                    check_config(records[i], self.options.game_config())
         learner = options.get("learner_seat")
         n = self.num_players
         if learner is not None and (isinstance(learner, bool) or not isinstance(learner, (int, np.integer)) or not 0 <= learner < n):
