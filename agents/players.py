@@ -18,8 +18,11 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
 ``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (:mod:`agents.search`): policy as
                                    prior, value as leaf evaluation (PUCT); N simulations (default 100),
                                    options ``c=F``, ``time=S``.  A separate agent from ``PATH``.
-``rllib:PATH``                     an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib])
-``sb3:PATH``                       a MaskablePPO zip (``carc_env.integrations.sb3``, extra [sb3])
+``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
+                                   samples its masked policy (seeded per game), ``:argmax`` plays the
+                                   most likely action instead (``:sample`` says the default)
+``sb3:PATH[:argmax]``              a MaskablePPO zip (``carc_env.integrations.sb3``, extra [sb3]); the
+                                   same choice
 ``MODULE:NAME`` / ``py:MODULE:NAME``  your own policy, see below
 =================================  =================================================================
 
@@ -220,10 +223,15 @@ def _integration(module: str, extra: str) -> Factory:
                 f"player '{module.rsplit('.', 1)[-1]}:{arg}' needs {module} ({exc}); "
                 f'install it with python -m pip install -c constraints.txt -e ".[{extra}]"'
             ) from None
-        if not arg:
+        path, _, how = arg.rpartition(":")
+        if how not in ("argmax", "sample"):  # no mode given: the whole text is the path
+            path, how = arg, "sample"
+        if not path:
             raise PlayerSpecError(f"{module}: give the checkpoint path after the colon")
         try:
-            return mod.load_policy(arg, env_kwargs=env_kwargs)
+            player = mod.load_policy(path, env_kwargs=env_kwargs, deterministic=how == "argmax")
+            player.seed(seed)
+            return player
         except (FileNotFoundError, ValueError) as exc:
             raise PlayerSpecError(f"player {arg!r}: {exc}") from None
 
@@ -284,8 +292,9 @@ register_player("greedy", _greedy, "one-ply greedy baseline; greedy:EPS plays a 
 register_player("mcts", _mcts, f"Monte Carlo tree search: mcts:N[:OPT]...; options {MCTS_OPTIONS}")
 register_player("ppo", _ppo, "a PPO checkpoint of agents/ (a bare checkpoint path works too)")
 register_player("ppo-mcts", _ppo_mcts, "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S]")
-register_player("rllib", _integration("carc_env.integrations.rllib", "rllib"), "an RLlib checkpoint directory")
-register_player("sb3", _integration("carc_env.integrations.sb3", "sb3"), "a MaskablePPO .zip")
+register_player("rllib", _integration("carc_env.integrations.rllib", "rllib"),
+                "an RLlib checkpoint directory; samples, PATH:argmax for the argmax")
+register_player("sb3", _integration("carc_env.integrations.sb3", "sb3"), "a MaskablePPO .zip; samples, PATH:argmax for the argmax")
 register_player("py", _python, "your own policy: py:MODULE:NAME (see agents/players.py)")
 
 

@@ -6,7 +6,11 @@ Ids (versioned; a change of observation, action or reward semantics bumps the ve
 id                              made by
 ==============================  ====================================================================
 ``carc_env/Carcassonne-v0``     ``gymnasium.make("carc_env/Carcassonne-v0", **options)``: the
-                                single-agent env (:class:`carc_env.env.gym_env.CarcassonneGymEnv`)
+                                single-agent env (:class:`carc_env.env.gym_env.CarcassonneGymEnv`);
+                                ``gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=N, **options)``:
+                                its batched form, the vector env with the same default opponents
+                                (:func:`carc_env.env.vector.make_vec`, same-step autoreset);
+                                ``vectorization_mode="sync"`` still wraps N single envs
 ``Carcassonne-v0``              the same env, for Gymnasium's ``"module:id"`` form:
                                 ``gymnasium.make("carc_env:Carcassonne-v0")`` imports ``carc_env``
                                 itself (no import needed in user code) and then looks up the id
@@ -35,6 +39,7 @@ GYM_ID = "carc_env/Carcassonne-v0"
 GYM_MODULE_ID = "Carcassonne-v0"
 PETTINGZOO_ID = "carc_env/carcassonne-v0"
 GYM_ENTRY_POINT = "carc_env.env.gym_env:CarcassonneGymEnv"
+GYM_VECTOR_ENTRY_POINT = "carc_env.env.vector:make_vec"
 PETTINGZOO_ENTRY_POINT = "carc_env.env.aec:env"
 
 
@@ -44,7 +49,7 @@ def _register_gymnasium() -> None:
     for env_id in (GYM_ID, GYM_MODULE_ID):
         spec = gymnasium.registry.get(env_id)
         if spec is None:
-            gymnasium.register(id=env_id, entry_point=GYM_ENTRY_POINT)
+            gymnasium.register(id=env_id, entry_point=GYM_ENTRY_POINT, vector_entry_point=GYM_VECTOR_ENTRY_POINT)
         elif spec.entry_point != GYM_ENTRY_POINT:
             warnings.warn(
                 f"gymnasium id {env_id!r} is already registered to {spec.entry_point!r}; carc_env leaves it "

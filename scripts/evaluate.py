@@ -9,7 +9,8 @@
 Players (``python scripts/evaluate.py --list`` prints them): ``random``,
 ``greedy``, ``greedy:EPS``, ``mcts:N[:OPT]...``, a PPO checkpoint path,
 ``ppo-mcts:PATH[:N]`` (search guided by the checkpoint; a separate agent),
-``rllib:PATH``, ``sb3:PATH``, ``MODULE:NAME`` (your own function
+``rllib:PATH``, ``sb3:PATH`` (both sample their masked policy; ``:argmax`` after
+the path plays its most likely action), ``MODULE:NAME`` (your own function
 ``policy(obs, env) -> int``; see agents/players.py).
 
 With ``--opponents``, each player given meets each opponent (one seat against

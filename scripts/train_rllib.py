@@ -14,6 +14,16 @@ swapped in, so an interruption never leaves a broken one).  Running the same com
 from OUT/checkpoint up to ``--iterations`` in total (``--no-resume`` starts over).  At the end the
 checkpoint is evaluated against ``--eval-opponents`` with the example agents' evaluation code
 (seat-swapped games with paired seeds) and OUT/summary.json is written (``--json`` prints it).
+TensorBoard logs go to OUT/tb (``tensorboard --logdir OUT/tb``): per iteration the throughput and
+episode numbers (``charts/``) and every scalar RLlib's learner reports for "main" (``losses/``).
+``--out`` may be relative (to the current folder); RLlib's own empty ``~/ray_results/<date>``
+folder is removed at the end.
+
+Repeatability: ``--seed S`` seeds RLlib (torch, the env runners' games, the frozen opponent's seat,
+which rotates with the episode count of each runner): two runs with the same seed, the same
+``--env-runners``, ``--envs-per-runner``, ``--torch-threads`` and the same machine and versions give the
+same games and weights (tested with driver sampling).  Other runner counts play other games;
+several torch threads may sum floats in another order; without ``--seed`` every run differs.
 
 A cluster (docs/rllib.md): ``ray start --head`` on one machine, ``ray start --address=HEAD_IP:6379``
 on the others, the same carc_env checkout installed with the [rllib] extra on all of them; then
@@ -77,6 +87,45 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     if args.env_runners < 0 or args.eval_games < 0:
         ap.error("--env-runners and --eval-games must be >= 0")
     return args
+
+
+class _TensorBoard:
+    """OUT/tb: one point per iteration (``charts/`` the progress row, ``losses/`` RLlib's learner scalars)."""
+
+    def __init__(self, folder: Path) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(folder))
+
+    def log(self, row: dict[str, Any], result: dict[str, Any], module: str) -> None:
+        it = int(row["iteration"])
+        for key, value in row.items():
+            if key != "iteration" and isinstance(value, (int, float)) and value == value:  # not NaN
+                self.writer.add_scalar(f"charts/{key}", float(value), it)
+        ret = result.get("env_runners", {}).get("episode_return_mean")
+        if isinstance(ret, (int, float)):
+            self.writer.add_scalar("charts/episode_return_mean", float(ret), it)
+        for key, value in result.get("learners", {}).get(module, {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.writer.add_scalar(f"losses/{key}", float(value), it)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _tidy_ray_results(logdir: str | None, root: Path, root_existed: bool) -> None:
+    """Remove the empty ``~/ray_results/<date>`` folder RLlib's Algorithm makes for itself (Ray 2.60 writes
+    nothing there), and ``~/ray_results`` too if this run created it and it is empty now.  ``rmdir`` removes
+    only empty folders: another run's files are never touched."""
+    folders = [Path(logdir)] if logdir and Path(logdir).parent.resolve() == root.resolve() else []
+    if not root_existed:
+        folders.append(root)
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or already gone): leave it
+            pass
 
 
 def _save(algo: Any, out: Path) -> Path:
@@ -144,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.torch_threads)
-    from carc_env.integrations.rllib import load_policy, ppo_config
+    from carc_env.integrations.rllib import MAIN, load_policy, ppo_config
 
-    out = Path(args.out)
+    out = Path(args.out).resolve()  # pyarrow (RLlib's checkpoints) refuses relative paths
     env_kwargs = {"num_players": args.players, "expansions": tuple(args.expansions.split(",")), "reward": args.reward}
     try:
         channels = tuple(int(c) for c in args.conv_channels.split(","))
@@ -170,7 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     ckpt = out / "checkpoint"
     _init_ray(args)
     import ray
+    from ray.train.constants import DEFAULT_STORAGE_PATH
 
+    ray_results = Path(DEFAULT_STORAGE_PATH)
+    ray_results_existed = ray_results.exists()
+    algo = None
+    tb = _TensorBoard(out / "tb")
     try:
         t0 = time.perf_counter()
         algo = config.build_algo()
@@ -216,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
             }
             rows.append(row)
+            tb.log(row, result, MAIN)
             print(
                 f"iter {row['iteration']}: {row['env_steps_lifetime']:,} env steps (+{steps} in {wall:.1f} s, "
                 f"{row['env_steps_per_s']} steps/s; learning {row['learning_s']:.1f} s, sampling and the rest "
@@ -242,7 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         algo.stop()
     finally:
+        tb.close()
         ray.shutdown()
+        _tidy_ray_results(algo.logdir if algo is not None else None, ray_results, ray_results_existed)
 
     if args.eval_games:
         policy = load_policy(ckpt, env_kwargs=env_kwargs, name="rllib")

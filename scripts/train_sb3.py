@@ -13,7 +13,14 @@ One line per rollout (timesteps, steps/s, training win rate); OUT/model.zip ever
 ``--checkpoint-every`` steps and at the end (written beside it, then swapped in).  Running the same
 command again resumes from OUT/model.zip up to ``--timesteps`` in total (``--no-resume`` starts
 over).  At the end the model is evaluated against ``--eval-opponents`` with the example agents'
-evaluation code (seat-swapped games, paired seeds) and OUT/summary.json is written.
+evaluation code (seat-swapped games, paired seeds; the model samples its masked policy) and
+OUT/summary.json is written.  SB3 writes its TensorBoard logs to OUT/tb (``tensorboard --logdir
+OUT/tb``: ``rollout/`` episode returns and lengths, ``train/`` losses, one run folder per
+invocation).
+
+The ``SubprocVecEnv`` workers start by re-importing the main module (Python's spawn and forkserver
+start methods), so a script of yours that builds the envs must keep its work under
+``if __name__ == "__main__":`` (this one does).
 """
 
 from __future__ import annotations
@@ -105,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out.mkdir(parents=True, exist_ok=True)
     model_path = out / "model.zip"
+    tb = str(out / "tb")
     if model_path.exists() and not args.no_resume:
-        model = MaskablePPO.load(str(model_path), env=vec_env, device="cpu")
+        model = MaskablePPO.load(str(model_path), env=vec_env, device="cpu", tensorboard_log=tb)
         print(f"resumed from {model_path} at {model.num_timesteps} timesteps", file=sys.stderr)
     else:
         model = MaskablePPO(
@@ -121,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             device="cpu",
             verbose=0,
+            tensorboard_log=tb,
         )
 
     rows: list[dict[str, Any]] = []
@@ -161,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     remaining = args.timesteps - model.num_timesteps
     t0 = time.perf_counter()
     if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=Progress(), reset_num_timesteps=False)
+        model.learn(total_timesteps=remaining, callback=Progress(), reset_num_timesteps=False, tb_log_name="sb3")
     wall = time.perf_counter() - t0
     _save(model, out)
     vec_env.close()

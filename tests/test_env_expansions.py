@@ -146,10 +146,10 @@ def test_vector_env_with_every_expansion_matches_single_envs():
                 assert np.array_equal(obs[k][i], single[k]), (k, i, _step)
             actions[i] = pick(e.game, e.codec, single["action_mask"], rng)
             phases.add(e.game.phase)
-        obs, rewards, dones, infos = venv.step(actions)
+        obs, _, dones, _, infos = venv.step(actions)
         for i, e in enumerate(singles):
             e.step(int(actions[i]))
-            assert np.allclose(rewards[i], [e.rewards[a] for a in e.possible_agents])
+            assert np.allclose(infos["seat_rewards"][i], [e.rewards[a] for a in e.possible_agents])
             assert dones[i] == e.game.over
             if dones[i]:
                 done_games += 1

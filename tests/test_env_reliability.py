@@ -149,7 +149,8 @@ def test_vector_env_illegal_action_changes_no_game_and_the_retry_works(bad_game,
     want = twin.step(legal)
     for k in got[0]:
         assert np.array_equal(got[0][k], want[0][k]), k
-    assert np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2]) and got[3] == want[3]
+    assert np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2]) and np.array_equal(got[3], want[3])
+    assert got[4].keys() == want[4].keys() and all(np.array_equal(got[4][k], want[4][k]) for k in got[4])
 
 
 # ----------------------------------------------------------------- item 3: read-only arrays
@@ -194,7 +195,7 @@ def test_vector_and_gym_observations_are_read_only(engine, opponents):
     assert v.action_masks().any(axis=1).all()
     rng = np.random.default_rng(1)
     for _ in range(60):  # the batched path returns fresh arrays each step: read-only too, resets included
-        obs, _, dones, _ = v.step([int(rng.choice(np.flatnonzero(m))) for m in obs["action_mask"]])
+        obs, *_ = v.step([int(rng.choice(np.flatnonzero(m))) for m in obs["action_mask"]])
         assert not any(a.flags.writeable for a in obs.values())
     with pytest.raises(ValueError, match="read-only"):
         obs["board"][0] = 1

@@ -26,20 +26,24 @@ def test_vector_env_matches_single_envs_step_for_step(num_players, reward):
         for i, e in enumerate(singles):
             agent = e.agent_selection
             single = e.observe(agent)
-            assert venv.seats[i] == e.seat_of(agent) == infos[i]["seat"]
+            assert venv.seats[i] == e.seat_of(agent) == infos["seat"][i]
             for k in single:
                 assert np.array_equal(obs[k][i], single[k]), (k, i, _step)
             actions[i] = rng.choice(np.flatnonzero(single["action_mask"]))
-        obs, rewards, dones, infos = venv.step(actions)
-        assert rewards.shape == (n_envs, num_players) and rewards.dtype == np.float32
+        acting = venv.seats.copy()
+        obs, rewards, dones, truncs, infos = venv.step(actions)
+        seat_rewards = infos["seat_rewards"]
+        assert seat_rewards.shape == (n_envs, num_players) and seat_rewards.dtype == np.float32
+        assert rewards.shape == (n_envs,) and rewards.dtype == np.float32 and not truncs.any()
         for i, e in enumerate(singles):
             e.step(int(actions[i]))
             expect = [e.rewards[a] for a in e.possible_agents]
-            assert np.allclose(rewards[i], expect), (i, _step)
+            assert np.allclose(seat_rewards[i], expect), (i, _step)
+            assert rewards[i] == seat_rewards[i, acting[i]]  # self-play: the acting seat's reward
             assert dones[i] == e.game.over
             if dones[i]:
                 games_done += 1
-                assert list(infos[i]["final_scores"]) == e.game.scores
+                assert infos["_final_scores"][i] and list(infos["final_scores"][i]) == e.game.scores
                 e.reset()  # an unseeded reset continues the seed stream, as the vector env does
     assert games_done >= n_envs  # the auto-reset path was exercised
     assert np.array_equal(venv.action_masks(), obs["action_mask"].astype(bool))
@@ -54,18 +58,20 @@ def test_vector_env_with_opponents_returns_only_learner_decisions():
         assert np.array_equal(venv.seats, venv.learner_seats)
         seats = venv.learner_seats.copy()  # a finished game restarts with the next seat
         keys = rng.random(obs["action_mask"].shape) * obs["action_mask"]
-        obs, rewards, dones, infos = venv.step(keys.argmax(axis=1))
+        obs, rewards, dones, _, infos = venv.step(keys.argmax(axis=1))
         finished += int(dones.sum())
+        assert np.array_equal(infos["learner_seat"], venv.learner_seats)
         for i in range(4):
-            learner = rewards[i, seats[i]]
+            assert rewards[i] == infos["seat_rewards"][i, seats[i]]
             if dones[i]:
-                assert "final_scores" in infos[i] and infos[i]["episode_length"] > 0
-                scores = infos[i]["final_scores"]
+                assert infos["_final_scores"][i] and infos["episode_length"][i] > 0
+                assert infos["final_learner_seat"][i] == seats[i]
+                scores = infos["final_scores"][i].tolist()
                 best = max(scores)
                 expect = (1.0 if scores.count(best) == 1 else 0.0) if scores[seats[i]] == best else -1.0
-                assert learner == expect
+                assert rewards[i] == expect
             else:
-                assert learner == 0.0
+                assert rewards[i] == 0.0
     assert finished >= 4
     assert set(venv.learner_seats.tolist()) <= {0, 1}
 

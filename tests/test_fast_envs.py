@@ -103,16 +103,17 @@ def test_vector_env_is_identical_on_both_engines(kw):
     of, inf = fast.reset()
     orr, inr = ref.reset()
     _same_obs(of, orr, "reset")
-    assert inf == inr
+    _same_obs(inf, inr, "reset infos")
     rng = np.random.default_rng(2)
     done = 0
     for step in range(330):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in orr["action_mask"]])
-        of, rf, df, inf = fast.step(actions)
-        orr, rr, dr, inr = ref.step(actions)
+        of, rf, df, tf, inf = fast.step(actions)
+        orr, rr, dr, tr, inr = ref.step(actions)
         _same_obs(of, orr, f"step {step}")
         assert rf.dtype == rr.dtype and rf.tobytes() == rr.tobytes(), step
-        assert np.array_equal(df, dr) and inf == inr, step
+        assert np.array_equal(df, dr) and np.array_equal(tf, tr) and not tf.any(), step
+        _same_obs(inf, inr, f"step {step} infos")
         assert np.array_equal(fast.seats, ref.seats)
         done += int(dr.sum())
     assert done >= n
@@ -130,10 +131,11 @@ def test_vector_env_with_opponents_is_identical_on_both_engines():
     rng = np.random.default_rng(3)
     for step in range(150):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in orr["action_mask"]])
-        of, rf, df, inf = fast.step(actions)
-        orr, rr, dr, inr = ref.step(actions)
+        of, rf, df, _, inf = fast.step(actions)
+        orr, rr, dr, _, inr = ref.step(actions)
         _same_obs(of, orr, f"step {step}")
-        assert np.array_equal(rf, rr) and np.array_equal(df, dr) and inf == inr, step
+        assert np.array_equal(rf, rr) and np.array_equal(df, dr), step
+        _same_obs(inf, inr, f"step {step} infos")
         assert np.array_equal(fast.learner_seats, ref.learner_seats)
 
 
@@ -170,7 +172,7 @@ def test_illegal_actions_are_refused_on_the_compiled_engine():
     actions[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
     with pytest.raises(carc_env.IllegalActionError, match=r"actions\[1\] \(game 1\): action \d+ .* no game was stepped"):
         venv.step(actions)
-    obs2, _, _, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))  # nothing moved
+    obs2, *_ = venv.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))  # nothing moved
     assert obs2["board"].shape == obs["board"].shape
 
 

@@ -189,6 +189,8 @@ def test_module_config_is_validated():
         _module(conv_channels=[4], hidden=0)
     with pytest.raises(ConfigError, match="num_players"):
         rl.ppo_config({"num_players": 1})
+    with pytest.raises(ConfigError, match="reads the dict observation"):
+        rl.ppo_config({"obs_format": "classic"})
 
 
 def test_frozen_opponent_mapping_gives_one_learner_seat_per_episode():
@@ -228,15 +230,18 @@ def ray_cluster():
 
 @pytest.fixture(scope="module")
 def trained(ray_cluster, tmp_path_factory):
-    """scripts/train_rllib.py: 2 iterations of self-play PPO with 2 EnvRunners on the cluster, then evaluation."""
-    out = tmp_path_factory.mktemp("rllib")
+    """scripts/train_rllib.py: 2 iterations of self-play PPO with 2 EnvRunners on the cluster, then evaluation.
+
+    ``--out`` is relative, as in the docs (issue 26: pyarrow refused it at the first checkpoint)."""
+    work = tmp_path_factory.mktemp("rllib")
+    out = work / "runs" / "rllib"
     cmd = [
-        sys.executable, str(ROOT / "scripts" / "train_rllib.py"), "--address", ray_cluster, "--out", str(out),
+        sys.executable, str(ROOT / "scripts" / "train_rllib.py"), "--address", ray_cluster, "--out", "runs/rllib",
         "--iterations", "2", "--env-runners", "2", "--train-batch-size", str(BATCH), "--minibatch-size", "100",
         "--epochs", "1", "--conv-channels", "8", "--hidden", "32", "--frozen-opponent-every", "1",
         "--eval-games", "2", "--eval-opponents", "random,greedy", "--seed", "0", "--json",
     ]  # fmt: skip
-    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env=dict(os.environ))
+    run = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=900, env=dict(os.environ))
     assert run.returncode == 0, f"stdout:\n{run.stdout}\nstderr:\n{run.stderr[-5000:]}"
     return out, json.loads(run.stdout.strip().splitlines()[-1]), run.stderr
 
@@ -255,6 +260,78 @@ def test_training_ran_on_the_cluster_and_evaluated(trained):
         assert summary[f"win_rate_vs_{name}"] == res["wins"] / 2
     assert json.loads((out / "summary.json").read_text())["vs_random"] == summary["vs_random"]
     assert (out / "checkpoint" / "learner_group" / "learner" / "rl_module" / rl.MAIN).is_dir()
+
+
+def test_training_wrote_tensorboard_logs(trained):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out, summary, _ = trained
+    acc = EventAccumulator(str(out / "tb"))
+    acc.Reload()
+    tags = acc.Tags()["scalars"]
+    steps = acc.Scalars("charts/env_steps")
+    assert [e.step for e in steps] == [1, 2]
+    assert [e.value for e in steps] == [row["env_steps"] for row in summary["progress"]]
+    losses = [t for t in tags if t.startswith("losses/")]
+    assert "losses/policy_loss" in losses and "losses/vf_loss" in losses, tags
+
+
+def _remove_empty(logdir: str) -> None:
+    """RLlib's Algorithm makes an empty ~/ray_results/<date> folder: leave nothing behind."""
+    try:
+        os.rmdir(logdir)
+    except OSError:
+        pass
+
+
+def _train_once(seed: int) -> tuple[list, dict]:
+    config = rl.ppo_config({}, env_runners=0, frozen_opponent_every=1, model_config=TINY, train_batch_size=BATCH,
+                           minibatch_size=100, num_epochs=1, seed=seed)  # fmt: skip
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+        er = result["env_runners"]
+        stats = [int(er["num_env_steps_sampled"]), int(er["num_episodes"]), float(er["episode_len_mean"])]
+        return stats, {k: v.clone() for k, v in algo.get_module(rl.MAIN).state_dict().items()}
+    finally:
+        algo.stop()
+        _remove_empty(algo.logdir)
+
+
+def test_a_seed_makes_a_run_repeatable(ray_cluster):
+    """Issue 26 item 7: the same --seed gives the same games and weights (frozen opponent's seats included)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        a, wa = _train_once(0)
+        b, wb = _train_once(0)
+        c, wc = _train_once(1)
+    finally:
+        torch.set_num_threads(threads)
+    assert a == b and all(torch.equal(wa[k], wb[k]) for k in wa)
+    assert any(not torch.equal(wa[k], wc[k]) for k in wa)  # another seed: another run
+
+
+def test_the_empty_ray_results_folder_is_removed(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "scripts" / "train_rllib.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    root = tmp_path / "ray_results"
+    (root / "2026-01-01_mine").mkdir(parents=True)
+    (root / "someone_else").mkdir()
+    (root / "someone_else" / "result.json").write_text("{}")
+    mod._tidy_ray_results(str(root / "2026-01-01_mine"), root, root_existed=False)
+    assert not (root / "2026-01-01_mine").exists() and (root / "someone_else" / "result.json").exists()
+    (root / "someone_else" / "result.json").unlink()
+    (root / "someone_else").rmdir()
+    (root / "2026-01-02_mine").mkdir()
+    mod._tidy_ray_results(str(root / "2026-01-02_mine"), root, root_existed=False)
+    assert not root.exists()  # created by this run and empty now
+    (root / "x").mkdir(parents=True)
+    mod._tidy_ray_results(str(root / "x"), root, root_existed=True)
+    assert root.is_dir()  # it was there before: kept
 
 
 def test_checkpoint_restores_and_training_resumes(trained):
@@ -284,6 +361,7 @@ def test_checkpoint_restores_and_training_resumes(trained):
         assert any(not torch.equal(saved[k], learned[k]) for k in saved)  # the update changed the weights
     finally:
         algo.stop()
+        _remove_empty(algo.logdir)
         torch.set_num_threads(threads)
 
 
@@ -298,6 +376,15 @@ def test_checkpoint_plays_through_the_example_agents_evaluation(trained):
     assert obs["action_mask"][policy.act(obs, env)] == 1
     with pytest.raises(ConfigError, match="trained on observations"):
         rl.load_policy(out / "checkpoint", env_kwargs={"num_players": 3})
+    from agents.players import make_player
+
+    sampler = make_player(f"rllib:{out / 'checkpoint'}", {}, seed=1)  # issue 26 item 6: samples by default
+    greedy = make_player(f"rllib:{out / 'checkpoint'}:argmax", {}, seed=1)
+    assert (sampler.deterministic, greedy.deterministic) == (False, True)
+    sampler.seed(4)
+    picks = [sampler.act(obs, env) for _ in range(10)]
+    sampler.seed(4)
+    assert [sampler.act(obs, env) for _ in range(10)] == picks and all(obs["action_mask"][a] for a in picks)
     with pytest.raises(FileNotFoundError, match="modules found"):
         rl.load_policy(out / "checkpoint", "nobody")
     with pytest.raises(FileNotFoundError, match="does not exist"):

@@ -83,6 +83,35 @@ def test_features_extractor_reads_board_globals_windows_but_not_the_mask():
         sb3.CarcassonneFeaturesExtractor(env.observation_space["board"])
 
 
+def test_sb3_player_samples_by_default_and_argmax_on_request(tmp_path):
+    """Issue 26 item 6: ``sb3:PATH`` samples the masked policy (seeded), ``sb3:PATH:argmax`` plays its argmax."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.players import make_player
+    from carc_env.env.gym_env import CarcassonneGymEnv
+
+    model = MaskablePPO("MultiInputPolicy", CarcassonneGymEnv(), n_steps=8, batch_size=8, seed=0, device="cpu",
+                        policy_kwargs=sb3.policy_kwargs((4,), 16))  # fmt: skip
+    model.save(str(tmp_path / "m.zip"))
+    sampler = make_player(f"sb3:{tmp_path / 'm.zip'}", {}, seed=3)
+    greedy = make_player(f"sb3:{tmp_path / 'm.zip'}:argmax", {}, seed=3)
+    assert (sampler.deterministic, greedy.deterministic) == (False, True)
+    assert make_player(f"sb3:{tmp_path / 'm.zip'}:sample", {}, seed=3).deterministic is False
+    env = CarcassonneGymEnv()
+    obs, _ = env.reset(seed=1)
+    mask = obs["action_mask"].astype(bool)
+    tensors, _ = model.policy.obs_to_tensor({k: np.asarray(v) for k, v in obs.items()})
+    with torch.no_grad():
+        probs = model.policy.get_distribution(tensors, action_masks=mask[None]).distribution.probs[0].numpy()
+    assert greedy.act(obs) == int(np.argmax(probs))
+    picks = [sampler.act(obs) for _ in range(60)]
+    assert all(mask[a] for a in picks) and len(set(picks)) > 1  # an untrained policy is near uniform
+    sampler.seed(7)
+    again = [sampler.act(obs) for _ in range(20)]
+    sampler.seed(7)
+    assert [sampler.act(obs) for _ in range(20)] == again  # seeded: repeatable games
+
+
 def test_train_sb3_learns_saves_resumes_and_evaluates(tmp_path):
     out = tmp_path / "sb3"
     tiny = ["--n-steps", "64", "--batch-size", "64", "--epochs", "1", "--conv-channels", "8", "--features", "32"]
@@ -99,6 +128,13 @@ def test_train_sb3_learns_saves_resumes_and_evaluates(tmp_path):
         assert res["games"] == 2 and summary[f"win_rate_vs_{name}"] == res["wins"] / 2
     model = out / "model.zip"
     assert model.is_file()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    (run,) = (out / "tb").iterdir()  # issue 26 item 7: SB3's TensorBoard logs
+    acc = EventAccumulator(str(run))
+    acc.Reload()
+    tags = acc.Tags()["scalars"]
+    assert "train/policy_gradient_loss" in tags and "time/fps" in tags, tags
 
     policy = sb3.load_policy(model, env_kwargs={})
     assert policy.model.num_timesteps == summary["timesteps"]

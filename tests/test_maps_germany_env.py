@@ -137,7 +137,7 @@ def test_the_vector_env_plays_on_the_map():
     rng = np.random.default_rng(0)
     for _ in range(300):
         keys = rng.random(obs["action_mask"].shape) * obs["action_mask"]
-        obs, _, _, _ = venv.step(keys.argmax(axis=1))
+        obs, *_ = venv.step(keys.argmax(axis=1))
 
 
 def test_the_text_board_and_the_picture_draw_the_map():

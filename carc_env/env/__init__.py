@@ -3,8 +3,12 @@
 * :mod:`carc_env.env.aec`: the PettingZoo AEC env (``env()``, ``raw_env``);
 * :mod:`carc_env.env.gym_env`: a Gymnasium single-agent env (one learner
   seat, opponents from a policy list);
-* :mod:`carc_env.env.vector`: a batched env stepping N games for rollouts;
-* :mod:`carc_env.env.wrappers`: observation flattening (Dict -> Box);
+* :mod:`carc_env.env.vector`: a ``gymnasium.vector.VectorEnv`` stepping N games at once
+  (``gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=N)`` builds it);
+* :mod:`carc_env.env.start`: every env starts from a saved game record
+  (``reset(options={"record": rec})``);
+* :mod:`carc_env.env.wrappers`: observation flattening (Dict -> Box) and PettingZoo's
+  classic ``{"observation", "action_mask"}`` convention (option ``obs_format="classic"``);
 * :mod:`carc_env.env.bench`: throughput measurements.
 
 The ids ``"carc_env/Carcassonne-v0"`` (Gymnasium:

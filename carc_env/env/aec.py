@@ -41,6 +41,9 @@ keys are ignored with a warning.  ``options`` must be a dict (or None) and the
 seed None or a non-negative integer; a reset that fails (a bad option, an
 unknown tile id) raises ``ConfigError`` / ``ValueError`` and leaves the env as
 it was (never reset, or still in the previous game).
+``options={"record": rec}`` (and optionally ``"upto": k``) starts at the
+position a saved game record reached, on the env's own engine
+(:mod:`carc_env.env.start`).
 
 Calling ``observe``, ``last`` or ``render`` before a successful ``reset``
 raises ``RuntimeError`` (``AttributeError`` for the per-step attributes, as in
@@ -110,7 +113,13 @@ cannot express are reported in ``info["actions_out_of_range"]`` too.
 
 Observations
 ------------
-A dict; every seat-indexed quantity is relative to the observing agent:
+With the option ``obs_format="classic"`` the observation is PettingZoo's
+classic convention instead, ``{"observation": float32 vector, "action_mask":
+int8}``, the vector being the parts below flattened and concatenated
+(``board ++ globals ++ windows``; :func:`carc_env.env.wrappers.flat_layout`
+gives each part's slice), for tools written for the classic games.  By
+default (``obs_format="dict"``) it is
+a dict; every seat-indexed quantity is relative to the observing agent:
 ``p0`` is the observer, ``p1`` the next player in turn order, and so on.
 
 ``"board"``: ``uint8 (channels, rows, cols)``, one cell per board square of
@@ -256,8 +265,10 @@ from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec, ObservationEncoder
 from .fast_match import make_match
 from .options import RENDER_MODES, EnvOptions
+from .start import START_OPTIONS, start_record
+from .wrappers import classic_observation, classic_space
 
-RESET_OPTIONS = ("draw_order",)
+RESET_OPTIONS = ("draw_order", *START_OPTIONS)
 
 
 def env(**options: Any) -> AECEnv:
@@ -385,6 +396,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         codec = self.match.codec
         obs_space = self.match.observation_space()
+        self._classic = self.options.obs_format == "classic"
+        if self._classic:
+            obs_space = classic_space(obs_space)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         act_space = spaces.Discrete(codec.n)
         self.action_spaces = {a: act_space for a in self.possible_agents}
@@ -464,6 +478,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
         if not self.match.started:
             raise RuntimeError("call reset() before observe()")
+        if self._classic:
+            return classic_observation(self.match.observe(seat))
         return self.match.observe(seat)
 
     def last(self, observe: bool = True) -> tuple:
@@ -486,7 +502,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     stacklevel=2,
                 )
             draw_order = options.get("draw_order")
-        self.match.reset(seed, draw_order)  # raises before changing anything
+        record = start_record(seed, options)
+        if record is not None:
+            self.match.start_from(record)  # raises before changing anything
+        else:
+            self.match.reset(seed, draw_order)  # raises before changing anything
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

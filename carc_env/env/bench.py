@@ -112,7 +112,7 @@ def vector_env_benchmark(
     c0 = time.process_time()
     deadline = t0 + seconds
     while time.perf_counter() < deadline:
-        obs, _, dones, _ = venv.step(random_legal_actions(obs["action_mask"], rng))
+        obs, _, dones, _, _ = venv.step(random_legal_actions(obs["action_mask"], rng))
         steps += num_envs
         batches += 1
         games += int(dones.sum())

@@ -118,6 +118,22 @@ class FastMatch:
         self.batch.reset(self.g, seed, draw_order, prepare_next=prepare_next)
         self._started = True
 
+    def start_from(self, record: dict, prepare_next: bool = False) -> None:
+        """Start at the position a game record reached, replayed on the compiled engine (as
+        :meth:`Match.start_from`); on any error (a RecordError) the match is unchanged."""
+        from .start import check_config, game_over_error
+
+        check_config(record, self.config)
+        batch, g = self.batch, self.g
+        saved = batch._save(g)
+        batch.replay(g, record)
+        if batch.over(g):
+            batch._restore(g, saved)
+            raise game_over_error(len(record["actions"]))
+        if prepare_next:
+            batch.prepare_next(g)
+        self._started = True
+
     # ------------------------------------------------------------------ stepping
     def _acting_obs(self) -> dict[str, np.ndarray] | None:
         """The acting seat's observation (computed with its mask in one kernel call), None once over."""

@@ -21,8 +21,10 @@ Contract
   seeded reset ``k`` counts from 0.  Each opponent seat gets
   a policy: the list in order when it holds exactly ``num_players - 1``
   policies, else one drawn uniformly (with the env's seeded generator).
-  ``options["draw_order"]`` forces the draw order.  Opponents before the
-  learner's first decision play inside ``reset``.
+  ``options["draw_order"]`` forces the draw order; ``options["record"]``
+  (and ``"upto"``) starts at the position of a saved game record
+  (:mod:`carc_env.env.start`).  Opponents before the learner's first
+  decision play inside ``reset``.
 * Observations, action space and mask are those of the learner's seat in the
   AEC env (``obs["action_mask"]``, ``info["action_mask"]``, and
   ``action_masks()`` for sb3-contrib's ``MaskablePPO``).
@@ -77,7 +79,7 @@ from ..policies import RandomPolicy
 from .aec import raw_env
 from .options import RENDER_MODES
 
-GYM_RESET_OPTIONS = ("draw_order", "learner_seat")
+GYM_RESET_OPTIONS = ("draw_order", "learner_seat", "record", "upto")
 ILLEGAL_ACTION_MODES = ("loss", "raise")
 
 
@@ -165,7 +167,7 @@ class CarcassonneGymEnv(gymnasium.Env):
             seat = match.player
             policy = self.seat_policies[seat]
             if getattr(policy, "uses_observation", True):
-                obs = aec.observe(aec.possible_agents[seat])
+                obs = match.observe(seat)  # the dict observation, whatever obs_format the learner sees
             else:
                 obs = {"action_mask": aec.match.mask()}
             aec.step(policy.act(obs, aec))
@@ -197,7 +199,7 @@ class CarcassonneGymEnv(gymnasium.Env):
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {seat!r}")
         # The game first: a reset that fails there (bad seed, bad draw order) changes nothing.
-        aec_options = {"draw_order": options["draw_order"]} if "draw_order" in options else None
+        aec_options = {k: options[k] for k in ("draw_order", "record", "upto") if k in options} or None
         self.aec.reset(seed=seed, options=aec_options)
         super().reset(seed=seed)
         if seed is not None:

@@ -123,6 +123,21 @@ class Match:
         self._seed_rng = stream
         self._obs = {}
 
+    def start_from(self, record: dict) -> None:
+        """Start at the position a game record reached (:mod:`carc_env.env.start`); the seed stream
+        continues from the record's seed.  On any error (a RecordError) the match is unchanged."""
+        from ..core.record import replay
+        from .start import check_config, game_over_error
+
+        check_config(record, self.config)
+        game = replay(record)
+        if game.over:
+            raise game_over_error(len(game.history))
+        seed = record["seed"]
+        self._seed_rng = None if seed is None else self._next_seed(seed)[1]
+        self.game = game
+        self._obs = {}
+
     # ------------------------------------------------------------------ stepping
     def mask(self) -> np.ndarray:
         """The deciding seat's legal-action mask (int8, read-only: ``step`` validates against it)."""

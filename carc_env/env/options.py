@@ -24,6 +24,11 @@ option             default                     meaning
                                                covers the configuration, else the Python one; ``"python"``:
                                                always the Python reference; ``"numba"``: the compiled engine or
                                                a ConfigError saying why not
+``obs_format``     ``"dict"``                  ``"dict"``: observations are ``{board, globals, windows, action_mask}``;
+                                               ``"classic"``: PettingZoo's classic convention, ``{"observation":
+                                               float32 vector, "action_mask": int8}`` (the vector is ``board ++
+                                               globals ++ windows`` flattened, :func:`~carc_env.env.wrappers.flat_layout`
+                                               slices it), for tools written for the classic games
 ``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
                                                side: on a board too large for ``tile_px`` the tiles are
                                                drawn smaller (down to 8 px), so a frame stays bounded
@@ -46,6 +51,7 @@ from ..encoding import default_window
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
 ENGINES = ("auto", "python", "numba")
+OBS_FORMATS = ("dict", "classic")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -64,6 +70,7 @@ class EnvOptions:
     tile_px: int = 64
     engine: str = "auto"
     render_max_px: int = 2048
+    obs_format: str = "dict"
 
     @classmethod
     def names(cls) -> list[str]:
@@ -124,6 +131,8 @@ class EnvOptions:
             raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
         if self.engine not in ENGINES:
             raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
+        if self.obs_format not in OBS_FORMATS:
+            raise ConfigError(f"option obs_format must be one of {list(OBS_FORMATS)}, got {self.obs_format!r}")
         cap = self.render_max_px
         if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
             raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
@@ -142,4 +151,4 @@ class EnvOptions:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
 
 
-__all__ = ["EnvOptions", "ENGINES", "REWARD_MODES", "RENDER_MODES"]
+__all__ = ["EnvOptions", "ENGINES", "OBS_FORMATS", "REWARD_MODES", "RENDER_MODES"]

@@ -11,6 +11,11 @@
 
 ``flatten_observation(obs)`` is the function both use; ``flat_layout(space)``
 gives each part's slice of the vector.
+
+``classic_space`` / ``classic_observation`` (and ``classic_batch`` for the
+vector env's stacked rows) give PettingZoo's classic convention,
+``{"observation": flat float32 vector, "action_mask": int8 mask}``: what the
+envs hand out with the option ``obs_format="classic"``.
 """
 
 from __future__ import annotations
@@ -44,6 +49,26 @@ def flat_space(space: spaces.Dict) -> spaces.Box:
 def flatten_observation(obs: dict[str, np.ndarray]) -> np.ndarray:
     """``float32`` concatenation of board, globals and windows (the mask is left out)."""
     return np.concatenate([np.asarray(obs[k], dtype=np.float32).ravel() for k in FLAT_KEYS])
+
+
+def classic_space(space: spaces.Dict) -> spaces.Dict:
+    """The classic-convention space of a carc_env dict observation space."""
+    return spaces.Dict({"observation": flat_space(space), "action_mask": space["action_mask"]})
+
+
+def classic_observation(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``{"observation": flatten_observation(obs), "action_mask": mask}``, read-only."""
+    flat = flatten_observation(obs)
+    flat.flags.writeable = False
+    return {"observation": flat, "action_mask": obs["action_mask"]}
+
+
+def classic_batch(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The classic convention for stacked observations (leading axis: the game), read-only."""
+    n = len(batch["action_mask"])
+    flat = np.concatenate([np.asarray(batch[k], dtype=np.float32).reshape(n, -1) for k in FLAT_KEYS], axis=1)
+    flat.flags.writeable = False
+    return {"observation": flat, "action_mask": batch["action_mask"]}
 
 
 class FlattenObservation(gymnasium.ObservationWrapper):
@@ -94,4 +119,7 @@ class FlattenObservationAEC(BaseWrapper):
         return None if obs is None else flatten_observation(obs)
 
 
-__all__ = ["FlattenObservation", "FlattenObservationAEC", "flat_layout", "flat_space", "flatten_observation"]
+__all__ = [
+    "FlattenObservation", "FlattenObservationAEC", "classic_batch", "classic_observation", "classic_space",
+    "flat_layout", "flat_space", "flatten_observation",
+]  # fmt: skip

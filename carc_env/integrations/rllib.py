@@ -52,8 +52,9 @@ Nothing here imports ``agents``; ``carc_env`` outside :mod:`carc_env.integration
 
 from __future__ import annotations
 
+import itertools
 import math
-import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -289,11 +290,21 @@ def self_play_mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
 
 
 def frozen_opponent_mapping(num_players: int) -> Callable[..., str]:
-    """One seat per episode plays ``"main"``; the others play ``"frozen"`` (see :class:`FrozenOpponentUpdate`)."""
+    """One seat per episode plays ``"main"``; the others play ``"frozen"`` (see :class:`FrozenOpponentUpdate`).
+
+    The ``"main"`` seat rotates with the episodes this process has seen (episode k: seat ``k % num_players``),
+    so a seeded run picks the same seats again (RLlib's episode ids are random); every call for one episode
+    gets the same answer."""
+    seen: OrderedDict[str, int] = OrderedDict()  # episode id -> its number in this process
+    numbers = itertools.count()
 
     def mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
-        key = str(getattr(episode, "id_", "")).encode()
-        learner = zlib.crc32(key) % num_players  # stable across processes (unlike hash())
+        key = str(getattr(episode, "id_", ""))
+        if key not in seen:
+            seen[key] = next(numbers)
+            if len(seen) > 4096:  # long finished episodes: forget them
+                seen.popitem(last=False)
+        learner = seen[key] % num_players
         seat = int(str(agent_id).rsplit("_", 1)[-1])
         return MAIN if seat == learner else FROZEN
 
@@ -336,7 +347,13 @@ def ppo_config(
 ) -> PPOConfig:
     """Self-play PPO on the new API stack (see the module docstring); options are validated here."""
     env_options = dict(env_options or {})
-    num_players = EnvOptions.from_kwargs(**env_options).num_players  # bad options fail now, not in a worker
+    parsed = EnvOptions.from_kwargs(**env_options)  # bad options fail now, not in a worker
+    num_players = parsed.num_players
+    if parsed.obs_format != "dict":
+        raise ConfigError(
+            f"the RLlib module reads the dict observation (board, globals, ...); obs_format={parsed.obs_format!r} "
+            "is for tools of PettingZoo's classic convention: leave obs_format out"
+        )
     _model_config(model_config)
     for name, value in (("env_runners", env_runners),):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -376,11 +393,13 @@ def ppo_config(
 
 # ---------------------------------------------------------------------------------------------- players
 class RLlibPolicy:
-    """An RLModule as a player: ``act(obs, env) -> int`` (argmax of the masked logits, or a sample)."""
+    """An RLModule as a player: ``act(obs, env) -> int``, a sample of the masked policy (the default:
+    the policy as trained, from its own generator, so ``seed(s)`` makes its games repeatable) or its
+    argmax (``deterministic=True``)."""
 
     uses_observation = True
 
-    def __init__(self, module: RLModule, name: str = "rllib", deterministic: bool = True, seed: int = 0) -> None:
+    def __init__(self, module: RLModule, name: str = "rllib", deterministic: bool = False, seed: int = 0) -> None:
         self.module = module
         self.name = name
         self.deterministic = deterministic
@@ -433,10 +452,11 @@ def load_policy(
     module_id: str = MAIN,
     *,
     env_kwargs: Mapping[str, Any] | None = None,
-    deterministic: bool = True,
+    deterministic: bool = False,
     name: str | None = None,
 ) -> RLlibPolicy:
-    """An RLlib checkpoint as a player (no Ray needed).  With ``env_kwargs``, the module must fit that env."""
+    """An RLlib checkpoint as a player (no Ray needed), sampling its masked policy (``deterministic=True``:
+    the argmax).  With ``env_kwargs``, the module must fit that env."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"RLlib checkpoint {path} does not exist")

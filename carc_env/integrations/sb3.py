@@ -20,7 +20,9 @@ Pieces
     a feature: ``MaskablePPO`` applies it to the action distribution.
 :func:`load_policy` / :class:`SB3Policy`
     A saved ``MaskablePPO`` model as a player with ``act(obs, env) -> int`` (the baselines'
-    protocol), so ``agents/evaluate.py`` plays it against the baselines like any other player.
+    protocol), so ``agents/evaluate.py`` plays it against the baselines like any other player.  It
+    samples from the masked policy by default (seeded: ``seed(s)``); ``deterministic=True`` plays
+    the argmax.
 
 Nothing here imports ``agents``; ``carc_env`` outside :mod:`carc_env.integrations` never imports SB3.
 """
@@ -62,7 +64,8 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
         if not isinstance(observation_space, spaces.Dict) or any(k not in observation_space.spaces for k in OBS_KEYS):
             raise ConfigError(
                 f"CarcassonneFeaturesExtractor needs carc_env's Dict observation space with keys {list(OBS_KEYS)}, "
-                f"got {observation_space}"
+                f"got {observation_space} (obs_format='classic' flattens it: leave that option out to use this "
+                "extractor, or use SB3's default extractor on the classic observation)"
             )
         if isinstance(conv_channels, int) or not conv_channels or not all(
             isinstance(c, int) and c > 0 for c in conv_channels
@@ -140,21 +143,38 @@ def make_vec_env(
 
 
 class SB3Policy:
-    """A ``MaskablePPO`` model as a player: ``act(obs, env) -> int`` (masked argmax, or a masked sample)."""
+    """A ``MaskablePPO`` model as a player: ``act(obs, env) -> int``.
+
+    It samples from the masked policy (``deterministic=False``, the default: the policy as it was
+    trained, with its own seeded generator, so ``seed(s)`` makes its games repeatable), or plays the
+    masked argmax (``deterministic=True``).  A briefly trained policy's argmax can be much weaker than
+    its samples (e.g. the same never-chosen move everywhere), so evaluate with samples unless you mean
+    the greedy policy."""
 
     uses_observation = True
 
-    def __init__(self, model: MaskablePPO, name: str = "sb3", deterministic: bool = True) -> None:
+    def __init__(self, model: MaskablePPO, name: str = "sb3", deterministic: bool = False, seed: int = 0) -> None:
         self.model = model
         self.name = name
         self.deterministic = deterministic
         self._keys = tuple(model.observation_space.spaces)
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the sampling stream (the evaluation calls it before every game)."""
+        self.gen = torch.Generator().manual_seed(0 if seed is None else int(seed))
 
     def act(self, obs: Mapping[str, np.ndarray], env: Any = None) -> int:
         mask = np.asarray(obs["action_mask"]).astype(bool)
-        action, _ = self.model.predict(
-            {k: np.asarray(obs[k]) for k in self._keys}, action_masks=mask, deterministic=self.deterministic
-        )
+        features = {k: np.asarray(obs[k]) for k in self._keys}
+        if self.deterministic:
+            action, _ = self.model.predict(features, action_masks=mask, deterministic=True)
+        else:
+            policy = self.model.policy
+            tensors, _ = policy.obs_to_tensor(features)
+            with torch.no_grad():
+                probs = policy.get_distribution(tensors, action_masks=mask[None]).distribution.probs[0]
+            action = torch.multinomial(probs, 1, generator=self.gen).item()
         action = int(action)
         if not mask[action]:  # cannot happen: MaskablePPO masks the distribution
             raise IllegalActionError(f"{self.name} chose action {action}, which the mask disables")
@@ -168,10 +188,11 @@ def load_policy(
     path: str | Path,
     *,
     env_kwargs: Mapping[str, Any] | None = None,
-    deterministic: bool = True,
+    deterministic: bool = False,
     name: str | None = None,
 ) -> SB3Policy:
-    """A saved ``MaskablePPO`` (``model.save(path)``) as a player.  With ``env_kwargs``, it must fit that env."""
+    """A saved ``MaskablePPO`` (``model.save(path)``) as a player (sampling; ``deterministic=True``: argmax).
+    With ``env_kwargs``, it must fit that env."""
     path = Path(path)
     if not path.exists() and path.with_suffix(".zip").exists():
         path = path.with_suffix(".zip")
