@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -175,7 +174,7 @@ def differences(want: dict[str, Any] | None, got: dict[str, Any]) -> dict[str, l
 def first_action_difference(want: dict[str, Any], got: dict[str, Any]) -> str:
     """Where two records' actions first part, in words."""
     a, b = want["record"]["actions"], got["record"]["actions"]
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return f"action {i}: golden {x!r}, now {y!r}"
     return f"golden has {len(a)} actions, now {len(b)}" if len(a) != len(b) else "actions identical"
