@@ -80,7 +80,8 @@ def play(combo: tuple[str, ...], players: int, seed: int = SEED) -> dict[str, An
         match = Match(options)
     match.reset(seed)
     game = match.game
-    assert game is not None
+    if game is None:  # pragma: no cover - reset makes one
+        raise RuntimeError("Match.reset made no game")
     rng = np.random.default_rng(seed + players)
     h_obs, h_mask, h_events = _digest(), _digest(), _digest()
     h_obs.update(repr((match.encoder.channel_names, match.encoder.global_names, match.codec.n)).encode())

@@ -192,8 +192,7 @@ class Board:
 
     def _connect_group(self, g: int) -> None:
         """A printed group (a large city) joins the play area: its empty playable neighbours become frontier."""
-        layout = self.layout
-        assert layout is not None
+        layout: BoardLayout = self.layout  # type: ignore[assignment]  # called on printed boards only
         self.connected_groups.add(g)
         board, playable, tiles = self.board, layout.playable, self.rules.tiles
         for i in layout.groups[g]:
@@ -312,8 +311,7 @@ class Board:
             setattr(self, name, copiers[name](state[name]))
 
     def _lay_printed(self, copiers: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
-        layout = self.layout
-        assert layout is not None
+        layout: BoardLayout = self.layout  # type: ignore[assignment]  # called on printed boards only
         tiles = self.rules.tile_index
         for p in layout.pieces:
             self.put_tile(tiles[p.tile], p.x, p.y, p.rotation, printed=True)

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
+from .actions import Action, Pass, PlaceFollower, PlaceTile, parse_action
 from .board import Board
 from .config import DEFAULT_EXPANSIONS, GameConfig, ruleset
 from .events import Event
@@ -250,25 +250,8 @@ class Game(TurnFlow, Scoring, Features, Board):
 
     def parse_action(self, text: str) -> Action:
         """Parse an action's text form in the current state (see carc_env.core.actions)."""
-        if not isinstance(text, str):
-            raise IllegalActionError(f"an action text must be a string, got {text!r}")
-        parsed = parse_basic(text, self.rules.action_parsers)
-        if parsed is None:
-            raise IllegalActionError(
-                f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
-            )
-        if isinstance(parsed, tuple):
-            name = parsed[1]
-            if not self.placements:
-                raise IllegalActionError(f"{text!r}: no tile has been placed")
-            tile = self.rules.tiles[self.placements[-1][2]]
-            if name.startswith("#") and name[1:].isdigit():
-                return PlaceFollower(int(name[1:]))
-            try:
-                return PlaceFollower(tile.segment_index(name))
-            except KeyError as exc:
-                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
-        return parsed
+        last = self.rules.tiles[self.placements[-1][2]] if self.placements else None
+        return parse_action(text, last, self.rules.action_parsers)
 
 
 def _checked_seed(seed: Any) -> int | None:

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from ..core.registry import parts
+from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from .actions import ActionCodec, StateView
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,6 +107,15 @@ class ObservationExtension:
 
     def static_table(self, rules: RuleSet) -> np.ndarray:
         return np.zeros((len(rules.tiles), 4, len(self.static_channels)), dtype=np.uint8)
+
+    @staticmethod
+    def tagged_city_table(rules: RuleSet, tag: str) -> np.ndarray:
+        """A one-channel ``static_table``: 1 on every side of the tiles with a city tagged ``tag``."""
+        table = np.zeros((len(rules.tiles), 4, 1), dtype=np.uint8)
+        for ti, tile in enumerate(rules.tiles):
+            if any(s.kind == CITY and tag in s.tags for s in tile.segments):
+                table[ti, :, 0] = 1
+        return table
 
     def channel_high(self) -> list[int]:
         return [1] * (len(self.static_channels) + len(self.dynamic_channels))

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core import Game, IllegalActionError, as_index
+from ..core import Game
 from ..fast import select_engine
 from .match import Match, _freeze
 from .options import EnvOptions
@@ -137,21 +137,7 @@ class FastMatch:
         x0, y0 = self.batch.window(self.g)
         return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
 
-    def check(self, index: object) -> int:
-        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why, as :meth:`Match.check` does.  Changes nothing."""
-        if not self._started:
-            raise IllegalActionError("the match has not been reset; call reset() first")
-        index = as_index(index, "an action")
-        if self.batch.over(self.g):
-            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.mask()
-        if not 0 <= index < len(mask) or not mask[index]:
-            raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
-                f"{self.batch.phase(self.g)!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
-            )
-        return index
+    check = Match.check  # the same checks and words, through the accessors above
 
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
@@ -159,19 +145,7 @@ class FastMatch:
         An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
         return self.batch.step_game(self.g, self.check(index))
 
-    def _describe(self, index: int) -> str:
-        """What ``index`` means now, or why it means nothing (the words of :meth:`Match._describe`)."""
-        codec = self.codec
-        if not 0 <= index < codec.n:
-            return f"outside the action space 0..{codec.n - 1}"
-        phase = codec.phase_of(index)
-        if phase != self.batch.phase(self.g):
-            r = codec.ranges[phase]
-            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
-        try:
-            return codec.action_to_text(self.game, index)  # the reference game: an error path only
-        except (IllegalActionError, ValueError) as exc:
-            return f"not a legal {phase} action here: {exc}"
+    _describe = Match._describe
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:

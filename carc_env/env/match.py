@@ -138,18 +138,19 @@ class Match:
 
     def check(self, index: object) -> int:
         """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing."""
-        game = self.game
-        if game is None:
+        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing.  Written against the
+        accessors both engines answer (``started``, ``over``, ``mask``, ``player``, ``phase``):
+        :class:`~carc_env.env.fast_match.FastMatch` uses this method too."""
+        if not self.started:
             raise IllegalActionError("the match has not been reset; call reset() first")
         index = as_index(index, "an action")
-        if game.over:
+        if self.over:
             raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.codec.view(game).mask
+        mask = self.mask()
         if not 0 <= index < len(mask) or not mask[index]:
             raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {game.player} in phase "
-                f"{game.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
+                f"{self.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
             )
         return index
 
@@ -173,11 +174,11 @@ class Match:
         if not 0 <= index < codec.n:
             return f"outside the action space 0..{codec.n - 1}"
         phase = codec.phase_of(index)
-        if phase != self.game.phase:
+        if phase != self.phase:
             r = codec.ranges[phase]
             return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
         try:
-            return self.codec.action_to_text(self.game, index)
+            return codec.action_to_text(self.game, index)  # FastMatch: the reference game (error path only)
         except (IllegalActionError, ValueError) as exc:
             return f"not a legal {phase} action here: {exc}"
 
