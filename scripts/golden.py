@@ -166,7 +166,7 @@ def differences(want: dict[str, Any] | None, got: dict[str, Any]) -> dict[str, l
         diff = [f for f in FIELDS if old.get(f) != game.get(f)]
         if diff:
             out[key] = diff
-    for key in (want or {}):
+    for key in want or {}:
         if key not in got:
             out[key] = ["no longer played"]
     return out

@@ -49,6 +49,7 @@ class Board:
 
     # the features' methods the placement calls (carc_env.core.features)
     if TYPE_CHECKING:  # declarations only: the Game composes the real methods
+
         def add_nodes(self, info: TileInfo, k: int) -> int: ...
         def union(self, a: int, b: int) -> int: ...
         def find(self, x: int) -> int: ...
@@ -288,7 +289,7 @@ class Board:
     def building_target(self, x: int, y: int) -> int:
         """Tiles around the building at ``(x, y)`` that complete it (8 unless an expansion says otherwise)."""
         for hook in self.rules.h_building_target:
-            v = hook(self, x, y)  # type: ignore[arg-type]  # self is the Game
+            v = hook(self, x, y)  # self is the Game
             if v is not None:
                 return v
         if self.layout is not None:  # the squares around it that exist on the board

@@ -168,7 +168,7 @@ class Features:
         find, kinds = self.find, self.kind
         n = len({find(r) for r in self.completed if kinds[r] == kind})
         for hook in self.rules.h_extra_completed:
-            n += hook(self, kind)  # type: ignore[arg-type]  # self is the Game
+            n += hook(self, kind)  # self is the Game
         return n
 
     def mark_closed(self, k: int) -> None:
@@ -262,7 +262,7 @@ class Features:
                 per[p] += 1
         extra = [0] * self.num_players
         for held in self.rules.h_followers_held:
-            for p, c in enumerate(held(self)):  # type: ignore[arg-type]  # self is the Game
+            for p, c in enumerate(held(self)):  # self is the Game
                 extra[p] += c
         return all(self.supply[p] + per[p] + extra[p] == self.rules.followers for p in range(self.num_players))
 

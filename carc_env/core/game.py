@@ -149,26 +149,26 @@ class Game(TurnFlow, Scoring, Features, Board):
             )
         for pos, tid in enumerate(order):
             if not isinstance(tid, str):
-                raise ConfigError(f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}")
+                raise ConfigError(
+                    f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}"
+                )
         available: dict[int, int] = {}
         for t, tile in enumerate(self.rules.tiles):
             available[t] = tile.count
         for t in self._start_tiles_used:
             available[t] -= 1
-        bag = []
+        bag: list[int] = []
         for pos, tid in enumerate(order):
-            t = self.rules.tile_index.get(tid)
-            if t is None:
+            ti = self.rules.tile_index.get(tid)
+            if ti is None:
+                raise ConfigError(f"draw_order[{pos}]: unknown tile id {tid!r} for expansions {self.config.expansions}")
+            available[ti] -= 1
+            if available[ti] < 0:
                 raise ConfigError(
-                    f"draw_order[{pos}]: unknown tile id {tid!r} for expansions {self.config.expansions}"
-                )
-            available[t] -= 1
-            if available[t] < 0:
-                raise ConfigError(
-                    f"draw_order[{pos}]: more copies of {tid} than the game has ({self.rules.tiles[t].count}"
+                    f"draw_order[{pos}]: more copies of {tid} than the game has ({self.rules.tiles[ti].count}"
                     " including any start tile)"
                 )
-            bag.append(t)
+            bag.append(ti)
         return bag
 
     def place_fixed(
@@ -187,7 +187,11 @@ class Game(TurnFlow, Scoring, Features, Board):
             raise ConfigError(f"setup places {tile_id} on ({x},{y}), which is not a playable square of the board")
         if from_bag:
             self._start_tiles_used.append(t)
-        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)] if announce else []
+        links = (
+            [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)]
+            if announce
+            else []
+        )
         base = self.put_tile(t, x, y, rotation)
         for segment, node in links:
             self.union(base + segment, node)

@@ -176,8 +176,8 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         edges=edges,
         segments=tuple(segments),
         tags=tile_tags,
-        edge_codes=tuple(codes),  # type: ignore[arg-type]
-        center=tuple(centers),  # type: ignore[arg-type]
+        edge_codes=tuple(codes),
+        center=tuple(centers),
         half=tuple(halves_r),
         distinct_rotations=distinct,
         source=where_file,

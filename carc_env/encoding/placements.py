@@ -81,8 +81,7 @@ def placement_features(
     local = np.asarray(view.tile_index, dtype=np.int64)
     if not len(local):
         return empty
-    pc = codec.codecs["tile"]
-    cells = view.legal_placements(pc.rows, pc.cols)
+    cells = view.legal_placements(codec.rows, codec.cols)  # the tile phase's window is the codec's
     t = game.current_tile
     tile = game.rules.tiles[t]
     out = np.zeros((len(local), N_PLACEMENT_FEATURES), dtype=np.float32)

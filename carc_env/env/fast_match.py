@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from ..core import Game
 from ..fast import select_engine
-from .match import Match, _freeze
+from .match import Match, _freeze, check_action, describe_action
 from .options import EnvOptions
 
 
@@ -81,9 +81,10 @@ class FastMatch:
 
     # ------------------------------------------------------------------ state
     @property
-    def game(self) -> Game | None:
-        """The reference Game in the current state (replayed on demand; read it, do not change it)."""
-        return self.batch.game(self.g) if self._started else None
+    def game(self) -> Game:
+        """The reference Game in the current state (replayed on demand; read it, do not change it);
+        None before the first reset, as ``Match.game``."""
+        return self.batch.game(self.g) if self._started else None  # type: ignore[return-value]
 
     @property
     def started(self) -> bool:
@@ -137,7 +138,9 @@ class FastMatch:
         x0, y0 = self.batch.window(self.g)
         return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
 
-    check = Match.check  # the same checks and words, through the accessors above
+    def check(self, index: object) -> int:
+        """As :meth:`Match.check` (:func:`~carc_env.env.match.check_action`, the same words)."""
+        return check_action(self, index)
 
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
@@ -145,7 +148,8 @@ class FastMatch:
         An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
         return self.batch.step_game(self.g, self.check(index))
 
-    _describe = Match._describe
+    def _describe(self, index: int) -> str:
+        return describe_action(self, index)
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
