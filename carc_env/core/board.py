@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SHIFT = tuple(PATTERN_BITS * s for s in range(4))
 _ROT4 = np.arange(4, dtype=np.uint8)
+_NO_GROUPS: dict[tuple[int, int], int] = {}  # the unbounded table has no printed groups (never written)
 
 
 class Board:
@@ -82,15 +83,6 @@ class Board:
         base = self.add_nodes(info, k)
         self.placements.append((x, y, t, r, base))
         self.board[(x, y)] = k
-        self._grow_bounds(k, x, y)
-        connect = self._join_neighbours(t, x, y, r, base, printed)
-        self._frontier_remove(x, y)
-        self._count_building_neighbours(x, y, base, info)
-        for g in connect:
-            self._connect_group(g)
-        return base
-
-    def _grow_bounds(self, k: int, x: int, y: int) -> None:
         b = self.bounds
         if k == 0 and self.layout is not None:  # a printed board's bounds start at its first piece
             b[:] = [x, x, y, y]
@@ -102,6 +94,12 @@ class Board:
             b[2] = y
         elif y > b[3]:
             b[3] = y
+        connect = self._join_neighbours(t, x, y, r, base, printed)
+        self._frontier_remove(x, y)
+        self._count_building_neighbours(x, y, base, info)
+        for g in connect:
+            self._connect_group(g)
+        return base
 
     def _join_neighbours(self, t: int, x: int, y: int, r: int, base: int, printed: bool) -> list[int]:
         """Unite the new tile's segments with its neighbours', close what runs into a border or a
@@ -113,7 +111,7 @@ class Board:
         board, placements, rtiles = self.board, self.placements, rules.tiles
         layout = self.layout
         playable = None if layout is None else layout.playable
-        group_of: dict[tuple[int, int], int] = {} if layout is None or printed else layout.group_of
+        group_of = _NO_GROUPS if layout is None or printed else layout.group_of
         union = self.union
         connect: list[int] = []
         for s in range(4):

@@ -96,11 +96,7 @@ class Features:
             self.open[a] += self.open[b]
             self.pennants[a] += self.pennants[b]
         p[b] = a
-        self._merge_followers(a, b)
-        return a
-
-    def _merge_followers(self, a: int, b: int) -> None:
-        """Root ``b`` joined root ``a``: its followers, guests and bordering cities move to ``a``."""
+        # root b joined root a: its followers, guests and bordering cities move to a
         occ = self.occupants
         ob = occ.pop(b, None)
         if ob is not None:
@@ -121,6 +117,7 @@ class Features:
             gb = self.guests.pop(b, None)
             if gb is not None:
                 self.guests.setdefault(a, []).extend(gb)
+        return a
 
     def link_features(self, a: int, b: int) -> int:
         """Make the features of nodes ``a`` and ``b`` one (royal gates link cities); returns the new root.

@@ -238,7 +238,9 @@ class TurnFlow:
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
-        self._check_placement(x, y, r)
+        slot = self.frontier_slot(x, y)
+        if slot is None or type(r) is not int or not 0 <= r <= 3 or not (int(self._masks[slot]) >> r) & 1:
+            self._check_placement(x, y, r)  # raises, saying why
         x, y, r = int(x), int(y), int(r)
         game: Game = self  # type: ignore[assignment]
         links = [pair for hook in self.rules.h_placement_links for pair in hook(game, t, x, y, r)]
