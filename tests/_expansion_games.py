@@ -11,12 +11,12 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from _helpers import play_random_game
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import carc_env  # noqa: F401  (registers the expansions)
-from carc_env.core import Game, GameConfig, Pass, PlaceFollower
+from carc_env.core import Game, GameConfig
 from carc_env.core.events import Event
 
 EXPANSIONS = ("king_robber", "shrines", "darmstadt")
@@ -53,26 +53,20 @@ def play_random(
     action_seed: int,
     before: Callable[[Game], None] | None = None,
 ) -> tuple[Game, list[Event]]:
-    """Play a whole game with random legal actions; return it and all its events.
-
-    ``before(game)`` runs at every decision.  Followers are placed with
-    probability 0.6 when offered, so that supplies run out.
-    """
-    g = Game(config, seed=seed)
-    rng = np.random.default_rng(action_seed)
+    """Play a whole game with random legal actions (``_helpers.play_random_game``); return it and all
+    its events.  ``before(game)`` runs at every decision; after every action no score went down and
+    the followers are conserved."""
     events: list[Event] = []
-    while not g.over:
+    scores: list[int] = []
+
+    def check_before(g: Game) -> None:
         if before is not None:
             before(g)
-        actions = g.legal_actions()
-        assert actions, f"no legal action in phase {g.phase}"
-        if g.phase == "follower":
-            spots = [a for a in actions if isinstance(a, PlaceFollower)]
-            a = spots[rng.integers(len(spots))] if spots and rng.random() < 0.6 else Pass()
-        else:
-            a = actions[rng.integers(len(actions))]
-        scores = g.scores[:]
-        events.extend(g.apply(a))
+        scores[:] = g.scores
+
+    def check_after(_prev: Game | None, g: Game, _action: Any, ev: list[Event]) -> None:
+        events.extend(ev)
         assert all(b <= s for b, s in zip(scores, g.scores, strict=True)), f"a score went down: {scores} -> {g.scores}"
         assert g.followers_conserved(), "followers not conserved"
-    return g, events
+
+    return play_random_game(config, seed, action_seed, check_before, check_after), events

@@ -10,10 +10,13 @@ union-find, so that a test comparing the two can fail.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
 
 import carc_env  # noqa: F401  (registers the base game)
-from carc_env.core import FeatureScored, Game, GameConfig
+from carc_env.core import FeatureScored, Game, GameConfig, Pass, PlaceFollower
+from carc_env.core.actions import Action
 from carc_env.core.events import Event
 from carc_env.core.tiles import CITY, FIELD, ROAD, TileType
 
@@ -24,6 +27,44 @@ DY = {0: -1, 1: 0, 2: 1, 3: 0}
 
 def new_game(draw_order: Sequence[str], num_players: int = 2, seed: int = 0, **config) -> Game:
     return Game(GameConfig(num_players=num_players, **config), seed=seed, draw_order=list(draw_order))
+
+
+def play_random_game(
+    config: GameConfig,
+    seed: int,
+    action_seed: int,
+    before: Callable[[Game], None] | None = None,
+    after: Callable[[Game | None, Game, Action, list[Event]], None] | None = None,
+    keep_previous: bool = False,
+    max_steps: int = 1000,
+) -> Game:
+    """The one random-game loop of the property tests: a whole game with random legal actions.
+
+    ``before(game)`` runs at every decision; ``after(previous, game, action, events)`` after every
+    action (``previous``: a clone taken before it if ``keep_previous``, else None).  Followers are
+    placed with probability 0.6 when offered, so that supplies run out.
+    """
+    g = Game(config, seed=seed)
+    rng = np.random.default_rng(action_seed)
+    steps = 0
+    while not g.over:
+        if before is not None:
+            before(g)
+        actions = g.legal_actions()
+        assert actions, f"no legal action in phase {g.phase}"
+        if g.phase == "follower":
+            spots = [a for a in actions if isinstance(a, PlaceFollower)]
+            assert Pass() in actions
+            a = spots[rng.integers(len(spots))] if spots and rng.random() < 0.6 else Pass()
+        else:
+            a = actions[rng.integers(len(actions))]
+        prev = g.clone() if keep_previous else None
+        ev = g.apply(a)
+        if after is not None:
+            after(prev, g, a, ev)
+        steps += 1
+        assert steps < max_steps
+    return g
 
 
 def play(game: Game, moves: Iterable[str]) -> list[Event]:

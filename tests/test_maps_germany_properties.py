@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from _helpers import play_random_game
 from _maps import MapBruteFeatures, brute_legal_placements, printed_count
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from carc_env.core import FeatureScored, Game, GameConfig, Pass, PlaceFollower
+from carc_env.core import FeatureScored, Game, GameConfig
 from carc_env.core.tiles import BUILDING, CITY, FIELD, ROAD
 from carc_env.expansions.maps_germany.mapfile import load_map_file
 
@@ -60,24 +61,10 @@ def coats_of(brute: MapBruteFeatures, feature: frozenset[int]) -> int:
 
 
 def run(config: GameConfig, seed: int, action_seed: int, check) -> Game:
-    g = Game(config, seed=seed)
-    rng = np.random.default_rng(action_seed)
-    steps = 0
-    while not g.over:
-        check(g, None, None)
-        acts = g.legal_actions()
-        assert acts, f"no legal action in phase {g.phase}"
-        if g.phase == "follower":
-            spots = [a for a in acts if isinstance(a, PlaceFollower)]
-            a = spots[rng.integers(len(spots))] if spots and rng.random() < 0.6 else Pass()
-        else:
-            a = acts[rng.integers(len(acts))]
-        prev = g.clone()
-        ev = g.apply(a)
-        check(g, prev, ev)
-        steps += 1
-        assert steps < 1000
-    return g
+    """A random game (``_helpers.play_random_game``), ``check(game, previous, events)`` at every
+    decision (``previous`` and ``events`` None) and after every action."""
+    return play_random_game(config, seed, action_seed, before=lambda g: check(g, None, None),
+                            after=lambda prev, g, _a, ev: check(g, prev, ev), keep_previous=True)  # fmt: skip
 
 
 @SETTINGS

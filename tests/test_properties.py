@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from _helpers import BruteFeatures, brute_legal_placements, engine_partition
+from _helpers import BruteFeatures, brute_legal_placements, engine_partition, play_random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from carc_env.core import FeatureScored, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile
+from carc_env.core import FeatureScored, Game, GameConfig, IllegalActionError, PlaceFollower, PlaceTile
 from carc_env.core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 
 SETTINGS = settings(
@@ -34,33 +34,10 @@ def run_game(
     before: Callable[[Game], None] | None = None,
     after: Callable[..., None] | None = None,
 ) -> Game:
-    """Play a whole game with random legal actions.
-
-    ``before(game)`` runs at every decision; ``after(previous, game, action,
-    events)`` after every action (``previous`` is a clone taken before it).
-    Followers are placed with probability 0.6 when offered, so that supplies
-    run out.
-    """
-    g = Game(GameConfig(num_players=num_players), seed=seed)
-    rng = np.random.default_rng(action_seed)
-    steps = 0
-    while not g.over:
-        if before is not None:
-            before(g)
-        actions = g.legal_actions()
-        assert actions, f"no legal action in phase {g.phase}"
-        if g.phase == "follower":
-            spots = [a for a in actions if isinstance(a, PlaceFollower)]
-            assert Pass() in actions
-            a = spots[rng.integers(len(spots))] if spots and rng.random() < 0.6 else Pass()
-        else:
-            a = actions[rng.integers(len(actions))]
-        prev = g.clone() if after is not None else None
-        ev = g.apply(a)
-        if after is not None:
-            after(prev, g, a, ev)
-        steps += 1
-        assert steps < 400
+    """Play a whole base game with random legal actions (``_helpers.play_random_game``; ``previous``
+    in ``after`` is a clone taken before the action)."""
+    g = play_random_game(GameConfig(num_players=num_players), seed, action_seed, before, after,
+                         keep_previous=after is not None, max_steps=400)  # fmt: skip
     assert len(g.board) <= 72
     return g
 

@@ -25,7 +25,10 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tiles import TileType
 
 
 class IllegalActionError(ValueError):
@@ -154,3 +157,29 @@ def parse_basic(text: str, parsers: Mapping[str, Callable[[str], Action]] = {}) 
     if parse is not None:
         return parse(t)
     return None
+
+
+def parse_action(
+    text: str, last_tile: TileType | None, parsers: Mapping[str, Callable[[str], Action]] = {}  # noqa: B006
+) -> Action:
+    """Parse an action's text form; a follower's feature name is resolved against ``last_tile``, the
+    tile just placed (None before any).  The one parser of both engines (``Game.parse_action``, the
+    compiled engine's records); IllegalActionError names what cannot be parsed."""
+    if not isinstance(text, str):
+        raise IllegalActionError(f"an action text must be a string, got {text!r}")
+    parsed = parse_basic(text, parsers)
+    if parsed is None:
+        raise IllegalActionError(
+            f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
+        )
+    if not isinstance(parsed, tuple):
+        return parsed
+    name = parsed[1]
+    if last_tile is None:
+        raise IllegalActionError(f"{text!r}: no tile has been placed")
+    if name.startswith("#") and name[1:].isdigit():
+        return PlaceFollower(int(name[1:]))
+    try:
+        return PlaceFollower(last_tile.segment_index(name))
+    except KeyError as exc:
+        raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SHIFT = tuple(PATTERN_BITS * s for s in range(4))
 _ROT4 = np.arange(4, dtype=np.uint8)
+_NO_GROUPS: dict[tuple[int, int], int] = {}  # the unbounded table has no printed groups (never written)
 
 
 class Board:
@@ -49,6 +50,7 @@ class Board:
 
     # the features' methods the placement calls (carc_env.core.features)
     if TYPE_CHECKING:  # declarations only: the Game composes the real methods
+
         def add_nodes(self, info: TileInfo, k: int) -> int: ...
         def union(self, a: int, b: int) -> int: ...
         def find(self, x: int) -> int: ...
@@ -81,15 +83,6 @@ class Board:
         base = self.add_nodes(info, k)
         self.placements.append((x, y, t, r, base))
         self.board[(x, y)] = k
-        self._grow_bounds(k, x, y)
-        connect = self._join_neighbours(t, x, y, r, base, printed)
-        self._frontier_remove(x, y)
-        self._count_building_neighbours(x, y, base, info)
-        for g in connect:
-            self._connect_group(g)
-        return base
-
-    def _grow_bounds(self, k: int, x: int, y: int) -> None:
         b = self.bounds
         if k == 0 and self.layout is not None:  # a printed board's bounds start at its first piece
             b[:] = [x, x, y, y]
@@ -101,6 +94,12 @@ class Board:
             b[2] = y
         elif y > b[3]:
             b[3] = y
+        connect = self._join_neighbours(t, x, y, r, base, printed)
+        self._frontier_remove(x, y)
+        self._count_building_neighbours(x, y, base, info)
+        for g in connect:
+            self._connect_group(g)
+        return base
 
     def _join_neighbours(self, t: int, x: int, y: int, r: int, base: int, printed: bool) -> list[int]:
         """Unite the new tile's segments with its neighbours', close what runs into a border or a
@@ -112,7 +111,7 @@ class Board:
         board, placements, rtiles = self.board, self.placements, rules.tiles
         layout = self.layout
         playable = None if layout is None else layout.playable
-        group_of: dict[tuple[int, int], int] = {} if layout is None or printed else layout.group_of
+        group_of = _NO_GROUPS if layout is None or printed else layout.group_of
         union = self.union
         connect: list[int] = []
         for s in range(4):
@@ -192,8 +191,7 @@ class Board:
 
     def _connect_group(self, g: int) -> None:
         """A printed group (a large city) joins the play area: its empty playable neighbours become frontier."""
-        layout = self.layout
-        assert layout is not None
+        layout: BoardLayout = self.layout  # type: ignore[assignment]  # called on printed boards only
         self.connected_groups.add(g)
         board, playable, tiles = self.board, layout.playable, self.rules.tiles
         for i in layout.groups[g]:
@@ -289,7 +287,7 @@ class Board:
     def building_target(self, x: int, y: int) -> int:
         """Tiles around the building at ``(x, y)`` that complete it (8 unless an expansion says otherwise)."""
         for hook in self.rules.h_building_target:
-            v = hook(self, x, y)  # type: ignore[arg-type]  # self is the Game
+            v = hook(self, x, y)  # self is the Game
             if v is not None:
                 return v
         if self.layout is not None:  # the squares around it that exist on the board
@@ -312,8 +310,7 @@ class Board:
             setattr(self, name, copiers[name](state[name]))
 
     def _lay_printed(self, copiers: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
-        layout = self.layout
-        assert layout is not None
+        layout: BoardLayout = self.layout  # type: ignore[assignment]  # called on printed boards only
         tiles = self.rules.tile_index
         for p in layout.pieces:
             self.put_tile(tiles[p.tile], p.x, p.y, p.rotation, printed=True)

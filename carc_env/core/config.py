@@ -20,7 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from .expansion import SINGLE_ANSWER_HOOKS, ConfigError, Expansion, generation, load_builtins, load_entry_points, overrides, registry
+from .expansion import (
+    SINGLE_ANSWER_HOOKS,
+    ConfigError,
+    Expansion,
+    generation,
+    load_builtins,
+    load_entry_points,
+    overrides,
+    registry,
+)
 from .layout import ANY_EDGE, BoardLayout
 from .tiles import BUILDING, CITY, FIELD, RIVER, ROAD, TileDataError, TileType, load_tile_file, tile_file_path
 
@@ -153,6 +162,91 @@ def expansion_order(keys: tuple[str, ...], reg: Mapping[str, type[Expansion]]) -
     return out
 
 
+def _check_counts(config: GameConfig) -> None:
+    n = config.num_players
+    if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ConfigError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
+    if not isinstance(config.followers, int) or isinstance(config.followers, bool) or config.followers < 1:
+        raise ConfigError(f"followers must be a positive integer, got {config.followers!r}")
+
+
+def _resolve(keys: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, type[Expansion]]:
+    """The registry, with every key found (built-ins, then entry points) and REQUIRES / CONFLICTS checked."""
+    if len(set(keys)) != len(keys):
+        raise ConfigError(f"expansions lists a key twice: {keys}")
+    reg = registry()
+    if any(k not in reg for k in keys):
+        load_builtins()
+        reg = registry()
+    if any(k not in reg for k in keys):
+        load_entry_points([k for k in keys if k not in reg])
+        reg = registry()
+    for k in keys:
+        if k not in reg:
+            raise ConfigError(f"unknown expansion {k!r}; known: {sorted(reg)}")
+    if not keys:
+        raise ConfigError(f"expansions is empty; the base game's key is {DEFAULT_EXPANSIONS[0]!r}")
+    for k in options:
+        if k not in keys:
+            raise ConfigError(f"options given for {k!r}, which is not enabled; enabled: {keys}")
+    for k in keys:
+        cls = reg[k]
+        for req in cls.REQUIRES:
+            if req not in keys:
+                raise ConfigError(f"expansion {k!r} needs {req!r}; add it to expansions")
+        for bad in cls.CONFLICTS:
+            if bad in keys:
+                raise ConfigError(f"expansion {k!r} cannot be combined with {bad!r}")
+    return reg
+
+
+def _check_start_layouts(expansions: list[Expansion]) -> None:
+    starters = [e for e in expansions if e.REPLACES_START]
+    for i, a in enumerate(starters):
+        for b in starters[i + 1 :]:
+            if b.KEY not in a.START_COMBINES and a.KEY not in b.START_COMBINES:
+                raise ConfigError(
+                    f"expansions {a.KEY!r} and {b.KEY!r} each lay their own start layout and have no"
+                    " combined setup; enable only one of them"
+                )
+
+
+def _action_parsers(expansions: list[Expansion]) -> dict[str, Callable[[str], Any]]:
+    parsers: dict[str, Callable[[str], Any]] = {}
+    owner: dict[str, str] = {}
+    for exp in expansions:
+        for word, parse in exp.action_parsers.items():
+            if word in owner:
+                raise ConfigError(f"expansions {owner[word]!r} and {exp.KEY!r} both parse actions starting {word!r}")
+            owner[word] = exp.KEY
+            parsers[word] = parse
+    return parsers
+
+
+def _counted(tiles: list[TileType], hooks: list) -> list[TileType]:
+    """The tiles with the counts the ``tile_counts`` hooks give (a map's recommended mix)."""
+    if not hooks:
+        return tiles
+    counts = {t.id: t.count for t in tiles}
+    for hook in hooks:
+        counts = hook(tuple(tiles), dict(counts))
+    bad = sorted(k for k, v in counts.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0)
+    if set(counts) != {t.id for t in tiles} or bad:
+        raise ConfigError(f"tile_counts must give a count >= 0 to every tile id and nothing else (bad: {bad})")
+    return [t if counts[t.id] == t.count else dataclasses.replace(t, count=counts[t.id]) for t in tiles]
+
+
+def _followers(configured: int, hooks: list) -> int:
+    followers = configured
+    for hook in hooks:
+        v = hook(configured)
+        if v is not None:
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"followers_per_player gave {v!r}; it must be a positive integer")
+            followers = v
+    return followers
+
+
 class RuleSet:
     """Everything derived from a GameConfig that never changes during a game."""
 
@@ -160,62 +254,17 @@ class RuleSet:
         from .stages import build_stages
 
         self.config = config
-        n = config.num_players
-        if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
-        if not isinstance(config.followers, int) or isinstance(config.followers, bool) or config.followers < 1:
-            raise ConfigError(f"followers must be a positive integer, got {config.followers!r}")
+        _check_counts(config)
+        reg = _resolve(config.expansions, config.options)
         keys = config.expansions
-        if len(set(keys)) != len(keys):
-            raise ConfigError(f"expansions lists a key twice: {keys}")
-        reg = registry()
-        if any(k not in reg for k in keys):
-            load_builtins()
-            reg = registry()
-        if any(k not in reg for k in keys):
-            load_entry_points([k for k in keys if k not in reg])
-            reg = registry()
-        for k in keys:
-            if k not in reg:
-                raise ConfigError(f"unknown expansion {k!r}; known: {sorted(reg)}")
-        if not keys:
-            raise ConfigError(f"expansions is empty; the base game's key is {DEFAULT_EXPANSIONS[0]!r}")
-        for k in config.options:
-            if k not in keys:
-                raise ConfigError(f"options given for {k!r}, which is not enabled; enabled: {keys}")
-        for k in keys:
-            cls = reg[k]
-            for req in cls.REQUIRES:
-                if req not in keys:
-                    raise ConfigError(f"expansion {k!r} needs {req!r}; add it to expansions")
-            for bad in cls.CONFLICTS:
-                if bad in keys:
-                    raise ConfigError(f"expansion {k!r} cannot be combined with {bad!r}")
         self.expansions: list[Expansion] = [
             reg[k](_build_options(reg[k], config.options.get(k, {}))) for k in expansion_order(keys, reg)
         ]
         for exp in self.expansions:
             exp.check_config(keys)
-        starters = [e for e in self.expansions if e.REPLACES_START]
-        for i, a in enumerate(starters):
-            for b in starters[i + 1 :]:
-                if b.KEY not in a.START_COMBINES and a.KEY not in b.START_COMBINES:
-                    raise ConfigError(
-                        f"expansions {a.KEY!r} and {b.KEY!r} each lay their own start layout and have no"
-                        " combined setup; enable only one of them"
-                    )
+        _check_start_layouts(self.expansions)
         self.by_key = {e.KEY: e for e in self.expansions}
-        self.action_parsers: dict[str, Callable[[str], Any]] = {}
-        parser_owner: dict[str, str] = {}
-        for exp in self.expansions:
-            for word, parse in exp.action_parsers.items():
-                if word in parser_owner:
-                    raise ConfigError(
-                        f"expansions {parser_owner[word]!r} and {exp.KEY!r} both parse actions starting {word!r}"
-                    )
-                parser_owner[word] = exp.KEY
-                self.action_parsers[word] = parse
-
+        self.action_parsers: dict[str, Callable[[str], Any]] = _action_parsers(self.expansions)
         # Tiles, in a fixed order: expansion order, then file order.
         tiles: list[TileType] = []
         self.start_tiles: dict[str, str] = {}
@@ -227,30 +276,10 @@ class RuleSet:
                 tiles.extend(tf.tiles)
                 if tf.start_tile:
                     self.start_tiles[exp.KEY] = tf.start_tile
-        # Hooks: only those an expansion overrides are called; single-answer hooks have one claimant.
-        def hooked(name: str) -> list:
-            return [getattr(e, name) for e in self.expansions if overrides(e, name)]
-
-        def claimed(name: str) -> list:
-            who = [e for e in self.expansions if overrides(e, name) and e.claims(name)]
-            if len(who) > 1:
-                raise ConfigError(
-                    f"expansions {who[0].KEY!r} and {who[1].KEY!r} both answer {name!r}, which takes one answer; "
-                    "enable only one of them or change the option that makes one of them answer it"
-                )
-            return [getattr(e, name) for e in who]
-
-        single = {name: claimed(name) for name in SINGLE_ANSWER_HOOKS}
+        hooked = self._hooked
+        single = {name: self._claimed(name) for name in SINGLE_ANSWER_HOOKS}
         # Tile counts expansions change (a map's recommended mix), then the printed pieces of a board.
-        counts_hooks = hooked("tile_counts")
-        if counts_hooks:
-            counts = {t.id: t.count for t in tiles}
-            for hook in counts_hooks:
-                counts = hook(tuple(tiles), dict(counts))
-            bad = sorted(k for k, v in counts.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0)
-            if set(counts) != {t.id for t in tiles} or bad:
-                raise ConfigError(f"tile_counts must give a count >= 0 to every tile id and nothing else (bad: {bad})")
-            tiles = [t if counts[t.id] == t.count else dataclasses.replace(t, count=counts[t.id]) for t in tiles]
+        tiles = _counted(tiles, hooked("tile_counts"))
         self.layout: BoardLayout | None = None
         """The printed board (``core.layout``) the game is played on, or None: an unbounded table."""
         for hook in single["board_layout"]:
@@ -258,14 +287,8 @@ class RuleSet:
         if self.layout is not None:
             _claim_ids(origin, self.layout.tile_types, "the printed pieces of the board layout")
             tiles.extend(self.layout.tile_types)
-        self.followers: int = config.followers
+        self.followers: int = _followers(config.followers, single["followers_per_player"])
         """Followers per player: ``GameConfig.followers`` unless an expansion sets it (a map's 9)."""
-        for hook in single["followers_per_player"]:
-            v = hook(config.followers)
-            if v is not None:
-                if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                    raise ConfigError(f"followers_per_player gave {v!r}; it must be a positive integer")
-                self.followers = v
         self.tiles: tuple[TileType, ...] = tuple(tiles)
         self.tile_index = {t.id: i for i, t in enumerate(self.tiles)}
         if len(self.tile_index) != len(self.tiles):
@@ -307,6 +330,19 @@ class RuleSet:
         }
         """Decision phase -> key of the expansion whose stage it is (the core's ``tile`` and
         ``follower`` phases have none)."""
+
+    # Hooks: only those an expansion overrides are called; single-answer hooks have one claimant.
+    def _hooked(self, name: str) -> list:
+        return [getattr(e, name) for e in self.expansions if overrides(e, name)]
+
+    def _claimed(self, name: str) -> list:
+        who = [e for e in self.expansions if overrides(e, name) and e.claims(name)]
+        if len(who) > 1:
+            raise ConfigError(
+                f"expansions {who[0].KEY!r} and {who[1].KEY!r} both answer {name!r}, which takes one answer; "
+                "enable only one of them or change the option that makes one of them answer it"
+            )
+        return [getattr(e, name) for e in who]
 
     def cache(self, key: str, factory: Callable[[], Any]) -> Any:
         """A value derived from this rule set, computed by ``factory()`` on first use and kept.

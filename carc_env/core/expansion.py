@@ -326,12 +326,12 @@ def overrides(exp: Expansion, name: str) -> bool:
 
 # The registry is its own module; its names stay importable from here (``from carc_env.core.expansion
 # import register``), the place plug-ins have always imported them from.
+from .registry import _REGISTRY as _REGISTRY  # noqa: E402
 from .registry import (  # noqa: E402
     BUILTIN_PACKAGE,
     ENTRY_POINT_GROUP,
     PARTS,
     Plugin,
-    _REGISTRY,
     all_parts,
     builtin_keys,
     generation,

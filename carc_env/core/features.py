@@ -96,11 +96,7 @@ class Features:
             self.open[a] += self.open[b]
             self.pennants[a] += self.pennants[b]
         p[b] = a
-        self._merge_followers(a, b)
-        return a
-
-    def _merge_followers(self, a: int, b: int) -> None:
-        """Root ``b`` joined root ``a``: its followers, guests and bordering cities move to ``a``."""
+        # root b joined root a: its followers, guests and bordering cities move to a
         occ = self.occupants
         ob = occ.pop(b, None)
         if ob is not None:
@@ -121,6 +117,7 @@ class Features:
             gb = self.guests.pop(b, None)
             if gb is not None:
                 self.guests.setdefault(a, []).extend(gb)
+        return a
 
     def link_features(self, a: int, b: int) -> int:
         """Make the features of nodes ``a`` and ``b`` one (royal gates link cities); returns the new root.
@@ -173,7 +170,7 @@ class Features:
         find, kinds = self.find, self.kind
         n = len({find(r) for r in self.completed if kinds[r] == kind and self.counts_as_completed(find(r))})
         for hook in self.rules.h_extra_completed:
-            n += hook(self, kind)  # type: ignore[arg-type]  # self is the Game
+            n += hook(self, kind)  # self is the Game
         return n
 
     def mark_closed(self, k: int) -> None:
@@ -267,7 +264,7 @@ class Features:
                 per[p] += 1
         extra = [0] * self.num_players
         for held in self.rules.h_followers_held:
-            for p, c in enumerate(held(self)):  # type: ignore[arg-type]  # self is the Game
+            for p, c in enumerate(held(self)):  # self is the Game
                 extra[p] += c
         return all(self.supply[p] + per[p] + extra[p] == self.rules.followers for p in range(self.num_players))
 

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import Action, IllegalActionError, Pass, PlaceFollower, PlaceTile, parse_basic
+from .actions import Action, Pass, PlaceFollower, PlaceTile, parse_action
 from .board import Board
 from .config import DEFAULT_EXPANSIONS, GameConfig, ruleset
 from .events import Event
@@ -149,26 +149,26 @@ class Game(TurnFlow, Scoring, Features, Board):
             )
         for pos, tid in enumerate(order):
             if not isinstance(tid, str):
-                raise ConfigError(f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}")
+                raise ConfigError(
+                    f"draw_order[{pos}] must be a tile id (str), got {tid!r} of type {type(tid).__name__}"
+                )
         available: dict[int, int] = {}
         for t, tile in enumerate(self.rules.tiles):
             available[t] = tile.count
         for t in self._start_tiles_used:
             available[t] -= 1
-        bag = []
+        bag: list[int] = []
         for pos, tid in enumerate(order):
-            t = self.rules.tile_index.get(tid)
-            if t is None:
+            ti = self.rules.tile_index.get(tid)
+            if ti is None:
+                raise ConfigError(f"draw_order[{pos}]: unknown tile id {tid!r} for expansions {self.config.expansions}")
+            available[ti] -= 1
+            if available[ti] < 0:
                 raise ConfigError(
-                    f"draw_order[{pos}]: unknown tile id {tid!r} for expansions {self.config.expansions}"
-                )
-            available[t] -= 1
-            if available[t] < 0:
-                raise ConfigError(
-                    f"draw_order[{pos}]: more copies of {tid} than the game has ({self.rules.tiles[t].count}"
+                    f"draw_order[{pos}]: more copies of {tid} than the game has ({self.rules.tiles[ti].count}"
                     " including any start tile)"
                 )
-            bag.append(t)
+            bag.append(ti)
         return bag
 
     def place_fixed(
@@ -187,7 +187,11 @@ class Game(TurnFlow, Scoring, Features, Board):
             raise ConfigError(f"setup places {tile_id} on ({x},{y}), which is not a playable square of the board")
         if from_bag:
             self._start_tiles_used.append(t)
-        links = [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)] if announce else []
+        links = (
+            [pair for hook in self.rules.h_placement_links for pair in hook(self, t, x, y, rotation)]
+            if announce
+            else []
+        )
         base = self.put_tile(t, x, y, rotation)
         for segment, node in links:
             self.union(base + segment, node)
@@ -250,25 +254,8 @@ class Game(TurnFlow, Scoring, Features, Board):
 
     def parse_action(self, text: str) -> Action:
         """Parse an action's text form in the current state (see carc_env.core.actions)."""
-        if not isinstance(text, str):
-            raise IllegalActionError(f"an action text must be a string, got {text!r}")
-        parsed = parse_basic(text, self.rules.action_parsers)
-        if parsed is None:
-            raise IllegalActionError(
-                f"cannot parse action {text!r}; expected 'tile X,Y rR', 'follower NAME', 'pass' or an expansion action"
-            )
-        if isinstance(parsed, tuple):
-            name = parsed[1]
-            if not self.placements:
-                raise IllegalActionError(f"{text!r}: no tile has been placed")
-            tile = self.rules.tiles[self.placements[-1][2]]
-            if name.startswith("#") and name[1:].isdigit():
-                return PlaceFollower(int(name[1:]))
-            try:
-                return PlaceFollower(tile.segment_index(name))
-            except KeyError as exc:
-                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
-        return parsed
+        last = self.rules.tiles[self.placements[-1][2]] if self.placements else None
+        return parse_action(text, last, self.rules.action_parsers)
 
 
 def _checked_seed(seed: Any) -> int | None:

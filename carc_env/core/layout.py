@@ -47,6 +47,7 @@ Inconsistent data raises :class:`LayoutError` naming the cell and the fault.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from .tiles import DX, DY, EDGE_CODES, NEIGHBOURS8, SIDES, TileType
 
 Cell = tuple[int, int]
@@ -112,6 +113,28 @@ class BoardLayout:
                 raise LayoutError(f"layout {self.name!r}: printed tile type {t.id} must have count 0, has {t.count}")
         if not self.squares:
             raise LayoutError(f"layout {self.name!r} has no square")
+        piece_at, group_of, groups = self._index_pieces(types)
+        playable = frozenset(c for c in self.squares if c not in piece_at)
+        requirement: dict[Cell, tuple[int, int, int, int]] = {}
+        target: dict[Cell, int] = {}
+        for x, y in playable:
+            req = self._printed_requirement(types, piece_at, x, y)
+            if any(req):
+                requirement[(x, y)] = req
+            target[(x, y)] = sum((x + dx, y + dy) in self.squares for dx, dy in NEIGHBOURS8)
+        self._check_printed_edges(types, piece_at)
+        xs = [c[0] for c in self.squares] + [p.x for p in self.pieces]
+        ys = [c[1] for c in self.squares] + [p.y for p in self.pieces]
+        object.__setattr__(self, "playable", playable)
+        object.__setattr__(self, "piece_at", piece_at)
+        object.__setattr__(self, "requirement", requirement)
+        object.__setattr__(self, "building_target", target)
+        object.__setattr__(self, "group_of", group_of)
+        object.__setattr__(self, "groups", {g: tuple(v) for g, v in groups.items()})
+        object.__setattr__(self, "bounds", (min(xs), max(xs), min(ys), max(ys)))
+
+    def _index_pieces(self, types: dict[str, TileType]) -> tuple[dict[Cell, int], dict[Cell, int], dict[int, list[int]]]:
+        """Cell -> piece index, square piece's cell -> group, group -> its pieces; every piece checked."""
         piece_at: dict[Cell, int] = {}
         group_of: dict[Cell, int] = {}
         groups: dict[int, list[int]] = {}
@@ -131,22 +154,23 @@ class BoardLayout:
             if p.square:
                 group_of[cell] = p.group
                 groups.setdefault(p.group, []).append(i)
-        playable = frozenset(c for c in self.squares if c not in piece_at)
-        requirement: dict[Cell, tuple[int, int, int, int]] = {}
-        target: dict[Cell, int] = {}
-        for x, y in playable:
-            req = [0, 0, 0, 0]
-            for s in range(4):
-                n = (x + DX[s], y + DY[s])
-                k = piece_at.get(n)
-                if k is not None:
-                    p = self.pieces[k]
-                    code = types[p.tile].edge_codes[p.rotation][(s + 2) % 4]
-                    req[s] = ANY_EDGE if code == NEUTRAL else code
-            if any(req):
-                requirement[(x, y)] = (req[0], req[1], req[2], req[3])
-            target[(x, y)] = sum((x + dx, y + dy) in self.squares for dx, dy in NEIGHBOURS8)
-        # a printed feature edge must face something it can meet: a playable square, another piece or void
+        return piece_at, group_of, groups
+
+    def _printed_requirement(
+        self, types: dict[str, TileType], piece_at: dict[Cell, int], x: int, y: int
+    ) -> tuple[int, int, int, int]:
+        """The edge codes the printed pieces around square (x, y) require of a tile there (N E S W)."""
+        req = [0, 0, 0, 0]
+        for s in range(4):
+            k = piece_at.get((x + DX[s], y + DY[s]))
+            if k is not None:
+                p = self.pieces[k]
+                code = types[p.tile].edge_codes[p.rotation][(s + 2) % 4]
+                req[s] = ANY_EDGE if code == NEUTRAL else code
+        return (req[0], req[1], req[2], req[3])
+
+    def _check_printed_edges(self, types: dict[str, TileType], piece_at: dict[Cell, int]) -> None:
+        """A printed feature edge must face something it can meet: a playable square, another piece or void."""
         for p in self.pieces:
             t = types[p.tile]
             for s in range(4):
@@ -155,23 +179,15 @@ class BoardLayout:
                     continue
                 n = (p.x + DX[s], p.y + DY[s])
                 k = piece_at.get(n)
-                if k is not None:
-                    q = self.pieces[k]
-                    other = types[q.tile].edge_codes[q.rotation][(s + 2) % 4]
-                    if other != code and other != NEUTRAL:
-                        raise LayoutError(
-                            f"layout {self.name!r}: printed piece {p.name or p.tile} at {(p.x, p.y)} side {SIDES[s]} "
-                            f"does not match printed piece {q.name or q.tile} at {n}"
-                        )
-        xs = [c[0] for c in self.squares] + [p.x for p in self.pieces]
-        ys = [c[1] for c in self.squares] + [p.y for p in self.pieces]
-        object.__setattr__(self, "playable", playable)
-        object.__setattr__(self, "piece_at", piece_at)
-        object.__setattr__(self, "requirement", requirement)
-        object.__setattr__(self, "building_target", target)
-        object.__setattr__(self, "group_of", group_of)
-        object.__setattr__(self, "groups", {g: tuple(v) for g, v in groups.items()})
-        object.__setattr__(self, "bounds", (min(xs), max(xs), min(ys), max(ys)))
+                if k is None:
+                    continue
+                q = self.pieces[k]
+                other = types[q.tile].edge_codes[q.rotation][(s + 2) % 4]
+                if other != code and other != NEUTRAL:
+                    raise LayoutError(
+                        f"layout {self.name!r}: printed piece {p.name or p.tile} at {(p.x, p.y)} side {SIDES[s]} "
+                        f"does not match printed piece {q.name or q.tile} at {n}"
+                    )
 
     @property
     def width(self) -> int:

@@ -59,11 +59,26 @@ class Scan:
 
 def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     """What placing tile type ``t`` at ``(x, y)`` in rotation ``r`` would join and complete."""
+    segs = game.rules.tiles[t].segments
+    seg_roots, matched, closed = _neighbour_features(game, t, x, y, r)
+    joined = [_joined(game, segs, gs, gr, matched, closed) for gs, gr in _groups(segs, seg_roots)]
+    completes = any(g.raw_open <= 0 for g in joined)
+    has_building = any(s.kind == BUILDING for s in segs)
+    around, buildings_around, fills_last = _around(game, x, y)
+    completes = completes or fills_last or (has_building and around >= game.building_target(x, y))
+    return Scan([g.joined for g in joined], completes, has_building, around, buildings_around)
+
+
+def _neighbour_features(
+    game: Game, t: int, x: int, y: int, r: int
+) -> tuple[dict[int, set[int]], dict[int, int], dict[int, int]]:
+    """Per city or road segment of the tile: the roots it would join, its sides that meet a
+    neighbour's segment (``matched``) and its sides closed by a border or a neutral printed edge."""
     rules = game.rules
     tile = rules.tiles[t]
     segs = tile.segments
     center = tile.center[r]
-    board, placements, find, open_ = game.board, game.placements, game.find, game.open
+    board, placements, find = game.board, game.placements, game.find
     layout = game.layout
     seg_roots: dict[int, set[int]] = {}
     matched: dict[int, int] = {}
@@ -89,7 +104,12 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     for hook in rules.h_placement_links:  # features the placement links to its segments (royal gates)
         for i, node in hook(game, t, x, y, r):
             seg_roots.setdefault(i, set()).add(find(node))
-    # group the tile's segments that join a common feature; unconnected segments stand alone
+    return seg_roots, matched, closed
+
+
+def _groups(segs: tuple, seg_roots: dict[int, set[int]]) -> list[tuple[set[int], set[int]]]:
+    """The tile's segments grouped by the features they would join (segments, roots); unconnected
+    cities and roads stand alone."""
     groups: list[tuple[set[int], set[int]]] = []
     for i, roots in seg_roots.items():
         merged_s, merged_r = {i}, set(roots)
@@ -104,38 +124,50 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
     for i, s in enumerate(segs):
         if s.kind in (CITY, ROAD) and i not in seg_roots:
             groups.append(({i}, set()))
-    occ, followers, tiles, pennants = game.occupants, game.followers, game.tiles, game.pennants
-    joined = []
-    completes = False
-    for gs, gr in groups:
-        open_after = (
-            sum(len(segs[i].edges) for i in gs)
-            + sum(open_[q] for q in gr)
-            - 2 * sum(matched.get(i, 0) for i in gs)
-            - sum(closed.get(i, 0) for i in gs)
-        )
-        completes = completes or open_after <= 0
-        counts: dict[int, int] = {}
-        for q in gr:
-            for node in occ.get(q, ()):
-                p = followers[node]
-                counts[p] = counts.get(p, 0) + 1
-        n_tiles = 1 + (len(set().union(*(tiles[q] for q in gr))) if gr else 0)
-        joined.append(
-            Joined(
-                kind=segs[next(iter(gs))].kind,
-                roots=gr,
-                open_after=max(open_after, 0),
-                tiles_after=n_tiles,
-                pennants_after=sum(segs[i].pennants for i in gs) + sum(pennants[q] for q in gr),
-                counts=counts,
-            )
-        )
-    has_building = any(s.kind == BUILDING for s in segs)
+    return groups
+
+
+@dataclass
+class _Group:
+    joined: Joined
+    raw_open: int
+
+
+def _joined(game: Game, segs: tuple, gs: set[int], gr: set[int], matched: dict[int, int],
+            closed: dict[int, int]) -> _Group:
+    """The feature a group of the tile's segments would form with the roots it joins."""
+    occ, followers, tiles, pennants, open_ = game.occupants, game.followers, game.tiles, game.pennants, game.open
+    open_after = (
+        sum(len(segs[i].edges) for i in gs)
+        + sum(open_[q] for q in gr)
+        - 2 * sum(matched.get(i, 0) for i in gs)
+        - sum(closed.get(i, 0) for i in gs)
+    )
+    counts: dict[int, int] = {}
+    for q in gr:
+        for node in occ.get(q, ()):
+            p = followers[node]
+            counts[p] = counts.get(p, 0) + 1
+    n_tiles = 1 + (len(set().union(*(tiles[q] for q in gr))) if gr else 0)
+    joined = Joined(
+        kind=segs[next(iter(gs))].kind,
+        roots=gr,
+        open_after=max(open_after, 0),
+        tiles_after=n_tiles,
+        pennants_after=sum(segs[i].pennants for i in gs) + sum(pennants[q] for q in gr),
+        counts=counts,
+    )
+    return _Group(joined, open_after)
+
+
+def _around(game: Game, x: int, y: int) -> tuple[int, list[int], bool]:
+    """Filled cells around (x, y) (on a printed board: squares), the buildings' roots there, and
+    whether the placement would be some building's last missing neighbour."""
     around = 0
     buildings_around: list[int] = []
-    bn, done = game.building_neighbours, game.completed
-    squares = None if layout is None else layout.squares  # on a printed board only squares count
+    fills_last = False
+    bn, done, find, board = game.building_neighbours, game.completed, game.find, game.board
+    squares = None if game.layout is None else game.layout.squares  # on a printed board only squares count
     for dx, dy in NEIGHBOURS8:
         c = (x + dx, y + dy)
         if c in board and (squares is None or c in squares):
@@ -144,10 +176,8 @@ def scan_placement(game: Game, t: int, x: int, y: int, r: int) -> Scan:
                 root = find(node)
                 buildings_around.append(root)
                 if root not in done and bn.get(node, 0) + 1 >= game.building_target(*c):
-                    completes = True  # this placement is the building's last missing neighbour
-    if has_building and around >= game.building_target(x, y):
-        completes = True
-    return Scan(joined, completes, has_building, around, buildings_around)
+                    fills_last = True  # this placement is the building's last missing neighbour
+    return around, buildings_around, fills_last
 
 
 __all__ = ["Joined", "Scan", "scan_placement"]

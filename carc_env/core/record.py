@@ -28,6 +28,7 @@ from .actions import IllegalActionError
 from .config import GameConfig
 from .expansion import ConfigError
 from .game import Game
+from .state import RECORD
 
 FORMAT = "carc_env-game-record"
 VERSION = 1
@@ -38,17 +39,23 @@ class RecordError(ValueError):
 
 
 def to_record(game: Game) -> dict[str, Any]:
-    """The JSON-serialisable record of a game so far."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
+    """The JSON-serialisable record of a game so far: the state record's :data:`~carc_env.core.state.RECORD`
+    fields (``history`` as ``actions`` in text notation), from which :func:`replay` rebuilds every other
+    field of :data:`~carc_env.core.state.STATE`."""
+    fields = {
         "config": game.config.to_dict(),
         "seed": game.seed,
         "draw_order": list(game.draw_order),
-        "actions": game.history_texts(),
+        "history": game.history_texts(),
         "scores": list(game.scores),
         "over": game.over,
     }
+    if tuple(fields) != RECORD:  # pragma: no cover - the two lists are kept together
+        raise RecordError(f"to_record keeps {tuple(fields)}, the state record says {RECORD}")
+    actions = fields.pop("history")
+    return {"format": FORMAT, "version": VERSION, "config": fields["config"], "seed": fields["seed"],
+            "draw_order": fields["draw_order"], "actions": actions, "scores": fields["scores"],
+            "over": fields["over"]}  # fmt: skip
 
 
 def save_record(game: Game, path: str | Path) -> None:

@@ -57,6 +57,7 @@ class Scoring:
 
     # what scoring reads of the features and the board (carc_env.core.features / board)
     if TYPE_CHECKING:  # declarations only: the Game composes the real methods
+
         def find(self, x: int) -> int: ...
         def feature_tiles(self, root: int) -> list[tuple[int, int]]: ...
         def follower_counts(self, root: int) -> list[int]: ...
@@ -121,7 +122,7 @@ class Scoring:
         """Tiles a city or road counts for scoring: distinct tiles unless an expansion's
         ``feature_size`` hook says otherwise."""
         for hook in self.rules.h_feature_size:
-            v = hook(self, root)  # type: ignore[arg-type]  # self is the Game
+            v = hook(self, root)  # self is the Game
             if v is not None:
                 return v
         return len(self.tiles[root])
@@ -149,7 +150,7 @@ class Scoring:
             cities = {find(c) for c in self.adjacent_cities.get(root, ())}
             n = sum(1 for c in cities if c in self.completed)
             for hook in self.rules.h_field_cities:
-                n += hook(self, root)  # type: ignore[arg-type]  # self is the Game
+                n += hook(self, root)  # self is the Game
             return [ScoreItem("cities", f"{n} completed cit{'ies' if n != 1 else 'y'} x 3", 3 * n)]
         raise ValueError(f"node {root} ({KIND_NAMES.get(kind)}) is not scorable")
 
@@ -192,7 +193,7 @@ class Scoring:
         )
         self.events.append(ev)
         for hook in self.rules.h_on_scored:
-            hook(self, root, kind, final)  # type: ignore[arg-type]  # self is the Game
+            hook(self, root, kind, final)  # self is the Game
         return ev
 
     def award(self, player: int, points: int, items: Sequence[ScoreItem], final: bool = False) -> None:
@@ -215,7 +216,7 @@ class Scoring:
                 if root in self.occupants or root in self.guests:
                     self.score_feature(root, final=True)
         for hook in self.rules.h_final_scoring:
-            hook(self)  # type: ignore[arg-type]  # self is the Game
+            hook(self)  # self is the Game
         best = max(self.scores)
         winners = tuple(p for p, s in enumerate(self.scores) if s == best)
         self.events.append(GameOver(tuple(self.scores), winners))

@@ -161,11 +161,21 @@ def _order(
             j = resolve(ref, owner, sid)
             if j is not None:
                 succ[i].add(j)
-    indegree = [0] * len(items)
+    out = _topological(len(items), succ)
+    if len(out) != len(items):
+        stuck = [items[i][0] for i in range(len(items)) if i not in out]
+        raise ConfigError(f"the before/after declarations of stages {stuck} at anchor {anchor!r} form a cycle")
+    return [items[i][1] for i in out]
+
+
+def _topological(n: int, succ: dict[int, set[int]]) -> list[int]:
+    """Indices 0..n-1 in an order where every ``i`` precedes ``succ[i]``, the lowest free index first
+    (declaration order among ties); fewer than ``n`` when the successors form a cycle."""
+    indegree = [0] * n
     for outs in succ.values():
         for j in outs:
             indegree[j] += 1
-    ready = [i for i in range(len(items)) if indegree[i] == 0]
+    ready = [i for i in range(n) if indegree[i] == 0]
     out: list[int] = []
     while ready:
         i = min(ready)  # declaration order among the stages free to go
@@ -175,7 +185,4 @@ def _order(
             indegree[j] -= 1
             if indegree[j] == 0:
                 ready.append(j)
-    if len(out) != len(items):
-        stuck = [items[i][0] for i in range(len(items)) if i not in out]
-        raise ConfigError(f"the before/after declarations of stages {stuck} at anchor {anchor!r} form a cycle")
-    return [items[i][1] for i in out]
+    return out

@@ -158,9 +158,57 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
     if not isinstance(edges, str) or len(edges) != 4 or any(c not in EDGE_CODES for c in edges):
         raise _fail(where, f"'edges' must be 4 letters from {''.join(EDGE_CODES)} (N E S W), got {edges!r}")
     tile_tags = _parse_tags(where, raw.get("tags", []), tags)
-
     segments: list[Segment] = []
     names: dict[str, int] = {}
+    _parse_features(where, raw, edges, buildings, tags, segments, names)
+    _parse_fields(where, raw, edges, tags, segments, names)
+    codes, centers, halves_r = _rotations(edges, segments)
+    distinct, seen = 0, set()
+    for r in range(4):
+        key = _geometry_key(segments, codes[r], centers[r], halves_r[r])
+        if key not in seen:
+            seen.add(key)
+            distinct |= 1 << r
+    return TileType(
+        id=tid,
+        set=set_name,
+        count=count,
+        edges=edges,
+        segments=tuple(segments),
+        tags=tile_tags,
+        edge_codes=tuple(codes),
+        center=tuple(centers),
+        half=tuple(halves_r),
+        distinct_rotations=distinct,
+        source=where_file,
+    )
+
+
+def _edge_feature(fw: str, f: dict, kind_name: Any, edges: str, side_owner: dict[int, str],
+                  buildings: set[str]) -> tuple[tuple[int, ...], int, str]:
+    """(sides, kind, building) of a feature that is not a field; its sides are claimed in ``side_owner``."""
+    if kind_name in EDGE_KIND_LETTER:
+        sides = _parse_sides(fw, f.get("edges"))
+        if not sides and kind_name != "city":
+            raise _fail(fw, f"a {kind_name} must touch at least one edge")
+        letter = EDGE_KIND_LETTER[kind_name]
+        for s in sides:
+            if edges[s] != letter:
+                raise _fail(fw, f"touches side {SIDES[s]} whose edge is {edges[s]!r}, expected {letter!r}")
+            if s in side_owner:
+                raise _fail(fw, f"side {SIDES[s]} already belongs to feature {side_owner[s]}")
+            side_owner[s] = f.get("id", "")
+        return sides, {"city": CITY, "road": ROAD, "river": RIVER}[kind_name], ""
+    if kind_name in buildings:
+        if "edges" in f:
+            raise _fail(fw, f"a {kind_name} has no edges")
+        return (), BUILDING, kind_name
+    raise _fail(fw, f"unknown kind {kind_name!r}; known: city, road, river, {', '.join(sorted(buildings))}")
+
+
+def _parse_features(where: str, raw: dict, edges: str, buildings: set[str], tags: set[str],
+                    segments: list[Segment], names: dict[str, int]) -> None:
+    """The tile's cities, roads, rivers and buildings, appended to ``segments``."""
     side_owner: dict[int, str] = {}
     for f in raw.get("features", []):
         if not isinstance(f, dict):
@@ -172,25 +220,7 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         fw = f"{where}, feature {name}"
         if name in names:
             raise _fail(fw, "duplicate feature id")
-        if kind_name in EDGE_KIND_LETTER:
-            sides = _parse_sides(fw, f.get("edges"))
-            if not sides and kind_name != "city":
-                raise _fail(fw, f"a {kind_name} must touch at least one edge")
-            letter = EDGE_KIND_LETTER[kind_name]
-            for s in sides:
-                if edges[s] != letter:
-                    raise _fail(fw, f"touches side {SIDES[s]} whose edge is {edges[s]!r}, expected {letter!r}")
-                if s in side_owner:
-                    raise _fail(fw, f"side {SIDES[s]} already belongs to feature {side_owner[s]}")
-                side_owner[s] = name
-            kind = {"city": CITY, "road": ROAD, "river": RIVER}[kind_name]
-            building = ""
-        elif kind_name in buildings:
-            if "edges" in f:
-                raise _fail(fw, f"a {kind_name} has no edges")
-            sides, kind, building = (), BUILDING, kind_name
-        else:
-            raise _fail(fw, f"unknown kind {kind_name!r}; known: city, road, river, {', '.join(sorted(buildings))}")
+        sides, kind, building = _edge_feature(fw, f, kind_name, edges, side_owner, buildings)
         pennants = f.get("pennants", 0)
         if not isinstance(pennants, int) or isinstance(pennants, bool) or pennants < 0:
             raise _fail(fw, f"'pennants' must be a non-negative integer, got {pennants!r}")
@@ -202,6 +232,27 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         if letter in "CRI" and s not in side_owner:
             raise _fail(where, f"side {SIDES[s]} is {letter!r} but no feature touches it")
 
+
+def _field_halves(fw: str, halves_raw: Any, edges: str, half_owner: dict[int, str], name: str) -> list[int]:
+    if not isinstance(halves_raw, list) or not all(isinstance(h, str) for h in halves_raw):
+        raise _fail(fw, f"'halves' must be a list of half-edge names, got {halves_raw!r}")
+    halves = []
+    for h in halves_raw:
+        if h not in HALF_INDEX:
+            raise _fail(fw, f"unknown half-edge {h!r}; use one of {', '.join(HALF_NAMES)}")
+        hi = HALF_INDEX[h]
+        if edges[hi // 2] == "C":
+            raise _fail(fw, f"half-edge {h} lies on a city edge")
+        if hi in half_owner:
+            raise _fail(fw, f"half-edge {h} already belongs to field {half_owner[hi]}")
+        half_owner[hi] = name
+        halves.append(hi)
+    return halves
+
+
+def _parse_fields(where: str, raw: dict, edges: str, tags: set[str], segments: list[Segment],
+                  names: dict[str, int]) -> None:
+    """The tile's fields (after its other features, whose cities they name), appended to ``segments``."""
     half_owner: dict[int, str] = {}
     for i, fld in enumerate(raw.get("fields", [])):
         if not isinstance(fld, dict):
@@ -211,21 +262,7 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         fw = f"{where}, field {name}"
         if name in names:
             raise _fail(fw, "duplicate feature id")
-        halves_raw = fld.get("halves")
-        if not isinstance(halves_raw, list) or not all(isinstance(h, str) for h in halves_raw):
-            raise _fail(fw, f"'halves' must be a list of half-edge names, got {halves_raw!r}")
-        halves = []
-        for h in halves_raw:
-            if h not in HALF_INDEX:
-                raise _fail(fw, f"unknown half-edge {h!r}; use one of {', '.join(HALF_NAMES)}")
-            hi = HALF_INDEX[h]
-            letter = edges[hi // 2]
-            if letter == "C":
-                raise _fail(fw, f"half-edge {h} lies on a city edge")
-            if hi in half_owner:
-                raise _fail(fw, f"half-edge {h} already belongs to field {half_owner[hi]}")
-            half_owner[hi] = name
-            halves.append(hi)
+        halves = _field_halves(fw, fld.get("halves"), edges, half_owner, name)
         cities = []
         for c in fld.get("cities", []):
             if c not in names or segments[names[c]].kind != CITY:
@@ -239,7 +276,9 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         if edges[hi // 2] in "RFI" and hi not in half_owner:
             raise _fail(where, f"half-edge {hname} (edge {edges[hi // 2]!r}) is covered by no field")
 
-    # Precompute the four rotations.
+
+def _rotations(edges: str, segments: list[Segment]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Edge codes, side -> segment and half-edge -> segment of the four rotations (precomputed once)."""
     base_center = [-1, -1, -1, -1]
     base_half = [-1] * 8
     for idx, seg in enumerate(segments):
@@ -260,25 +299,7 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
         codes.append(tuple(code))
         centers.append(tuple(center))
         halves_r.append(tuple(half))
-    distinct, seen = 0, set()
-    for r in range(4):
-        key = _geometry_key(segments, codes[r], centers[r], halves_r[r])
-        if key not in seen:
-            seen.add(key)
-            distinct |= 1 << r
-    return TileType(
-        id=tid,
-        set=set_name,
-        count=count,
-        edges=edges,
-        segments=tuple(segments),
-        tags=tile_tags,
-        edge_codes=tuple(codes),  # type: ignore[arg-type]
-        center=tuple(centers),  # type: ignore[arg-type]
-        half=tuple(halves_r),
-        distinct_rotations=distinct,
-        source=where_file,
-    )
+    return codes, centers, halves_r
 
 
 def _geometry_key(segments: list[Segment], codes: tuple, center: tuple, half: tuple) -> tuple:

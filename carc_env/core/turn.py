@@ -44,6 +44,7 @@ class TurnFlow:
     occupants: dict[int, list[int]]
 
     if TYPE_CHECKING:  # declarations only: the Game composes the real methods
+
         def find(self, x: int) -> int: ...
         def union(self, a: int, b: int) -> int: ...
         def put_tile(self, t: int, x: int, y: int, r: int, printed: bool = False) -> int: ...
@@ -110,7 +111,7 @@ class TurnFlow:
         rng.shuffle(order)
         hooks = self.rules.h_order_unseen
         for hook in hooks:
-            order = hook(self, order)  # type: ignore[arg-type]  # self is the Game
+            order = hook(self, order)  # self is the Game
         if hooks and sorted(order) != sorted(self._bag):
             raise ValueError("an order_unseen hook changed which tiles are left to draw")
         drawn = len(self.draw_order) - len(self._bag)
@@ -141,7 +142,7 @@ class TurnFlow:
         """Number of legal placements of the drawn tile; ``distinct`` counts symmetric rotations once."""
         if self.phase != "tile":
             return 0
-        m = self._masks
+        m: np.ndarray = self._masks
         if distinct:
             m = m & self.rules.tiles[self.current_tile].distinct_rotations
         return int(np.unpackbits(m[:, None], axis=1)[:, 4:].sum())
@@ -253,7 +254,9 @@ class TurnFlow:
 
     def _place_tile(self, x: int, y: int, r: int) -> None:
         t = self.current_tile
-        self._check_placement(x, y, r)
+        slot = self.frontier_slot(x, y)
+        if slot is None or type(r) is not int or not 0 <= r <= 3 or not (int(self._masks[slot]) >> r) & 1:
+            self._check_placement(x, y, r)  # raises, saying why
         x, y, r = int(x), int(y), int(r)
         game: Game = self  # type: ignore[assignment]
         links = [pair for hook in self.rules.h_placement_links for pair in hook(game, t, x, y, r)]
@@ -273,7 +276,7 @@ class TurnFlow:
         occ = self.occupants
         spots = [i for i in self.rules.tile_infos[t].spots if self.find(base + i) not in occ]
         for hook in self.rules.h_follower_spots:
-            spots = hook(self, spots)  # type: ignore[arg-type]  # self is the Game
+            spots = hook(self, spots)  # self is the Game
         return spots
 
     def _place_follower(self, segment: int) -> None:
@@ -281,7 +284,9 @@ class TurnFlow:
             tile = self.rules.tiles[self.placements[-1][2]]
             names = [tile.segments[i].name for i in self._follower_spots]
             what = tile.segments[segment].name if 0 <= segment < len(tile.segments) else f"#{segment}"
-            raise IllegalActionError(f"cannot put a follower on {what} of {tile.id}: free features are {names} (or pass)")
+            raise IllegalActionError(
+                f"cannot put a follower on {what} of {tile.id}: free features are {names} (or pass)"
+            )
         x, y, t, _, base = self.placements[-1]
         p = self.player
         self.deploy_follower(base + segment, p)
@@ -291,7 +296,7 @@ class TurnFlow:
     def _end_turn(self) -> None:
         nxt = (self.turn_player + 1) % self.num_players
         for hook in self.rules.h_next_player:
-            v = hook(self, nxt)  # type: ignore[arg-type]  # self is the Game
+            v = hook(self, nxt)  # self is the Game
             if v is not None:
                 nxt = v
         self.turn_player = nxt

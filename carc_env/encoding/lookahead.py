@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from ..core import Pass, PlaceTile
 from ..core.lookahead import Joined, Scan, scan_placement
-from ..core.tiles import BUILDING, CITY, ROAD
 from ..core.registry import parts
+from ..core.tiles import BUILDING, CITY, ROAD
 
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from ..core.registry import parts
+from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from .actions import ActionCodec, StateView
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +108,15 @@ class ObservationExtension:
     def static_table(self, rules: RuleSet) -> np.ndarray:
         return np.zeros((len(rules.tiles), 4, len(self.static_channels)), dtype=np.uint8)
 
+    @staticmethod
+    def tagged_city_table(rules: RuleSet, tag: str) -> np.ndarray:
+        """A one-channel ``static_table``: 1 on every side of the tiles with a city tagged ``tag``."""
+        table = np.zeros((len(rules.tiles), 4, 1), dtype=np.uint8)
+        for ti, tile in enumerate(rules.tiles):
+            if any(s.kind == CITY and tag in s.tags for s in tile.segments):
+                table[ti, :, 0] = 1
+        return table
+
     def channel_high(self) -> list[int]:
         return [1] * (len(self.static_channels) + len(self.dynamic_channels))
 
@@ -158,7 +167,7 @@ class _Grow:
     __slots__ = ("a", "n")
 
     def __init__(self, dtype: type, width: int | None = None, cap: int = 1024) -> None:
-        self.a = np.zeros((cap,) if width is None else (cap, width), dtype=dtype)
+        self.a: np.ndarray = np.zeros((cap,) if width is None else (cap, width), dtype=dtype)
         self.n = 0
 
     def append(self, rows: np.ndarray) -> None:
@@ -231,7 +240,7 @@ class _BoardCache:
 class ObservationEncoder:
     """Encode states of one rule set for one window size.  See the module docstring."""
 
-    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int | None = None) -> None:
+    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int | None = None) -> None:  # noqa: C901  (33: the observation layout, rewritten by the observation-layout issue)
         self.rules = rules
         self.codec = codec
         self.num_players = n = num_players
@@ -338,7 +347,7 @@ class ObservationEncoder:
         self._sides: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per (tile, rotation): city/road segment per side
         self._seg_kind: list[list[int]] = []
         for t in tiles:
-            per_r = []
+            per_r: list[tuple[np.ndarray, ...]] = []
             sides_r = []
             for r in range(4):
                 sides_r.append(
@@ -349,30 +358,33 @@ class ObservationEncoder:
                                   and t.segments[t.center[r][d]].kind in (CITY, ROAD)], dtype=np.intp),
                     )
                 )
-                seg, done, mine, oth = [], [], [], []
-                for i, s in enumerate(t.segments):
-                    if s.kind in (CITY, ROAD):
-                        for side in range(4):
-                            if t.center[r][side] == i:
-                                seg.append(i)
-                                done.append(self.ch_complete[side])
-                                mine.append(self.ch_mine[side])
-                                oth.append(self.ch_others[side])
-                    elif s.kind == FIELD:
-                        seg.append(i)
+                seg_ix: list[int] = []
+                done: list[int] = []
+                mine: list[int] = []
+                oth: list[int] = []
+                for i, sg in enumerate(t.segments):
+                    if sg.kind in (CITY, ROAD):
+                        for sd in range(4):
+                            if t.center[r][sd] == i:
+                                seg_ix.append(i)
+                                done.append(self.ch_complete[sd])
+                                mine.append(self.ch_mine[sd])
+                                oth.append(self.ch_others[sd])
+                    elif sg.kind == FIELD:
+                        seg_ix.append(i)
                         done.append(-1)
                         mine.append(self.ch_field_mine)
                         oth.append(self.ch_field_others)
-                    elif s.kind == BUILDING:
-                        seg.append(i)
+                    elif sg.kind == BUILDING:
+                        seg_ix.append(i)
                         done.append(self.ch_complete_building)
                         mine.append(-1)
                         oth.append(-1)
-                chan = np.array([done, mine, oth], dtype=np.intp).T.reshape(len(seg), 3)
+                chan = np.array([done, mine, oth], dtype=np.intp).T.reshape(len(seg_ix), 3)
                 valid = chan >= 0
                 chan = np.where(valid, chan, 0)
                 bits = np.where(valid, np.array([1, 2, 4]), 0).astype(np.uint8)
-                per_r.append((np.array(seg, dtype=np.intp), chan, chan * self._rc, bits))
+                per_r.append((np.array(seg_ix, dtype=np.intp), chan, chan * self._rc, bits))
             self._entries.append(per_r)
             self._sides.append(sides_r)
             self._seg_kind.append([s.kind for s in t.segments])
@@ -679,12 +691,12 @@ class ObservationEncoder:
         scores, supply = game.scores, game.supply
         fl = 1.0 / self.followers
         gs, gf = self.g_score, self.g_supply
-        best_other = None
+        best_other = -(2**31)  # any score beats it (n >= 2: an opponent always sets it)
         for i in range(n):
             s = (seat + i) % n
             glob[gs + i] = scores[s] * SCORE_SCALE
             glob[gf + i] = supply[s] * fl
-            if i and (best_other is None or scores[s] > best_other):
+            if i and scores[s] > best_other:
                 best_other = scores[s]
         glob[self.g_lead] = (scores[seat] - best_other) * SCORE_SCALE
         pi = self._phase_index.get(phase)

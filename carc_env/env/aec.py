@@ -316,7 +316,7 @@ def _fast(cls: type, guard: bool) -> type:
     attrs: dict[str, Any] = {n: _raw_property(n, guard and n in _GUARDED) for n in _PER_STEP_ATTRS}
 
     def __init__(self: Any, inner: AECEnv, *args: Any, **kwargs: Any) -> None:  # noqa: N807
-        cls.__init__(self, inner, *args, **kwargs)
+        cls.__init__(self, inner, *args, **kwargs)  # type: ignore[misc]  # cls is the wrapper class built here
         self._raw = inner.unwrapped
 
     def __str__(self: Any) -> str:  # noqa: N807
@@ -348,7 +348,7 @@ class _BoundsChecked:
     This step checks for real and raises IllegalActionError / ActionTypeError instead."""
 
     def step(self, action: Any) -> None:
-        wrappers.BaseWrapper.step(self, _checked_action(self, action))  # type: ignore[arg-type]
+        wrappers.BaseWrapper.step(self, _checked_action(self, action))
 
 
 class _ResetChecked:
@@ -356,10 +356,12 @@ class _ResetChecked:
     that raised, ``last()`` then failed with AttributeError deep in the raw env.  This one keeps
     the previous state of the flag when the reset fails and checks ``last()`` too."""
 
+    _has_reset: bool  # OrderEnforcingWrapper's flag
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         was = self._has_reset
         try:
-            wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)  # type: ignore[arg-type]
+            wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)
         except BaseException:
             self._has_reset = was
             raise
@@ -367,7 +369,7 @@ class _ResetChecked:
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:
             raise RuntimeError("call reset() (successfully) before last()")
-        return wrappers.OrderEnforcingWrapper.last(self, observe)  # type: ignore[arg-type]
+        return wrappers.OrderEnforcingWrapper.last(self, observe)
 
 
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
@@ -512,7 +514,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._skip_agent_selection = None
         match = self.match
         self.agent_selection = self.agents[match.player]
@@ -596,7 +598,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         pass
 
     def __str__(self) -> str:
-        return self.metadata["name"]
+        return str(self.metadata["name"])
 
 
 __all__ = ["env", "raw_env"]

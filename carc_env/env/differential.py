@@ -15,7 +15,7 @@ against the compiled engine's score log).  Used by
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class Mismatch(AssertionError):
 
 
 def _expected_log(events: list[Any], num_players: int) -> list[tuple[int, ...]]:
-    rows = []
+    rows: list[tuple[int, ...]] = []
     for ev in events:
         if isinstance(ev, FeatureScored):
             kind = _KIND_CODE.get(ev.kind, 3)  # every building kind is scored as a building
@@ -143,7 +143,8 @@ def compare_batch(options: Any, seed: int, num_games: int, steps: int, threads: 
     masks = np.stack([m.view().mask for m in refs])
     for step in range(steps):
         actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in masks])
-        obs, rewards, dones, final, eplen, seats = fast.step(actions)
+        maybe_obs, rewards, dones, final, eplen, seats = fast.step(actions)
+        obs = cast(dict[str, np.ndarray], maybe_obs)  # observe=True: always observations
         masks = obs["action_mask"]
         for i, m in enumerate(refs):
             where = f"batch seed {seed}, step {step}, game {i}"

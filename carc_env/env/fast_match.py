@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core import Game, IllegalActionError, as_index
+from ..core import Game
 from ..fast import select_engine
-from .match import Match, _freeze
+from .match import Match, _freeze, check_action, describe_action
 from .options import EnvOptions
 
 
@@ -81,9 +81,10 @@ class FastMatch:
 
     # ------------------------------------------------------------------ state
     @property
-    def game(self) -> Game | None:
-        """The reference Game in the current state (replayed on demand; read it, do not change it)."""
-        return self.batch.game(self.g) if self._started else None
+    def game(self) -> Game:
+        """The reference Game in the current state (replayed on demand; read it, do not change it);
+        None before the first reset, as ``Match.game``."""
+        return self.batch.game(self.g) if self._started else None  # type: ignore[return-value]
 
     @property
     def started(self) -> bool:
@@ -154,20 +155,8 @@ class FastMatch:
         return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
 
     def check(self, index: object) -> int:
-        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why, as :meth:`Match.check` does.  Changes nothing."""
-        if not self._started:
-            raise IllegalActionError("the match has not been reset; call reset() first")
-        index = as_index(index, "an action")
-        if self.batch.over(self.g):
-            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.mask()
-        if not 0 <= index < len(mask) or not mask[index]:
-            raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
-                f"{self.batch.phase(self.g)!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
-            )
-        return index
+        """As :meth:`Match.check` (:func:`~carc_env.env.match.check_action`, the same words)."""
+        return check_action(self, index)
 
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
@@ -176,18 +165,7 @@ class FastMatch:
         return self.batch.step_game(self.g, self.check(index))
 
     def _describe(self, index: int) -> str:
-        """What ``index`` means now, or why it means nothing (the words of :meth:`Match._describe`)."""
-        codec = self.codec
-        if not 0 <= index < codec.n:
-            return f"outside the action space 0..{codec.n - 1}"
-        phase = codec.phase_of(index)
-        if phase != self.batch.phase(self.g):
-            r = codec.ranges[phase]
-            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
-        try:
-            return codec.action_to_text(self.game, index)  # the reference game: an error path only
-        except (IllegalActionError, ValueError) as exc:
-            return f"not a legal {phase} action here: {exc}"
+        return describe_action(self, index)
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:

@@ -177,7 +177,7 @@ class CarcassonneGymEnv(gymnasium.Env):
         aec = self.aec
         agent = aec.possible_agents[self.learner]
         obs = aec.observe(agent)
-        info = dict(aec.infos[agent])
+        info: dict[str, Any] = dict(aec.infos[agent])
         info["learner_seat"] = self.learner
         return obs, info
 
@@ -236,10 +236,10 @@ class CarcassonneGymEnv(gymnasium.Env):
         if match.player != self.learner:  # pragma: no cover - _play_opponents guarantees it
             raise IllegalActionError(f"seat {match.player} decides, not the learner's seat {self.learner}")
         action = as_index(action, "an action")
-        if not 0 <= action < self.action_space.n:
+        n = int(self.aec.match.codec.n)  # the Discrete action space's size
+        if not 0 <= action < n:
             raise IllegalActionError(
-                f"action {action!r} is outside the action space {self.action_space} (an int from 0 to "
-                f"{self.action_space.n - 1})"
+                f"action {action!r} is outside the action space {self.action_space} (an int from 0 to {n - 1})"
             )
         if self.illegal_action == "loss" and not aec.match.mask()[action]:
             return self._illegal(action)

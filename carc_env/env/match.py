@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -46,6 +47,40 @@ from .options import EnvOptions
 def _freeze(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.flags.writeable = False
+
+
+def check_action(match: Any, index: object) -> int:
+    """``index`` as an int if it is a legal action of ``match`` now; else IllegalActionError (an
+    ``ActionTypeError`` for a non-integer) saying why.  Written against the accessors both engines'
+    matches answer (``started``, ``over``, ``mask()``, ``player``, ``phase``), so :class:`Match` and
+    :class:`~carc_env.env.fast_match.FastMatch` check with the same words."""
+    if not match.started:
+        raise IllegalActionError("the match has not been reset; call reset() first")
+    index = as_index(index, "an action")
+    if match.over:
+        raise IllegalActionError(f"action {index}: the game is over; no action is legal")
+    mask = match.mask()
+    if not 0 <= index < len(mask) or not mask[index]:
+        raise IllegalActionError(
+            f"action {index} ({describe_action(match, index)}) is not legal for seat {match.player} in phase "
+            f"{match.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+        )
+    return index
+
+
+def describe_action(match: Any, index: int) -> str:
+    """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
+    codec = match.codec
+    if not 0 <= index < codec.n:
+        return f"outside the action space 0..{codec.n - 1}"
+    phase = codec.phase_of(index)
+    if phase != match.phase:
+        r = codec.ranges[phase]
+        return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
+    try:
+        return codec.action_to_text(match.game, index)  # FastMatch: the reference game (error path only)
+    except (IllegalActionError, ValueError) as exc:
+        return f"not a legal {phase} action here: {exc}"
 
 
 class Match:
@@ -63,7 +98,7 @@ class Match:
         self.num_players = options.num_players
         self.codec = ActionCodec(self.rules, options.window)
         self.encoder = ObservationEncoder(self.rules, self.num_players, self.codec, self.rules.followers)
-        self.game: Game | None = None
+        self.game: Game = None  # type: ignore[assignment]  # None until reset(); ``started`` says which
         self._seed_rng: np.random.Generator | None = None
         self._obs: dict[int, dict[str, np.ndarray]] = {}
 
@@ -153,20 +188,8 @@ class Match:
 
     def check(self, index: object) -> int:
         """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing."""
-        game = self.game
-        if game is None:
-            raise IllegalActionError("the match has not been reset; call reset() first")
-        index = as_index(index, "an action")
-        if game.over:
-            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.codec.view(game).mask
-        if not 0 <= index < len(mask) or not mask[index]:
-            raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {game.player} in phase "
-                f"{game.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
-            )
-        return index
+        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing (:func:`check_action`)."""
+        return check_action(self, index)
 
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
@@ -183,18 +206,7 @@ class Match:
         return self.rewards(before)
 
     def _describe(self, index: int) -> str:
-        """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
-        codec = self.codec
-        if not 0 <= index < codec.n:
-            return f"outside the action space 0..{codec.n - 1}"
-        phase = codec.phase_of(index)
-        if phase != self.game.phase:
-            r = codec.ranges[phase]
-            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
-        try:
-            return self.codec.action_to_text(self.game, index)
-        except (IllegalActionError, ValueError) as exc:
-            return f"not a legal {phase} action here: {exc}"
+        return describe_action(self, index)
 
     def rewards(self, before: Sequence[int]) -> list[float]:
         game = self.game

@@ -48,9 +48,9 @@ from typing import Any
 from ..core import ConfigError, GameConfig
 from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
 from ..encoding import default_window
+from ..fast import ENGINES  # declared once, by the engine selection
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
-ENGINES = ("auto", "python", "numba")
 OBS_FORMATS = ("dict", "classic")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 

@@ -20,7 +20,7 @@ envs hand out with the option ``obs_format="classic"``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -34,15 +34,16 @@ def flat_layout(space: spaces.Dict) -> dict[str, slice]:
     """Slice of each observation part in the flat vector."""
     out, start = {}, 0
     for key in FLAT_KEYS:
-        size = int(np.prod(space[key].shape))
+        size = int(np.prod(space[key].shape or ()))
         out[key] = slice(start, start + size)
         start += size
     return out
 
 
 def flat_space(space: spaces.Dict) -> spaces.Box:
-    lows = [np.asarray(space[k].low, dtype=np.float32).ravel() for k in FLAT_KEYS]
-    highs = [np.asarray(space[k].high, dtype=np.float32).ravel() for k in FLAT_KEYS]
+    boxes = [cast(spaces.Box, space[k]) for k in FLAT_KEYS]
+    lows = [np.asarray(b.low, dtype=np.float32).ravel() for b in boxes]
+    highs = [np.asarray(b.high, dtype=np.float32).ravel() for b in boxes]
     return spaces.Box(low=np.concatenate(lows), high=np.concatenate(highs), dtype=np.float32)
 
 
@@ -76,8 +77,9 @@ class FlattenObservation(gymnasium.ObservationWrapper):
 
     def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
-        self.observation_space = flat_space(env.observation_space)
-        self.layout = flat_layout(env.observation_space)
+        inner = cast(spaces.Dict, env.observation_space)
+        self.observation_space = flat_space(inner)
+        self.layout = flat_layout(inner)
         self._mask: np.ndarray | None = None
 
     def observation(self, observation: dict[str, np.ndarray]) -> np.ndarray:
@@ -94,7 +96,7 @@ class FlattenObservation(gymnasium.ObservationWrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         info["action_mask"] = obs["action_mask"]
-        return self.observation(obs), reward, terminated, truncated, info
+        return self.observation(obs), float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         if self._mask is None:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
-from ..core.actions import checked_action, parse_basic
+from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .tables import (
     HIST_W,
@@ -370,22 +370,9 @@ class FastBatch:
         }
 
     def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
-        if not isinstance(text, str):
-            raise IllegalActionError(f"an action text must be a string, got {text!r}")
-        parsed = parse_basic(text)
-        if parsed is None:
-            raise IllegalActionError(f"cannot parse action {text!r}")
-        if isinstance(parsed, tuple):
-            name = parsed[1]
-            k = int(self.state.gi[g, K.G_NPL]) - 1
-            tile = self.layout.rules.tiles[int(self.state.pl[g, k, 2])]
-            if name.startswith("#") and name[1:].isdigit():
-                return PlaceFollower(int(name[1:]))
-            try:
-                return PlaceFollower(tile.segment_index(name))
-            except KeyError as exc:
-                raise IllegalActionError(f"{text!r}: {exc.args[0]}") from None
-        return parsed
+        k = int(self.state.gi[g, K.G_NPL]) - 1
+        last = self.layout.rules.tiles[int(self.state.pl[g, k, 2])] if k >= 0 else None
+        return parse_action(text, last)  # type: ignore[return-value]  # no expansion parsers: the core's actions
 
     def replay(self, g: int, record: Any) -> None:
         """Load a JSON game record (written by either engine) into game g and replay its actions here.

@@ -18,7 +18,8 @@ play-out's game (the distribution is the same; ``tests/test_search.py``
 checks the state handed over exactly and the scores' distribution).
 
 How a leaf gets to the kernels: :meth:`begin` (called by the search once per
-decision, with the root) replays the root's history into slot 0; a play-out
+decision, with the root) replays the root's history into slot 0 (the game's
+record fields, :data:`carc_env.core.state.RECORD`: seed, draw order, actions); a play-out
 copies slot 0 to slot 1, writes the leaf's remaining draw order over slot
 1's bag, applies the actions the leaf added to the root's history, and plays
 slot 1 out in one kernel call.  A leaf that does not extend the root (or no
@@ -101,7 +102,7 @@ class FastPlayout:
         batch.reset(0, seed=game.seed, draw_order=game.draw_order)
         for a in game.history:
             batch.apply(0, a)
-        drawn = len(game.draw_order) - len(game._bag)
+        drawn = len(game.draw_order) - game.bag_size
         if int(batch.state.gi[0, K.G_BAG_I]) != drawn or batch.scores(0) != list(game.scores):
             raise RuntimeError(
                 f"the compiled engine's replay of the search root disagrees with the game (tiles drawn "

@@ -31,9 +31,9 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet, ruleset
 from ..core.expansion import Expansion, overrides
+from ..core.registry import part
 from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, EDGE_CODES, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
-from ..core.registry import part
 from .support import PARAMETERS, FastSupport
 
 # ---------------------------------------------------------------- coverage

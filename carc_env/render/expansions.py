@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.expansion import generation
-from ..core.tiles import KIND_NAMES, RIVER
 from ..core.registry import all_parts, parts
+from ..core.tiles import KIND_NAMES, RIVER
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet

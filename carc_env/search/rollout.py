@@ -60,6 +60,7 @@ import numpy as np
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.tiles import _geometry_key  # the same geometry test as TileType.distinct_rotations
 from ..encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
+from ..fast import ENGINES  # declared once, by the engine selection
 from ..policies import GreedyPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,7 +69,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 UTILITIES = ("win", "margin", "mixed")
 ROLLOUTS = ("random", "greedy")
-ENGINES = ("auto", "python", "numba")
 
 
 def utilities(scores: Sequence[int], kind: str = "mixed", margin_scale: float = 20.0) -> list[float]:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...core.tiles import CITY
 from ...encoding.observation import ObservationExtension
 from .rules import TAG
 
@@ -32,8 +31,4 @@ class Observation(ObservationExtension):
         pass
 
     def static_table(self, rules: RuleSet) -> np.ndarray:
-        table = np.zeros((len(rules.tiles), 4, 1), dtype=np.uint8)
-        for ti, tile in enumerate(rules.tiles):
-            if any(s.kind == CITY and TAG in s.tags for s in tile.segments):
-                table[ti, :, 0] = 1
-        return table
+        return self.tagged_city_table(rules, TAG)

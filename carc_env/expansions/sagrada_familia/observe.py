@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...core.tiles import CITY
 from ...encoding.observation import ObsContext, ObservationExtension, add_cells
 from .rules import KEY, TAG, in_force
 
@@ -45,11 +44,7 @@ class Observation(ObservationExtension):
         pass
 
     def static_table(self, rules: RuleSet) -> np.ndarray:
-        table = np.zeros((len(rules.tiles), 4, 1), dtype=np.uint8)
-        for ti, tile in enumerate(rules.tiles):
-            if any(s.kind == CITY and TAG in s.tags for s in tile.segments):
-                table[ti, :, 0] = 1
-        return table
+        return self.tagged_city_table(rules, TAG)
 
     def fill_dynamic(self, game: Game, ctx: ObsContext, board: np.ndarray) -> None:
         if in_force(game):
