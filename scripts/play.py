@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot listen on 127.0.0.1:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 2
+    sock.listen(128)  # listening before the URL is printed: early requests wait in the backlog
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     print(f"play page: http://127.0.0.1:{port}/  (Ctrl+C stops it)", flush=True)
