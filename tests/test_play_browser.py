@@ -218,8 +218,9 @@ def test_whole_game_against_random_by_clicks(page, server, shots):
     assert pg.locator("#log li").count() > 0
     pg.screenshot(path=shots / "play_game_over.png")
     # same deck, seats swapped
+    old = pg.evaluate("S.id")
     pg.click("#swap")
-    pg.wait_for_function(f"S.id !== {json.dumps(pg.evaluate('S.id'))}")
+    pg.wait_for_function(f"S.id !== {json.dumps(old)}")
     assert pg.locator(".seat .spec").count() == 2
     assert [s["spec"] for s in pg.evaluate("S.seats")] == ["random", "human"]
 
