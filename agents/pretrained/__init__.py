@@ -40,30 +40,30 @@ class PretrainedError(ValueError):
     """An unknown shipped agent, or a shipped file that cannot be read; the message says which."""
 
 
-def available() -> list[str]:
+def available(directory: str | Path = HERE) -> list[str]:
     """The names of the shipped agents (those with both a ``.pt`` and a ``.json``)."""
-    return sorted(p.stem for p in HERE.glob("*.json") if p.with_suffix(".pt").is_file())
+    return sorted(p.stem for p in Path(directory).glob("*.json") if p.with_suffix(".pt").is_file())
 
 
-def _path(name: str, suffix: str) -> Path:
-    names = available()
+def _path(name: str, suffix: str, directory: str | Path) -> Path:
+    names = available(directory)
     if not isinstance(name, str) or name not in names:
         raise PretrainedError(f"no shipped agent {name!r}; shipped: {', '.join(names) or 'none'}")
-    return HERE / f"{name}{suffix}"
+    return Path(directory) / f"{name}{suffix}"
 
 
-def card(name: str) -> dict[str, Any]:
+def card(name: str, directory: str | Path = HERE) -> dict[str, Any]:
     """The model card of a shipped agent."""
-    path = _path(name, ".json")
+    path = _path(name, ".json", directory)
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise PretrainedError(f"{path}: unreadable model card ({exc})") from None
 
 
-def load_net(name: str) -> PolicyNet:
+def load_net(name: str, directory: str | Path = HERE) -> PolicyNet:
     """The network of a shipped agent, on the CPU, in eval mode."""
-    path = _path(name, ".pt")
+    path = _path(name, ".pt", directory)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
         if data.get("format") != FORMAT:
@@ -78,10 +78,10 @@ def load_net(name: str) -> PolicyNet:
     return net.eval()
 
 
-def load(name: str) -> PPOPolicy:
+def load(name: str, directory: str | Path = HERE) -> PPOPolicy:
     """A shipped agent as a player (``act(obs, env)``), on the CPU; see the module docstring."""
-    info = card(name)
-    policy = PPOPolicy(load_net(name), name=f"pretrained:{name}")
+    info = card(name, directory)
+    policy = PPOPolicy(load_net(name, directory), name=f"pretrained:{name}")
     policy.card = info
     policy.env_kwargs = dict(info["game"])
     return policy
