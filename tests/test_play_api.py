@@ -230,3 +230,28 @@ def test_play_script_prints_the_url_and_serves_on_localhost_only():
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+def test_inspector_probabilities_and_value():
+    from agents.pretrained import load
+
+    app = create_app(hints=[load("base-2p")], pretrained=["base-2p"])
+    with TestClient(app) as c:
+        st = _new(c, ("human", "random"), seed=2)
+        gid = st["id"]
+        v = c.get(f"/api/games/{gid}?inspect=1").json()["inspector"]
+        assert v["model"] == "pretrained:base-2p" and v["seat"] == 0 and np.isfinite(v["value"])
+        probs = [r["p"] for r in v["top"]]
+        assert probs == sorted(probs, reverse=True)
+        env = app.state.games[gid].env
+        assert v["legal"] == int(env.infos[env.agent_selection]["action_mask"].sum())
+        # a cell's probability is the sum over its rotations; over all cells it is 1
+        top = {r["action"]: r["p"] for r in v["top"]}
+        c0 = v["cells"][0]
+        rots = [p for a, p in top.items() if a.startswith(f"tile {c0['x']},{c0['y']} ")]
+        assert c0["p"] >= sum(rots) - 1e-6 and c0["p"] >= max(rots) - 1e-6
+        assert c0["p"] <= 1 + 1e-6
+        # 3 players: no shipped network fits, so a human seat gets a clear message
+        st3 = _new(c, ("human", "random", "random"), seed=2)
+        r = c.get(f"/api/games/{st3['id']}?inspect=1")
+        assert r.status_code == 400 and "no network to inspect" in r.json()["error"]

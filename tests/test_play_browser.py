@@ -290,15 +290,19 @@ def test_inspector_hints_and_replay(page, server, shots, tmp_path):
     pg.check("#inspect")
     pg.wait_for_selector("#value")
     marks = pg.locator("#boardg .mark")
-    assert marks.count() >= 1 and "%" in marks.first.inner_text()
+    assert marks.count() >= 1 and "%" in marks.first.text_content()
     view = pg.evaluate("S.inspector")
     probs = [r["p"] for r in view["top"]]
     assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1 + 1e-6
     assert view["model"] == "pretrained:base-2p" and view["seat"] == 0  # a hint for the human seat
     pg.screenshot(path=shots / "play_inspector.png")
-    # the agent's own view while it is deciding (the inspector stays on)
-    _human_decision(pg, rng)
-    pg.wait_for_function("S.inspector && S.inspector.seat === 1", timeout=60_000)
+    # the agent's own view while it is deciding (the inspector stays on; the agent waits the delay)
+    pg.fill("#delay", "3000")
+    while pg.evaluate("S.player") == 0:
+        _human_decision(pg, rng)
+    pg.wait_for_function("S.inspector && S.inspector.seat === 1 && S.player === 1")
+    pg.screenshot(path=shots / "play_inspector_agent.png")
+    pg.fill("#delay", "300")
     # a saved game, stepped through with the network's view
     gid = pg.evaluate("S.id")
     with urllib.request.urlopen(f"{server[0]}api/games/{gid}/record") as r:

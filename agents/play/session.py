@@ -122,12 +122,22 @@ class Inspector:
             probs = torch.softmax(ml, dim=0).numpy()
         legal = np.flatnonzero(np.asarray(obs["action_mask"]))
         ranked = sorted(legal.tolist(), key=lambda i: -probs[i])
-        top = []
-        for i in ranked[:8]:
-            text = env.action_to_text(int(i))
-            top.append({"action": text, "p": float(probs[i])})
+        top = [{"action": env.action_to_text(int(i)), "p": float(probs[i])} for i in ranked[:8]]
+        # placements grouped by cell (a cell's rotations together), most likely cells first
+        cells: dict[tuple[int, int], dict[str, Any]] = {}
+        if env.game.phase == "tile":
+            for i in ranked:
+                x, y, r = _placement(env.action_to_text(int(i)))
+                c = cells.setdefault((x, y), {"x": x, "y": y, "p": 0.0, "best": r})
+                c["p"] += float(probs[i])
         return {"model": getattr(self.policy, "name", "network"), "value": float(value.reshape(-1)[0]),
-                "seat": env.possible_agents.index(agent), "top": top, "legal": int(len(legal))}  # fmt: skip
+                "seat": env.possible_agents.index(agent), "top": top, "legal": int(len(legal)),
+                "cells": sorted(cells.values(), key=lambda c: -c["p"])[:5]}  # fmt: skip
+
+
+def inspector_marks(view: dict[str, Any]) -> list[tuple[int, int, str, float]]:
+    """Board labels of an inspector view: per cell the probability of placing there and the likeliest rotation."""
+    return [(c["x"], c["y"], f"{100 * c['p']:.0f}% r{c['best']}", c["p"]) for c in view.get("cells", [])]
 
 
 def fitting_hint(hints: Any, env: Any) -> Any:
@@ -301,10 +311,7 @@ class GameSession:
         marks: list[tuple[int, int, str, float]] = []
         if inspect and not self.env.game.over:
             view = self.inspect()
-            for row in view["top"][:5]:
-                pl = _placement(row["action"])
-                if pl is not None:
-                    marks.append((pl[0], pl[1], f"{100 * row['p']:.0f}% r{pl[2]}", row["p"]))
+            marks = inspector_marks(view)
         out = board_state(self.env, marks)
         game = self.env.game
         out.update(
@@ -378,10 +385,7 @@ class ReplaySession:
         marks: list[tuple[int, int, str, float]] = []
         if self.hint is not None and not game.over:
             view = Inspector(self.hint).view(self.env)
-            for row in view["top"][:5]:
-                pl = _placement(row["action"])
-                if pl is not None:
-                    marks.append((pl[0], pl[1], f"{100 * row['p']:.0f}% r{pl[2]}", row["p"]))
+            marks = inspector_marks(view)
         out = board_state(self.env, marks, interactive=False)
         nxt = self.actions[self.pos] if self.pos < len(self.actions) else None
         out.update(id=self.id, replay=True, pos=self.pos, total=len(self.actions), next=nxt,

@@ -117,8 +117,11 @@ function deciderIsAgent() {
   return S && mode === "game" && !S.over && !S.seats[S.player].human;
 }
 
-function scheduleAgent() {
+async function scheduleAgent() {
   clearTimeout(agentTimer);
+  if (!deciderIsAgent()) return;
+  // with the inspector on, the agent's own view is shown for the delay before it moves
+  if ($("inspect").checked && !S.inspector) await loadInspector();
   if (!deciderIsAgent()) return;
   const delay = Math.max(0, +$("delay").value || 0);
   agentTimer = setTimeout(async () => {
@@ -147,7 +150,7 @@ function setState(st, fresh) {
     for (let k = 0; k < 4 && !fits.has(rot); k++) rot = (rot + 1) % 4;
   }
   draw();
-  if ($("inspect").checked && !S.inspector && mode === "game" && !S.over) loadInspector();
+  if ($("inspect").checked && !S.inspector && mode === "game" && !S.over && !deciderIsAgent()) loadInspector();
 }
 
 function draw() {
@@ -349,7 +352,9 @@ function drawInspector() {
   const box = $("inspector");
   const v = S.inspector;
   if (!v) { box.innerHTML = ""; return; }
-  let h = `<div>${esc(v.model)} for P${v.seat}: value <b id="value">${v.value.toFixed(3)}</b> (${v.legal} legal)</div><table>`;
+  let h = `<div>${esc(v.model)} for P${v.seat}: value <b id="value">${v.value.toFixed(3)}</b> (${v.legal} legal)</div>
+    <div class="small">value: the network's estimate of its return (+1 win, &minus;1 loss, plus 0.05 per point of
+    score lead gained); on the board, the likeliest cells with the chance of placing there</div><table>`;
   for (const r of v.top) h += `<tr><td>${esc(r.action)}</td><td>${(100 * r.p).toFixed(1)}%</td></tr>`;
   box.innerHTML = h + "</table>";
 }
