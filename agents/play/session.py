@@ -132,7 +132,7 @@ class Inspector:
                 c["p"] += float(probs[i])
         return {"model": getattr(self.policy, "name", "network"), "value": float(value.reshape(-1)[0]),
                 "seat": env.possible_agents.index(agent), "top": top, "legal": int(len(legal)),
-                "cells": sorted(cells.values(), key=lambda c: -c["p"])[:5]}  # fmt: skip
+                "cells": [c for c in sorted(cells.values(), key=lambda c: -c["p"])[:5] if c["p"] >= 0.005]}  # fmt: skip
 
 
 def inspector_marks(view: dict[str, Any]) -> list[tuple[int, int, str, float]]:
