@@ -185,6 +185,7 @@ def test_replay_steps_forward_and_back(client):
     assert back["n"] == 3 and back["svg"] == client.get(f"/api/replays/{rp['id']}?step=3").json()["svg"]
     end = client.get(f"/api/replays/{rp['id']}?step={rp['total']}").json()
     assert end["over"] and end["scores"] == rec["scores"]
+    assert [sum(e["points"][p] for e in end["log"]) for p in range(2)] == rec["scores"]  # the replay's score log
     assert client.get(f"/api/replays/{rp['id']}?step={rp['total'] + 1}").status_code == 400
     assert client.get(f"/api/replays/{rp['id']}?step=x").status_code == 400
     assert client.get(f"/api/replays/{rp['id']}").json()["pos"] == rp["total"]  # a refused step moved nothing

@@ -363,9 +363,15 @@ class ReplaySession:
         env = self.env
         try:
             env.reset(seed=self.record["seed"], options={"draw_order": list(self.record["draw_order"])})
+            log: list[LogEntry] = []
             for i, text in enumerate(self.actions[:k]):
                 try:
-                    env.step(env.action_from_text(text))
+                    index = env.action_from_text(text)
+                    game = env.game
+                    turn = game.turn + 1
+                    events = game.clone().apply(text) if env.infos[env.agent_selection]["action_mask"][index] else []
+                    env.step(index)
+                    log.extend(score_log(events, turn, game.num_players))
                 except (IllegalActionError, ValueError) as exc:
                     raise PlayError(f"the record's action {i} ({text!r}) does not replay: {exc}") from None
         except (ConfigError, ValueError, TypeError) as exc:
@@ -373,6 +379,7 @@ class ReplaySession:
                 raise
             raise PlayError(f"the record's seed or draw order is invalid: {exc}") from None
         self.pos = k
+        self.log = log
 
     def goto(self, k: Any) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(self.actions):
@@ -389,7 +396,8 @@ class ReplaySession:
         out = board_state(self.env, marks, interactive=False)
         nxt = self.actions[self.pos] if self.pos < len(self.actions) else None
         out.update(id=self.id, replay=True, pos=self.pos, total=len(self.actions), next=nxt,
-                   played=self.actions[self.pos - 1] if self.pos else None, inspector=view)  # fmt: skip
+                   played=self.actions[self.pos - 1] if self.pos else None, inspector=view,
+                   log=[e.__dict__ for e in self.log[-200:]])  # fmt: skip
         return out
 
 
