@@ -15,9 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette")
-
-from starlette.testclient import TestClient  # noqa: E402
+try:
+    from starlette.testclient import TestClient
+except ImportError:  # the extra [play] (in [dev]); in CI its absence is a failure, not a skip
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip('the play server needs the extra [play]: pip install -c constraints.txt -e ".[dev]"', allow_module_level=True)
 
 import carc_env  # noqa: E402
 from agents.play.app import create_app  # noqa: E402
