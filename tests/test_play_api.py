@@ -259,3 +259,15 @@ def test_inspector_probabilities_and_value():
         st3 = _new(c, ("human", "random", "random"), seed=2)
         r = c.get(f"/api/games/{st3['id']}?inspect=1")
         assert r.status_code == 400 and "no network to inspect" in r.json()["error"]
+
+
+def test_concurrent_requests_apply_one_action_once(client):
+    from concurrent.futures import ThreadPoolExecutor
+
+    st = _new(client, ("human", "greedy"))
+    cell = sorted(st["legal"])[0]
+    body = {"action": f"tile {cell} r{st['legal'][cell][0]}", "expect": 0}
+    with ThreadPoolExecutor(4) as ex:
+        codes = sorted(ex.map(lambda _: client.post(f"/api/games/{st['id']}/act", json=body).status_code, range(4)))
+    assert codes == [200, 400, 400, 400]
+    assert len(client.app_state.games[st["id"]].env.game.history) == 1

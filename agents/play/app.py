@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -74,6 +75,16 @@ def create_app(hints: list[Any] | None = None, pretrained: list[str] | None = No
             raise LookupError(f"no game {gid!r} here (the server was restarted or the game is too old); start a new game")
         return g
 
+    async def locked(session: Any, fn: Any) -> Any:
+        """Run ``fn`` in a worker thread holding the session's lock: an agent's search does not block the
+        server, and two requests never change one game at the same time."""
+
+        def work() -> Any:
+            with session.lock:
+                return fn()
+
+        return await run_in_threadpool(work)
+
     def handler(fn):
         async def run(request: Request) -> JSONResponse:
             try:
@@ -102,32 +113,34 @@ def create_app(hints: list[Any] | None = None, pretrained: list[str] | None = No
             seed = None
         elif isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise PlayError(f"seed must be empty or a non-negative integer, got {seed!r}")
-        g = GameSession(data.get("players"), data.get("expansions", []), seed, data.get("rules"), hints)
+        g = await run_in_threadpool(GameSession, data.get("players"), data.get("expansions", []), seed,
+                                    data.get("rules"), hints)  # fmt: skip
         keep(games, g, MAX_GAMES)
-        return g.state()
+        return await locked(g, g.state)
 
     async def state(request: Request) -> dict[str, Any]:
-        return game_of(request).state(inspect=request.query_params.get("inspect") == "1")
+        g = game_of(request)
+        return await locked(g, lambda: g.state(inspect=request.query_params.get("inspect") == "1"))
 
     async def act(request: Request) -> dict[str, Any]:
         g = game_of(request)
         data = await _body(request)
-        played = g.act(data.get("action"), data.get("expect"))
-        return {**g.state(), "played": played}
+        return await locked(g, lambda: {"played": g.act(data.get("action"), data.get("expect")), **g.state()})
 
     async def agent(request: Request) -> dict[str, Any]:
         g = game_of(request)
         data = await _body(request)
-        played = g.agent_move(data.get("expect"))
-        return {**g.state(), "played": played}
+        return await locked(g, lambda: {"played": g.agent_move(data.get("expect")), **g.state()})
 
     async def swap(request: Request) -> dict[str, Any]:
-        g = game_of(request).swapped()
+        old = game_of(request)
+        g = await locked(old, old.swapped)
         keep(games, g, MAX_GAMES)
-        return g.state()
+        return await locked(g, g.state)
 
     async def record(request: Request) -> dict[str, Any]:
-        return game_of(request).record()
+        g = game_of(request)
+        return await locked(g, g.record)
 
     async def new_replay(request: Request) -> dict[str, Any]:
         data = await _body(request)
@@ -137,9 +150,9 @@ def create_app(hints: list[Any] | None = None, pretrained: list[str] | None = No
                 rec = json.loads(rec)
             except ValueError as exc:
                 raise PlayError(f"the record is not JSON: {exc}") from None
-        r = ReplaySession(rec, hints)
+        r = await run_in_threadpool(ReplaySession, rec, hints)
         keep(replays, r, MAX_REPLAYS)
-        return r.state()
+        return await locked(r, r.state)
 
     async def replay_state(request: Request) -> dict[str, Any]:
         rid = request.path_params["rid"]
@@ -152,8 +165,13 @@ def create_app(hints: list[Any] | None = None, pretrained: list[str] | None = No
                 k = int(step)
             except ValueError:
                 raise PlayError(f"step must be an integer, got {step!r}") from None
-            r.goto(k)
-        return r.state()
+
+            def step_to() -> dict[str, Any]:
+                r.goto(k)
+                return r.state()
+
+            return await locked(r, step_to)
+        return await locked(r, r.state)
 
     routes = [
         Route("/", index),

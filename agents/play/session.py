@@ -27,6 +27,7 @@ action) and the value head's estimate for the deciding seat.
 from __future__ import annotations
 
 import secrets
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,6 +223,7 @@ class GameSession:
         if not isinstance(expansions, list) or not all(isinstance(e, str) for e in expansions):
             raise PlayError(f"expansions must be a list of expansion keys, got {expansions!r}")
         self.id = secrets.token_hex(8)
+        self.lock = threading.Lock()
         self.players = [str(p).strip() or HUMAN for p in players]
         self.expansions = list(expansions)
         self.rules = rules or {}
@@ -351,6 +353,7 @@ class ReplaySession:
         except (RecordError, ConfigError, ValueError, TypeError, AttributeError) as exc:
             raise PlayError(f"not a game record this page can load: {exc}") from None
         self.id = secrets.token_hex(8)
+        self.lock = threading.Lock()
         self.record = record
         self.actions = actions
         self.env_kwargs = kw
