@@ -15,6 +15,8 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    ``engine=auto|python|numba`` (random play-outs on the compiled
                                    engine where it covers the game: auto, the default)
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
+``pretrained:NAME``                an agent shipped with the package (:mod:`agents.pretrained`), e.g.
+                                   ``pretrained:base-2p``
 ``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (:mod:`agents.search`): policy as
                                    prior, value as leaf evaluation (PUCT); N simulations (default 100),
                                    options ``c=F``, ``time=S``.  A separate agent from ``PATH``.
@@ -191,6 +193,26 @@ def _ppo(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     return PPOPolicy(net, name=path.stem)
 
 
+def _pretrained(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
+    import carc_env
+
+    from .checkpoint import CheckpointError
+    from .policy import shapes_from_env
+    from .pretrained import PretrainedError, available, load
+
+    try:
+        policy = load(arg)
+    except PretrainedError as exc:
+        raise PlayerSpecError(f"player 'pretrained:{arg}': {exc}") from None
+    want = shapes_from_env(carc_env.raw_env(**env_kwargs))
+    if policy.net.shapes != want:
+        raise CheckpointError(
+            f"player 'pretrained:{arg}' plays {policy.env_kwargs}, not this game ({env_kwargs}); "
+            f"shipped agents: {', '.join(available())}"
+        )
+    return policy
+
+
 def split_path_options(arg: str) -> tuple[str, list[str]]:
     """``PATH[:N][:OPT]...``: the trailing parts that are a number or ``key=value`` are options."""
     parts = arg.split(":")
@@ -291,6 +313,7 @@ register_player("random", _random, "uniformly random legal actions")
 register_player("greedy", _greedy, "one-ply greedy baseline; greedy:EPS plays a random move with chance EPS")
 register_player("mcts", _mcts, f"Monte Carlo tree search: mcts:N[:OPT]...; options {MCTS_OPTIONS}")
 register_player("ppo", _ppo, "a PPO checkpoint of agents/ (a bare checkpoint path works too)")
+register_player("pretrained", _pretrained, "an agent shipped with the package: pretrained:NAME (agents.pretrained)")
 register_player("ppo-mcts", _ppo_mcts, "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S]")
 register_player("rllib", _integration("carc_env.integrations.rllib", "rllib"),
                 "an RLlib checkpoint directory; samples, PATH:argmax for the argmax")

@@ -236,7 +236,9 @@ leave, as in every PettingZoo classic env.  Their infos carry
 
 Rendering: ``render_mode="ansi"`` returns the text board,
 ``"rgb_array"`` an ``(H, W, 3) uint8`` image (``carc_env.render``),
-``"human"`` prints the text board after every step.  An ``rgb_array`` frame
+``"human"`` prints the text board after every step, ``"svg"`` returns the
+board as an SVG document (``raw_env.to_svg()`` in any mode; a notebook shows
+an env as that SVG through ``_repr_svg_``).  An ``rgb_array`` frame
 is bounded: its board part is at most ``render_max_px`` pixels (default 2048)
 on its longer side, so on a large board the tiles are drawn smaller than
 ``tile_px`` (never below 8 px); ``raw_env.render_tile_px()`` gives the size
@@ -370,6 +372,10 @@ class _ResetChecked:
         if not self._has_reset:
             raise RuntimeError("call reset() (successfully) before last()")
         return wrappers.OrderEnforcingWrapper.last(self, observe)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the env (the raw env's: the board as SVG)."""
+        return self.unwrapped._repr_svg_()
 
 
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
@@ -571,7 +577,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'svg'", stacklevel=2)
             return None
         if not self.match.started:
             raise RuntimeError("call reset() before render()")
@@ -579,11 +585,25 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
         if self.render_mode == "rgb_array":
             return render_image(self.match.game, tile_px=self.render_tile_px())
+        if self.render_mode == "svg":
+            return self.to_svg()
         text = render_text(self.match.game)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def to_svg(self, highlight_legal: bool = False) -> str:
+        """The current state as a standalone SVG document (:func:`carc_env.render.render_svg`; any render mode)."""
+        if not self.match.started:
+            raise RuntimeError("call reset() before to_svg()")
+        from ..render import render_svg
+
+        return render_svg(self.match.game, tile_px=self.options.tile_px, highlight_legal=highlight_legal)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the env: the board as SVG (None before the first reset)."""
+        return self.to_svg() if self.match.started else None
 
     def render_tile_px(self) -> int:
         """Pixels per tile of the next ``rgb_array`` frame: ``tile_px``, or less where the board

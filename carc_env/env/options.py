@@ -18,7 +18,7 @@ option             default                     meaning
 ``window``         ``None``                    observation window ``(rows, cols)``, each 3..255; ``None``: the
                                                rule set's :func:`~carc_env.encoding.default_window`
                                                (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
-``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``
+``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``"svg"``
 ``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
 ``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
                                                covers the configuration, else the Python one; ``"python"``:
@@ -52,7 +52,7 @@ from ..fast import ENGINES  # declared once, by the engine selection
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
 OBS_FORMATS = ("dict", "classic")
-RENDER_MODES = ("ansi", "rgb_array", "human")
+RENDER_MODES = ("ansi", "rgb_array", "human", "svg")
 
 
 @dataclass(frozen=True)

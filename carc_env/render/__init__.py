@@ -4,6 +4,8 @@
   (see :mod:`carc_env.render.text`);
 * :func:`render_image` - ``(H, W, 3)`` uint8 picture drawn from the tile data
   (see :mod:`carc_env.render.image`);
+* :func:`render_svg` - the same board as an SVG document, for notebooks and
+  the play page (see :mod:`carc_env.render.svg`);
 * :func:`save_png`, :func:`save_gif`, :func:`frames_from_record` - export and
   replay of JSON game records (see :mod:`carc_env.render.export`).
 
@@ -15,11 +17,14 @@ Pillow): what is drawn of an expansion comes from its plug-in's ``draw`` part
 from .expansions import BuildingStyle, Canvas, Drawing, StatusLine, TagStyle
 from .export import frames_from_record, save_gif, save_png
 from .image import PLAYER_COLOURS, board_view, cell_box, player_colour, render_image, tile_image
+from .svg import render_svg, tile_document
 from .text import render_text
 
 __all__ = [
     "render_text",
     "render_image",
+    "render_svg",
+    "tile_document",
     "save_png",
     "save_gif",
     "frames_from_record",

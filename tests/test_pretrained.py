@@ -1,0 +1,81 @@
+"""Shipped agents: loadable by name on the CPU, weights only, a player spec, refusals that name the fix."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import carc_env
+from agents.checkpoint import CheckpointError, save_checkpoint
+from agents.evaluate import evaluate
+from agents.network import NetConfig, PolicyNet
+from agents.players import PlayerSpecError, make_player
+from agents.policy import shapes_from_env
+from agents.pretrained import HERE, PretrainedError, available, card, export, load, load_net
+
+
+def test_base_2p_is_shipped_with_its_card():
+    assert "base-2p" in available()
+    info = card("base-2p")
+    assert info["game"] == {"num_players": 2, "expansions": ["base"]}
+    for key in ("training", "strength", "hardware"):
+        assert key in info, key
+    pt = HERE / "base-2p.pt"
+    assert pt.stat().st_size < 5_000_000
+    data = torch.load(pt, map_location="cpu", weights_only=True)  # weights only: no pickled objects
+    assert set(data) == {"format", "shapes", "net_config", "state_dict"}
+
+
+def test_load_plays_legal_moves_and_beats_random():
+    policy = load("base-2p")
+    assert not any(p.requires_grad and p.is_cuda for p in policy.net.parameters())
+    env = carc_env.raw_env(**policy.env_kwargs)
+    assert policy.net.shapes == shapes_from_env(env)
+    res = evaluate(policy, make_player("random", {}, seed=1), 6, 0, {})
+    assert res["games"] == 6 and res["win_rate"] >= 0.5  # a trained agent; 0.99+ over 400 games (docs/agents.md)
+
+
+def test_pretrained_player_spec():
+    p = make_player("pretrained:base-2p", {"num_players": 2}, seed=0)
+    assert p.name == "pretrained:base-2p"
+    env = carc_env.raw_env(num_players=2)
+    env.reset(seed=3)
+    a = p.act(env.observe(env.agent_selection), env)
+    assert env.infos[env.agent_selection]["action_mask"][a] == 1
+    with pytest.raises(PlayerSpecError, match="no shipped agent 'nope'.*base-2p"):
+        make_player("pretrained:nope", {}, seed=0)
+    with pytest.raises(CheckpointError, match="plays .*not this game"):
+        make_player("pretrained:base-2p", {"num_players": 3}, seed=0)
+
+
+def test_unknown_and_damaged_agents_are_named(tmp_path):
+    with pytest.raises(PretrainedError, match="shipped: base-2p"):
+        load("base-3p")
+    (tmp_path / "bad.json").write_text('{"game": {}}')
+    (tmp_path / "bad.pt").write_bytes(b"not torch")
+    with pytest.raises(PretrainedError, match="bad.pt: not a readable shipped agent"):
+        load_net("bad", tmp_path)
+
+
+def test_export_round_trip(tmp_path):
+    env = carc_env.raw_env()
+    shapes = shapes_from_env(env)
+    torch.manual_seed(0)
+    net = PolicyNet(shapes, NetConfig(channels=8, hidden=16))
+    from dataclasses import asdict
+
+    ckpt = tmp_path / "checkpoint.pt"
+    save_checkpoint(ckpt, {"shapes": asdict(shapes), "net_config": asdict(net.cfg), "trainer": {"net": net.state_dict()},
+                           "config": {}})  # fmt: skip
+    with pytest.raises(PretrainedError, match="needs 'game'"):
+        export(ckpt, "x", {}, tmp_path / "out")
+    export(ckpt, "tiny", {"game": {"num_players": 2, "expansions": ["base"]}}, tmp_path / "out")
+    back = load("tiny", tmp_path / "out")
+    assert back.env_kwargs == {"num_players": 2, "expansions": ["base"]}
+    for k, v in net.state_dict().items():
+        assert torch.equal(back.net.state_dict()[k], v)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    from agents.policy import PPOPolicy
+
+    assert back.act(obs, env) == PPOPolicy(net).act(obs, env)
