@@ -68,7 +68,9 @@ def test_greedy_on_the_compiled_env_plays_the_same_games_without_a_reference_gam
     for seed in range(3):
         res = {}
         for engine in ("python", "numba"):
-            res[engine] = play_match([GreedyPolicy(seed=1), GreedyPolicy(epsilon=0.2, seed=2)], seed=seed, engine=engine)
+            res[engine] = play_match(
+                [GreedyPolicy(seed=1), GreedyPolicy(epsilon=0.2, seed=2)], seed=seed, engine=engine
+            )
         assert res["python"] == res["numba"]
     env = carc_env.raw_env(engine="numba")
     env.reset(seed=4)
@@ -81,8 +83,7 @@ def test_greedy_on_the_compiled_env_plays_the_same_games_without_a_reference_gam
 def test_the_vector_env_with_greedy_opponents_matches_across_engines():
     out = {}
     for engine in ("python", "numba"):
-        venv = CarcassonneVectorEnv(
-            3, seed=7, opponents=GreedyPolicy(epsilon=0.1, seed=3), engine=engine, threads=1)
+        venv = CarcassonneVectorEnv(3, seed=7, opponents=GreedyPolicy(epsilon=0.1, seed=3), engine=engine, threads=1)
         obs, _ = venv.reset(seed=7)
         rng = np.random.default_rng(0)
         trace = []
@@ -96,4 +97,5 @@ def test_the_vector_env_with_greedy_opponents_matches_across_engines():
 
 def test_the_random_baseline_is_unchanged_by_the_compiled_greedy():
     assert play_match([RandomPolicy(seed=1), GreedyPolicy(seed=2)], seed=3, engine="numba") == play_match(
-        [RandomPolicy(seed=1), GreedyPolicy(seed=2)], seed=3, engine="python")
+        [RandomPolicy(seed=1), GreedyPolicy(seed=2)], seed=3, engine="python"
+    )

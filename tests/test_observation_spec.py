@@ -24,10 +24,20 @@ def test_the_encoder_names_its_core_channels_and_features_from_the_spec():
     dynamic = [n for e in spec.DYNAMIC_CHANNELS for n in spec.expand(e.name, **values)]
     start = enc.n_static  # the base game has no expansion channels: the dynamic ones follow the static ones
     assert list(enc.channel_names[start:]) == dynamic
-    assert enc.channel_names[: 1 + 4 * 3] == ["tile"] + spec.expand("edge_{S}_{kind}", S=values["S"],
-                                                                    kind=["city", "road", "field"])
-    g = [n for e in spec.GLOBAL_FEATURES for n in spec.expand(
-        e.name, id=[t.id for t in rules.tiles], r=values["r"], i=values["i"], name=list(rules.phases) + ["game_over"])]
+    assert enc.channel_names[: 1 + 4 * 3] == ["tile"] + spec.expand(
+        "edge_{S}_{kind}", S=values["S"], kind=["city", "road", "field"]
+    )
+    g = [
+        n
+        for e in spec.GLOBAL_FEATURES
+        for n in spec.expand(
+            e.name,
+            id=[t.id for t in rules.tiles],
+            r=values["r"],
+            i=values["i"],
+            name=list(rules.phases) + ["game_over"],
+        )
+    ]
     assert list(enc.global_names) == g
 
 
@@ -43,8 +53,10 @@ def test_feature_widths_agree_everywhere():
     assert N_SPOT_FEATURES == N_SPOT == len(spec.SPOT_FEATURES)
 
 
-@pytest.mark.parametrize("bad", [{"action_features": 1}, {"action_feature_rows": 0},
-                                 {"action_feature_rows": True}, {"action_feature_rows": 5000}])
+@pytest.mark.parametrize(
+    "bad",
+    [{"action_features": 1}, {"action_feature_rows": 0}, {"action_feature_rows": True}, {"action_feature_rows": 5000}],
+)
 def test_bad_action_feature_options_are_refused(bad):
     with pytest.raises(ConfigError, match=next(iter(bad))):
         carc_env.raw_env(**bad)

@@ -50,25 +50,38 @@ OBSERVATION_KEYS = (
     Entry("globals", "float32 (features,): the global features"),
     Entry("windows", "uint8 (num_players, columns): per relative seat, the plug-ins' windows columns"),
     Entry("action_mask", "int8 (N,): the legal actions if the observer decides now, else all zero"),
-    Entry("place_index", "int64 (rows,): action indices of the legal in-window placements of the drawn "
-                         "tile, ascending; 0 in unused rows (action_features only)"),
-    Entry("place_features", "float32 (rows, len(PLACEMENT_FEATURES)): one row per place_index entry; "
-                            "unused rows zero (``present`` 0) (action_features only)"),
-    Entry("spots", "float32 (S, len(SPOT_FEATURES)): row i describes segment i of the tile just "
-                   "placed (follower action i) (action_features only)"),
+    Entry(
+        "place_index",
+        "int64 (rows,): action indices of the legal in-window placements of the drawn "
+        "tile, ascending; 0 in unused rows (action_features only)",
+    ),
+    Entry(
+        "place_features",
+        "float32 (rows, len(PLACEMENT_FEATURES)): one row per place_index entry; "
+        "unused rows zero (``present`` 0) (action_features only)",
+    ),
+    Entry(
+        "spots",
+        "float32 (S, len(SPOT_FEATURES)): row i describes segment i of the tile just "
+        "placed (follower action i) (action_features only)",
+    ),
 )
 
 # Core board channels, in the encoder's order (static ones first).
 STATIC_CHANNELS = (
     Entry("tile", "1 if a tile lies there"),
-    Entry("edge_{S}_{kind}", "1 if side S of the tile is an edge of that kind (city, road, field; river / "
-                             "interior when an expansion's tiles use them)"),
+    Entry(
+        "edge_{S}_{kind}",
+        "1 if side S of the tile is an edge of that kind (city, road, field; river / "
+        "interior when an expansion's tiles use them)",
+    ),
     Entry("cities", "number of separate city segments on the tile"),
     Entry("roads", "number of separate road segments on the tile"),
     Entry("fields", "number of separate field segments on the tile"),
     Entry("pennants", "pennants on the tile"),
-    Entry("building_{kind}", "1 if the tile holds a building of that kind (cloister; shrine, church ... "
-                             "with expansions)"),
+    Entry(
+        "building_{kind}", "1 if the tile holds a building of that kind (cloister; shrine, church ... with expansions)"
+    ),
 )
 DYNAMIC_CHANNELS = (
     Entry("complete_{S}", "1 if the city or road leaving side S belongs to a completed feature"),
@@ -79,12 +92,18 @@ DYNAMIC_CHANNELS = (
     Entry("field_others", "1 if a field of the tile has an opponent's farmer"),
     Entry("followers_p{i}", "followers of relative seat i on the tile"),
     Entry("follower_on_{kind}", "followers (any seat) on a city / road / field / building of the tile"),
-    Entry("legal_r{r}", "1 if the drawn tile may be placed here in rotation r (tile phase; identical to "
-                        "the tile range of the action mask)"),
+    Entry(
+        "legal_r{r}",
+        "1 if the drawn tile may be placed here in rotation r (tile phase; identical to "
+        "the tile range of the action mask)",
+    ),
     Entry("frontier", "1 on every empty square next to a tile"),
     Entry("last_placed", "1 on the most recently placed tile"),
-    Entry("open_{S}", "open edges (capped at 3) of the city or road leaving side S; 0 once complete.  1 "
-                      "means one more tile may close it"),
+    Entry(
+        "open_{S}",
+        "open edges (capped at 3) of the city or road leaving side S; 0 once complete.  1 "
+        "means one more tile may close it",
+    ),
     Entry("size_{S}", "tiles (capped at 15) of the city or road leaving side S"),
     Entry("building_neighbours", "filled neighbours (0..8) of the tile's incomplete building"),
 )
@@ -96,8 +115,10 @@ GLOBAL_FEATURES = (
     Entry("placed_rotation_{r}", "one-hot of its rotation (follower indices refer to its segments)"),
     Entry("remaining_{id}", "tiles of that type still in the bag / copies in the game"),
     Entry("bag_fraction", "tiles left in the bag / tiles in the game"),
-    Entry("turn_progress", "tiles on the board / tiles in the game (a printed board's printed pieces are "
-                           "not tiles of the game)"),
+    Entry(
+        "turn_progress",
+        "tiles on the board / tiles in the game (a printed board's printed pieces are not tiles of the game)",
+    ),
     Entry("score_p{i}", "score of relative seat i x 0.01"),
     Entry("score_lead", "(my score - best opponent's score) x 0.01"),
     Entry("followers_in_hand_p{i}", "followers in relative seat i's supply / followers per player"),
@@ -113,9 +134,12 @@ GLOBAL_FEATURES = (
 # others' when someone else has more; free when nobody has one).
 PLACEMENT_FEATURES = (
     Entry("present", "1 for a real row (0 pads)"),
-    Entry("gain", "own minus best-opponent points scored at once, with the best follower that would "
-                  "score at once / 20 (played out on a copy; 0 when nothing completes; with the last "
-                  "tile, the final scoring included)"),
+    Entry(
+        "gain",
+        "own minus best-opponent points scored at once, with the best follower that would "
+        "score at once / 20 (played out on a copy; 0 when nothing completes; with the last "
+        "tile, the final scoring included)",
+    ),
     Entry("completes", "the placement may complete a feature"),
     Entry("neighbours", "orthogonally adjacent tiles / 4"),
     Entry("join_mine", "incomplete features joined that are mine / 2"),

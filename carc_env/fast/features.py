@@ -726,8 +726,6 @@ def legal_counts(T, S, games, out):
             out[j, 1] = 0
 
 
-
-
 # ============================================================== Python face
 class FeatureKernels:
     """The scratch state and work arrays the kernels above need for one :class:`~carc_env.fast.engine.FastBatch`.
@@ -757,17 +755,39 @@ class FeatureKernels:
             "spots": np.zeros((n, self.max_segments, N_SPOT), dtype=np.float32),
         }
         counts = np.zeros(n, dtype=np.int64)
-        features_range(b.tables, b.state, self.X, self.W, np.asarray(games, dtype=np.int64),
-                       np.asarray(seats, dtype=np.int64), masks, out["place_index"], out["place_features"],
-                       out["spots"], counts)
+        features_range(
+            b.tables,
+            b.state,
+            self.X,
+            self.W,
+            np.asarray(games, dtype=np.int64),
+            np.asarray(seats, dtype=np.int64),
+            masks,
+            out["place_index"],
+            out["place_features"],
+            out["spots"],
+            counts,
+        )
         return out, counts
 
-    def greedy(self, games: np.ndarray, picks: np.ndarray, noise: np.ndarray, noise_at: np.ndarray,
-               reserves: np.ndarray) -> np.ndarray:
+    def greedy(
+        self, games: np.ndarray, picks: np.ndarray, noise: np.ndarray, noise_at: np.ndarray, reserves: np.ndarray
+    ) -> np.ndarray:
         b = self.batch
         out = np.zeros(len(games), dtype=np.int64)
-        greedy_range(b.tables, b.state, self.X, self.W, np.asarray(games, dtype=np.int64), picks, noise, noise_at,
-                     reserves, self.mask, out)
+        greedy_range(
+            b.tables,
+            b.state,
+            self.X,
+            self.W,
+            np.asarray(games, dtype=np.int64),
+            picks,
+            noise,
+            noise_at,
+            reserves,
+            self.mask,
+            out,
+        )
         return out
 
     def legal_counts(self, games: np.ndarray) -> np.ndarray:
