@@ -119,3 +119,23 @@ def test_placements_beyond_the_rows_are_reported(engine):
             seen += len(legal) > 3
         env.step(int(rng.choice(legal)))
     assert seen > 3
+
+
+@pytest.mark.parametrize("self_play", [True, False])
+def test_the_vector_env_hands_out_the_same_action_features_on_both_engines(self_play):
+    from carc_env.env.vector import CarcassonneVectorEnv
+    from carc_env.policies import RandomPolicy
+
+    traces = {}
+    for engine in ("numba", "python"):
+        opp = None if self_play else RandomPolicy(seed=0)
+        venv = CarcassonneVectorEnv(2, seed=0, engine=engine, action_features=True, opponents=opp)
+        obs, _ = venv.reset(seed=0)
+        assert sorted(obs) == sorted(venv.single_observation_space.spaces)
+        trace = []
+        for _ in range(30):
+            assert venv.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+            obs, *_ = venv.step([int(np.flatnonzero(m)[-1]) for m in obs["action_mask"]])
+            trace.append(b"".join(obs[k].tobytes() for k in sorted(obs)))
+        traces[engine] = trace
+    assert traces["numba"] == traces["python"]
