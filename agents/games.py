@@ -137,7 +137,7 @@ def make_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGame
     from carc_env.env.options import EnvOptions
     from carc_env.fast import select_engine
 
-    options = EnvOptions.from_kwargs(**env_kwargs)
+    options = EnvOptions.from_kwargs(**{**env_kwargs, "action_features": True})  # the trainer reads them
     engine, _ = select_engine(options, options.engine)
     return CompiledGames(env_kwargs, n) if engine == "numba" else PythonGames(env_kwargs, n)
 

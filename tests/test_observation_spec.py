@@ -139,3 +139,17 @@ def test_the_vector_env_hands_out_the_same_action_features_on_both_engines(self_
             trace.append(b"".join(obs[k].tobytes() for k in sorted(obs)))
         traces[engine] = trace
     assert traces["numba"] == traces["python"]
+
+
+def test_the_compiled_features_refuse_what_they_do_not_model():
+    """A plug-in overriding a hook the one-ply scan reads keeps the action features on the Python engine."""
+    from carc_env.core.config import ruleset
+    from carc_env.env.options import EnvOptions
+    from carc_env.fast import coverage, features_coverage
+    from carc_env.fast.tables import FEATURE_HOOKS
+
+    covered = EnvOptions.from_kwargs(expansions=("king_robber", "river2"), action_features=True)
+    assert coverage(covered) is None and features_coverage(ruleset(covered.game_config())) is None
+    assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
+    env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
+    assert env.unwrapped.engine == "python"

@@ -218,8 +218,9 @@ class FastMatch:
         a plug-in of the configuration has greedy heuristics of its own (the Python policy asks them)."""
         from ..encoding.lookahead import _heuristics
         from ..fast.greedy import greedy_actions
+        from ..fast.tables import features_coverage
 
-        if _heuristics(self.rules):
+        if _heuristics(self.rules) or features_coverage(self.rules) is not None:
             return None
         if not self._started or self.over:
             raise ValueError("greedy_action: no decision to make (the game is not running)")
