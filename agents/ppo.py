@@ -6,7 +6,10 @@ method of :class:`SelfPlayTrainer`: :meth:`~SelfPlayTrainer.collect` (play until
 the storage is full), :meth:`~SelfPlayTrainer.advantages` (GAE),
 :meth:`~SelfPlayTrainer.update` (the clipped PPO loss over minibatches); the
 metrics have the usual names (``policy_loss``, ``value_loss``, ``entropy``,
-``approx_kl``, ``clipfrac``, ``explained_variance``).
+``approx_kl`` and ``old_approx_kl`` (CleanRL's two estimators), ``clipfrac``,
+``explained_variance``).  The ``target_kl`` early stop reads ``old_approx_kl``
+(the mean of old minus new log-probability), the estimator the recipe's
+``target_kl`` was tuned with.
 
 Games.  The learner plays one seat of each of ``num_envs`` games (the seat
 rotates with the game index and the episode count); the other seats are played
@@ -373,7 +376,7 @@ class SelfPlayTrainer:
                 steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
-                if c.target_kl > 0 and not imitate and parts["approx_kl"] > 1.5 * c.target_kl:
+                if c.target_kl > 0 and not imitate and parts["old_approx_kl"] > 1.5 * c.target_kl:
                     stop = True
                     break
             if stop:
@@ -422,6 +425,7 @@ class SelfPlayTrainer:
                 ratio = logratio.exp()
                 pg_loss = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
                 with torch.no_grad():
+                    parts["old_approx_kl"] += w * float((-logratio).mean())
                     parts["approx_kl"] += w * float(((ratio - 1) - logratio).mean())
                     parts["clipfrac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
             loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
