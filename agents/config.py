@@ -41,7 +41,7 @@ class RunConfig:
 
 @dataclass
 class TrainConfig:
-    game: dict[str, Any] = field(default_factory=lambda: {"num_players": 2, "expansions": ["base"], "engine": "python"})
+    game: dict[str, Any] = field(default_factory=lambda: {"num_players": 2, "expansions": ["base"], "engine": "auto"})
     ppo: PPOConfig = field(default_factory=PPOConfig)
     run: RunConfig = field(default_factory=RunConfig)
 

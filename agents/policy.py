@@ -55,18 +55,24 @@ def shapes_from_env(env: Any) -> NetShapes:
 
 
 def with_action_features(obs: dict, env: Any) -> dict:
-    """The observation with the action features the network scores added (if the env lacks them).
+    """The observation with the action features the network scores added (if the env's option
+    ``action_features`` did not already put them there).
 
-    ``"spots"``: per follower spot (:mod:`carc_env.encoding.spots`);
-    ``"place_index"`` / ``"place_features"``: per legal placement
-    (:mod:`carc_env.encoding.placements`), empty outside the tile phase.
-    """
+    ``"spots"``: per follower spot; ``"place_index"`` / ``"place_features"``: per legal placement
+    (:mod:`carc_env.encoding.spec`), zero rows outside the tile phase.  They come from the env's match
+    (either engine: the compiled one computes them in its kernels), else from ``env.game``."""
     if "spots" in obs and "place_index" in obs:
         return obs
-    if env is None or not hasattr(env, "game"):
+    if hasattr(env, "action_features") and hasattr(env, "player"):  # a Match (the vector env's opponents)
+        return {**obs, **env.action_features(env.player)}
+    if env is None or not hasattr(env, "possible_agents"):
         raise ValueError("the network's action features are computed from the game: call act(obs, env) with the env")
-    game = env.game
+    env = getattr(env, "unwrapped", env)
     seat = env.possible_agents.index(env.agent_selection)
+    match = getattr(env, "match", None)
+    if match is not None and hasattr(match, "action_features"):
+        return {**obs, **match.action_features(seat)}
+    game = env.game
     max_spots = env.codec.follower_range.size - 1
     idx, feats = placement_features(game, seat, env.codec)
     return {**obs, "spots": spot_features(game, seat, max_spots), "place_index": idx, "place_features": feats}
@@ -109,6 +115,8 @@ def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
     the same network outputs at a higher cost), its origin in the window, and the other inputs as arrays."""
     board = obs["board"]
     r0, r1, c0, c1 = crop_region(board)
+    feats = np.asarray(obs["place_features"], dtype=np.float32)
+    k = int(np.count_nonzero(feats[:, 0])) if len(feats) else 0  # fixed-size rows: the real ones come first
     if crop:
         board = board[:, r0:r1, c0:c1]
         origin, region = (r0, c0), (0, r1 - r0, 0, c1 - c0)
@@ -121,8 +129,8 @@ def sample_from_obs(obs: dict, crop: bool = True) -> dict[str, Any]:
         "window": obs["board"].shape[1:],
         "globals": np.asarray(obs["globals"], dtype=np.float32),
         "spots": np.asarray(obs["spots"], dtype=np.float32),
-        "place_index": np.asarray(obs["place_index"], dtype=np.int64),
-        "place_features": np.asarray(obs["place_features"], dtype=np.float32),
+        "place_index": np.asarray(obs["place_index"][:k], dtype=np.int64),
+        "place_features": feats[:k],
         "mask": np.asarray(obs["action_mask"]).astype(bool),
         "windows": np.asarray(obs["windows"], dtype=np.float32),
     }

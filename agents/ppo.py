@@ -1,18 +1,36 @@
 """Masked PPO with self-play against an opponent pool, optionally after imitating the greedy baseline.
 
-The learner plays one seat of each of ``num_envs`` games (the seat rotates
-with the game index and the episode count); the other seats are played by
-opponents drawn from a pool: the random and greedy baselines, the current
-network, and frozen snapshots of past networks.  Illegal actions are removed
-from the distribution (their logits are set to the most negative float) and
-the entropy bonus is computed over legal actions only.
+Read it like CleanRL's ``ppo.py``: :class:`Rollout` is the preallocated
+storage (``rounds x num_envs`` arrays), and each phase of an iteration is one
+method of :class:`SelfPlayTrainer`: :meth:`~SelfPlayTrainer.collect` (play until
+the storage is full), :meth:`~SelfPlayTrainer.advantages` (GAE),
+:meth:`~SelfPlayTrainer.update` (the clipped PPO loss over minibatches); the
+metrics have the usual names (``policy_loss``, ``value_loss``, ``entropy``,
+``approx_kl`` and ``old_approx_kl`` (CleanRL's two estimators), ``clipfrac``,
+``explained_variance``).  The ``target_kl`` early stop reads ``old_approx_kl``
+(the mean of old minus new log-probability), the estimator the recipe's
+``target_kl`` was tuned with.
 
-Rollouts are batched across games: every game is first advanced to the
-learner's next decision (baseline opponents act inline, network opponents in
-one batched forward per network over all the games waiting for it), then the
-learner decides in all ``num_envs`` games with one forward.  So a rollout
-forward has ``num_envs`` samples, and ``steps_per_update`` is rounded up to a
-multiple of ``num_envs``.
+Games.  The learner plays one seat of each of ``num_envs`` games (the seat
+rotates with the game index and the episode count); the other seats are played
+by opponents drawn from a pool: the random and greedy baselines, the current
+network, and frozen snapshots of past networks.  The games run on the compiled
+engine where it covers the configuration (:mod:`agents.games`: one
+:class:`~carc_env.fast.engine.FastBatch`; observations with their action
+features, masks, greedy decisions and steps are kernel calls over all the games
+that need them, and no Python ``Game`` is built), else on the Python engine.
+
+A rollout has ``rounds = ceil(steps_per_update / num_envs)`` rounds.  A round
+first advances every game to its learner's next decision (every game waiting
+for an opponent makes that opponent's decision: greedy in one batched kernel
+call, random from the masks, each network in one batched forward; repeated
+until every learner decides; a game that ends on the way is settled and
+restarted), then the learner decides in all ``num_envs`` games with one forward.
+So column ``j`` of the storage is the learner's decisions in game slot ``j``, in
+order, across the games played there.
+
+Illegal actions are removed from the distribution (their logits are set to the
+most negative float) and the entropy bonus is computed over legal actions only.
 
 Reward (per learner decision): the change of ``own score - best opponent
 score`` since the learner's previous decision, times ``score_scale``, plus
@@ -34,6 +52,7 @@ minibatch and the convolutions see far fewer empty cells.
 
 from __future__ import annotations
 
+import math
 import pickle
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -45,8 +64,9 @@ from torch import nn
 
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
+from .games import make_games
 from .network import NetConfig, NetShapes, PolicyNet, masked_entropy, masked_logits
-from .policy import collate, sample_from_obs, shapes_from_env, with_action_features
+from .policy import collate, sample_from_obs, shapes_from_env
 
 
 @dataclass
@@ -88,17 +108,33 @@ class NetOpponent:
         self.name = name
 
 
+class Rollout:
+    """The storage of one rollout: ``rounds x num_envs`` preallocated arrays (row = round, column = game
+    slot) and the training samples (cropped boards of varying size, so a list, round-major)."""
+
+    def __init__(self, rounds: int, n: int) -> None:
+        self.rounds, self.n = rounds, n
+        self.actions = np.zeros((rounds, n), dtype=np.int64)
+        self.logprobs = np.zeros((rounds, n), dtype=np.float32)
+        self.values = np.zeros((rounds, n), dtype=np.float32)
+        self.rewards = np.zeros((rounds, n), dtype=np.float32)
+        self.dones = np.zeros((rounds, n), dtype=np.float32)  # 1: the game ended after this decision
+        self.next_values = np.zeros(n, dtype=np.float32)  # value of each slot's state after the last round
+        self.samples: list[dict] = []
+
+    def __len__(self) -> int:
+        return self.rounds * self.n
+
+
 class SelfPlayTrainer:
     def __init__(self, env_kwargs: dict[str, Any], cfg: PPOConfig, seed: int = 0, net: PolicyNet | None = None):
-        import carc_env
-
         self.env_kwargs = dict(env_kwargs)
         self.cfg = cfg
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
-        self.envs = [carc_env.raw_env(**self.env_kwargs) for _ in range(cfg.num_envs)]
-        self.shapes: NetShapes = shapes_from_env(self.envs[0])
+        self.games = make_games(self.env_kwargs, cfg.num_envs)
+        self.shapes: NetShapes = shapes_from_env(self.games.spec_env())
         self.net = net or PolicyNet(self.shapes, cfg.net)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
@@ -107,16 +143,29 @@ class SelfPlayTrainer:
         self.greedy_policy = GreedyPolicy(seed=seed + 2)
         self.imitator = GreedyPolicy(seed=seed + 3)  # plays the learner's seat while imitating
         self.updates = 0
-        self.env_steps = 0  # every AEC step of every game (all seats)
+        self.env_steps = 0  # every decision of every game (all seats)
         self.learner_steps = 0
         self.episodes = 0
         self.recent: list[dict[str, float]] = []  # finished-episode stats since the last update
         self._live = NetOpponent(self.net, "self")
         self._snapshot_nets: dict[int, NetOpponent] = {}
-        self._game_state: list[dict[str, Any]] = [{} for _ in self.envs]
-        self._obs_cache: dict[int, dict] = {}  # learner observations computed for the bootstrap
-        for i in range(len(self.envs)):
+        n = cfg.num_envs
+        self.seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
+        self.opponent: list[str | int] = [""] * n  # "random", "greedy", "self" or a snapshot id
+        self.last_diff = np.zeros(n, dtype=np.float64)  # score difference at the learner's last decision
+        self.pending = np.full(n, -1, dtype=np.int64)  # round of each game's open transition (-1: none)
+        for i in range(n):
             self._reset_game(i)
+
+    @property
+    def engine(self) -> str:
+        """The engine the training games run on (``"numba"`` or ``"python"``)."""
+        return self.games.engine
+
+    @property
+    def envs(self) -> list[Any]:
+        """The Python engine's envs (empty on the compiled engine)."""
+        return list(getattr(self.games, "envs", []))
 
     # ------------------------------------------------------------ opponents
     # A game's opponent is a key: "random", "greedy", "self" or a snapshot id
@@ -131,29 +180,25 @@ class SelfPlayTrainer:
         ids = sorted(self.snapshots)
         return ids[int(self.rng.integers(len(ids)))]
 
-    def _opponent(self, key: str | int) -> Any:
-        if key == "random":
-            return self.random_policy
-        if key == "greedy":
-            return self.greedy_policy
+    def _net_opponent(self, key: str | int) -> NetOpponent:
         if key == "self":
             return self._live
-        net = self._snapshot_nets.get(key)
+        net = self._snapshot_nets.get(key)  # type: ignore[arg-type]
         if net is None:
             # Built lazily (and again after a resume, which does not store the built nets): the
             # construction's random initialisation must not draw from the global torch generator,
             # or every later sample would depend on when the net happened to be built.
             with torch.random.fork_rng(devices=[]):
-                net = PolicyNet(self.shapes, self.cfg.net)
-            net.load_state_dict(self.snapshots[key])
-            net.eval()
-            net = self._snapshot_nets[key] = NetOpponent(net, f"snapshot{key}")
+                built = PolicyNet(self.shapes, self.cfg.net)
+            built.load_state_dict(self.snapshots[key])  # type: ignore[index]
+            built.eval()
+            net = self._snapshot_nets[key] = NetOpponent(built, f"snapshot{key}")  # type: ignore[index]
         return net
 
     def take_snapshot(self) -> None:
         self.snapshots[self._next_snapshot] = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
         self._next_snapshot += 1
-        in_use = {st["opponent"] for st in self._game_state}
+        in_use = set(self.opponent)
         while len(self.snapshots) > self.cfg.max_snapshots:
             old = min(k for k in self.snapshots)
             if old in in_use:  # still playing: drop it when that game ends
@@ -163,179 +208,139 @@ class SelfPlayTrainer:
 
     # ---------------------------------------------------------------- games
     def _reset_game(self, i: int) -> None:
-        env = self.envs[i]
-        env.reset(seed=int(self.rng.integers(2**31)))
-        n = len(env.possible_agents)
-        st = self._game_state[i]
-        st["seat"] = (i + self.episodes) % n
-        st["opponent"] = self._pick_opponent()
-        st["pending"] = None  # index into the buffer of the learner's last transition
-        st["diff"] = 0.0
+        self.games.reset(i, int(self.rng.integers(2**31)))
+        self.seat[i] = (i + self.episodes) % self.games.num_players
+        self.opponent[i] = self._pick_opponent()
+        self.pending[i] = -1
+        self.last_diff[i] = 0.0
 
-    def _score_diff(self, i: int) -> float:
-        scores = self.envs[i].game.scores
-        seat = self._game_state[i]["seat"]
-        return float(scores[seat] - max(s for p, s in enumerate(scores) if p != seat))
+    def _score_diff(self, i: int) -> tuple[float, list[int]]:
+        scores = self.games.scores(i)
+        seat = int(self.seat[i])
+        return float(scores[seat] - max(s for p, s in enumerate(scores) if p != seat)), scores
 
-    def _settle(self, i: int, buf: dict[str, list], terminal: bool) -> None:
-        """Credit the reward since the learner's last decision to that transition."""
-        st = self._game_state[i]
-        diff = self._score_diff(i)
-        if st["pending"] is not None:
-            r = (diff - st["diff"]) * self.cfg.score_scale
+    def _settle(self, i: int, roll: Rollout, terminal: bool) -> None:
+        """Credit the reward since the learner's last decision in game i to that transition."""
+        diff, scores = self._score_diff(i)
+        t = int(self.pending[i])
+        if t >= 0:
+            r = (diff - self.last_diff[i]) * self.cfg.score_scale
             if terminal:
-                scores = self.envs[i].game.scores
-                seat = st["seat"]
+                seat = int(self.seat[i])
                 best = max(scores)
                 won = scores[seat] == best
                 shared = won and scores.count(best) > 1
-                outcome = 0.0 if shared else (1.0 if won else -1.0)
-                r += self.cfg.win_bonus * outcome
-                buf["done"][st["pending"]] = 1.0
+                r += self.cfg.win_bonus * (0.0 if shared else (1.0 if won else -1.0))
+                roll.dones[t, i] = 1.0
                 self.recent.append(
-                    {"win": float(won and not shared), "tie": float(shared), "margin": diff, "score": scores[seat],
-                     "opponent": str(st["opponent"])}
+                    {
+                        "win": float(won and not shared),
+                        "tie": float(shared),
+                        "margin": diff,
+                        "score": scores[seat],
+                        "opponent": str(self.opponent[i]),
+                    }
                 )
-            buf["reward"][st["pending"]] += r
-        st["diff"] = diff
+            roll.rewards[t, i] += r
+        self.last_diff[i] = diff
 
     # -------------------------------------------------------------- rollout
     @property
     def imitating(self) -> bool:
         return self.updates < self.cfg.imitation_updates
 
-    def _over(self, i: int) -> bool:
-        env = self.envs[i]
-        return all(env.terminations.values()) or all(env.truncations.values())
-
-    def _learner_obs(self, i: int) -> dict:
-        obs = self._obs_cache.pop(i, None)
-        if obs is None:
-            env = self.envs[i]
-            obs = with_action_features(env.observe(env.agent_selection), env)
-        return obs
+    def _policy_forward(
+        self, net: PolicyNet, obs: list[dict]
+    ) -> tuple[list[dict], torch.Tensor, torch.Tensor, torch.Tensor]:
+        samples = [sample_from_obs(o, self.cfg.crop) for o in obs]
+        batch = collate(samples)
+        logits, v = net(*batch.inputs())
+        return samples, masked_logits(logits, batch.mask), v, batch.mask
 
     @torch.no_grad()
-    def collect(self) -> dict[str, list]:
-        """Play until ``steps_per_update`` learner decisions are in the buffer (rounded up to a multiple of
-        ``num_envs``); the last transition of every game is closed with its reward and bootstrap value."""
-        buf: dict[str, list] = defaultdict(list)
+    def collect(self) -> Rollout:
+        """Fill a :class:`Rollout`: ``ceil(steps_per_update / num_envs)`` rounds of one learner decision per
+        game; then close every open transition with its reward and bootstrap value."""
+        n = self.cfg.num_envs
+        roll = Rollout(math.ceil(self.cfg.steps_per_update / n), n)
         self.net.eval()
-        crop = self.cfg.crop
-        imitate = self.imitating
-        n_games = len(self.envs)
-        while len(buf["action"]) < self.cfg.steps_per_update:
-            self._advance_all(buf)
-            obs = [self._learner_obs(i) for i in range(n_games)]
-            samples = [sample_from_obs(o, crop) for o in obs]
-            batch = collate(samples)
-            logits, v = self.net(*batch.inputs())
-            ml = masked_logits(logits, batch.mask)
-            if imitate:
-                acts = torch.as_tensor([
-                    int(self.imitator.act(self.envs[i].infos[self.envs[i].agent_selection], self.envs[i]))
-                    for i in range(n_games)
-                ])
+        slots = np.arange(n)
+        for t in range(roll.rounds):
+            self._advance_all(roll)
+            samples, ml, v, _ = self._policy_forward(self.net, self.games.observe(slots, self.seat))
+            if self.imitating:
+                acts = torch.as_tensor(self.games.greedy(slots, self.imitator), dtype=torch.int64)
                 logp = torch.log_softmax(ml, dim=1).gather(1, acts[:, None]).squeeze(1)
             else:
-                dist = torch.distributions.Categorical(logits=ml)
-                acts = dist.sample()
-                logp = dist.log_prob(acts)
-            for i in range(n_games):
-                self._settle(i, buf, terminal=False)
-                self._game_state[i]["pending"] = len(buf["action"])
-                buf["sample"].append(samples[i])
-                buf["action"].append(int(acts[i]))
-                buf["logp"].append(float(logp[i]))
-                buf["value"].append(float(v[i]))
-                buf["reward"].append(0.0)
-                buf["done"].append(0.0)
-                buf["game"].append(i)
-                self._step(i, int(acts[i]))
-                self.learner_steps += 1
+                acts, logp = sample_masked(ml)
+            for i in range(n):
+                self._settle(i, roll, terminal=False)
+                self.pending[i] = t
+            roll.samples += samples
+            roll.actions[t] = acts.numpy()
+            roll.logprobs[t] = logp.numpy()
+            roll.values[t] = v.numpy()
+            self.games.step(slots, roll.actions[t])
+            self.env_steps += n
+            self.learner_steps += n
         # Close the open transitions: advance each game to its learner's next decision (a game that
         # ends on the way is settled as terminal and restarted), then bootstrap from that state.
-        self._advance_all(buf)
-        boot = np.zeros(len(buf["action"]), dtype=np.float32)
-        open_games = [i for i in range(n_games) if self._game_state[i]["pending"] is not None]
-        if open_games:
-            obs = {i: self._learner_obs(i) for i in open_games}
-            _, v = self.net(*collate([sample_from_obs(obs[i], crop) for i in open_games]).inputs())
-            for j, i in enumerate(open_games):
-                st = self._game_state[i]
-                pend = st["pending"]
-                self._settle(i, buf, terminal=False)
-                boot[pend] = float(v[j])
-                st["pending"] = None
-                self._obs_cache[i] = obs[i]  # the next collect starts from this same state
-        buf["bootstrap"] = list(boot)
-        return buf
+        self._advance_all(roll)
+        open_games = np.flatnonzero(self.pending >= 0)
+        if len(open_games):
+            _, _, v, _ = self._policy_forward(self.net, self.games.observe(open_games, self.seat[open_games]))
+            for j, i in enumerate(open_games.tolist()):
+                self._settle(i, roll, terminal=False)
+                roll.next_values[i] = float(v[j])
+                self.pending[i] = -1
+        return roll
 
-    def _advance_all(self, buf: dict[str, list]) -> None:
-        """Play every game until its learner must decide: baselines inline, network opponents batched
-        per network.  A game that ends is settled (terminal reward) and restarted."""
+    def _advance_all(self, roll: Rollout) -> None:
+        """Play every game until its learner must decide: each waiting game's opponent decides (greedy
+        in one batched call, random from the masks, networks in one batched forward each), repeated.
+        A game that ends is settled (terminal reward) and restarted."""
         while True:
-            waiting: dict[int, tuple[NetOpponent, list[int]]] = {}
-            for i, env in enumerate(self.envs):
-                while True:
-                    if self._over(i):
-                        self._settle(i, buf, terminal=True)
-                        self.episodes += 1
-                        self._reset_game(i)
-                        continue
-                    st = self._game_state[i]
-                    agent = env.agent_selection
-                    if env.possible_agents.index(agent) == st["seat"]:
+            for i in np.flatnonzero(self.games.over()).tolist():
+                while True:  # a restarted game is never over, but keep the loop honest
+                    self._settle(i, roll, terminal=True)
+                    self.episodes += 1
+                    self._reset_game(i)
+                    if not self.games.over()[i]:
                         break
-                    actor = self._opponent(st["opponent"])
-                    if isinstance(actor, NetOpponent):
-                        waiting.setdefault(id(actor), (actor, []))[1].append(i)
-                        break
-                    obs = env.infos[agent] if not getattr(actor, "uses_observation", True) else env.observe(agent)
-                    self._step(i, int(actor.act(obs, env)))
-            if not waiting:
+            movers = self.games.movers()
+            waiting = np.flatnonzero(movers != self.seat)
+            if not len(waiting):
                 return
-            for actor, idx in waiting.values():
-                self._net_step(actor, idx)
+            groups: dict[str | int, list[int]] = defaultdict(list)
+            for i in waiting.tolist():
+                groups[self.opponent[i]].append(i)
+            for key, idx in groups.items():
+                if key == "greedy":
+                    acts = self.games.greedy(idx, self.greedy_policy)
+                elif key == "random":
+                    acts = [self.random_policy.act({"action_mask": m}) for m in self.games.masks(idx)]
+                else:
+                    acts = self._net_actions(self._net_opponent(key), idx, movers[idx])
+                self.games.step(idx, acts)
+                self.env_steps += len(idx)
 
-    def _step(self, i: int, action: int) -> None:
-        self._obs_cache.pop(i, None)
-        self.envs[i].step(action)
-        self.env_steps += 1
-
-    def _net_step(self, actor: NetOpponent, idx: list[int]) -> None:
-        obs = [with_action_features(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i]) for i in idx]
-        batch = collate([sample_from_obs(o, self.cfg.crop) for o in obs])
-        logits, _ = actor.net(*batch.inputs())
-        acts = torch.distributions.Categorical(logits=masked_logits(logits, batch.mask)).sample().tolist()
-        for i, a in zip(idx, acts, strict=True):
-            self._step(i, int(a))
+    def _net_actions(self, actor: NetOpponent, idx: list[int], seats: np.ndarray) -> list[int]:
+        _, ml, _, _ = self._policy_forward(actor.net, self.games.observe(idx, seats))
+        return sample_masked(ml)[0].tolist()
 
     # --------------------------------------------------------------- update
-    def advantages(self, buf: dict[str, list]) -> tuple[np.ndarray, np.ndarray]:
-        n = len(buf["action"])
-        rewards = np.asarray(buf["reward"], dtype=np.float32)
-        values = np.asarray(buf["value"], dtype=np.float32)
-        dones = np.asarray(buf["done"], dtype=np.float32)
-        boot = np.asarray(buf["bootstrap"], dtype=np.float32)
-        games = np.asarray(buf["game"])
-        adv = np.zeros(n, dtype=np.float32)
+    def advantages(self, roll: Rollout) -> tuple[np.ndarray, np.ndarray]:
+        """GAE(lambda) per game slot, backwards over the rounds; ``(advantages, returns)`` as (rounds, n)."""
         c = self.cfg
-        for gi in np.unique(games):
-            idx = np.nonzero(games == gi)[0]
-            last = 0.0
-            for k in range(len(idx) - 1, -1, -1):
-                t = idx[k]
-                if dones[t]:
-                    next_v, last = 0.0, 0.0
-                elif k == len(idx) - 1:
-                    next_v = boot[t]
-                else:
-                    next_v = values[idx[k + 1]]
-                delta = rewards[t] + c.gamma * next_v - values[t]
-                last = delta + c.gamma * c.gae_lambda * (1.0 - dones[t]) * last
-                adv[t] = last
-        return adv, adv + values
+        adv = np.zeros_like(roll.rewards)
+        last = np.zeros(roll.n, dtype=np.float32)
+        for t in reversed(range(roll.rounds)):
+            next_values = roll.next_values if t == roll.rounds - 1 else roll.values[t + 1]
+            not_done = 1.0 - roll.dones[t]
+            delta = roll.rewards[t] + c.gamma * next_values * not_done - roll.values[t]
+            last = delta + c.gamma * c.gae_lambda * not_done * last
+            adv[t] = last
+        return adv, adv + roll.values
 
     def _chunks(self, mb: np.ndarray, samples: list[dict]) -> list[np.ndarray]:
         """The minibatch in chunks of ``cfg.chunk`` samples of similar board size (largest last)."""
@@ -346,80 +351,101 @@ class SelfPlayTrainer:
         order = mb[np.argsort(area, kind="stable")]
         return [order[j : j + size] for j in range(0, len(order), size)]
 
-    def update(self, buf: dict[str, list]) -> dict[str, float]:
-        """One update: the PPO loss, or while imitating, cross-entropy to greedy's actions; plus the value
-        loss and the entropy bonus.  Each minibatch's gradient is accumulated over its chunks."""
-        adv, ret = self.advantages(buf)
-        samples = buf["sample"]
-        actions = torch.as_tensor(buf["action"])
-        old_logp = torch.as_tensor(buf["logp"])
-        adv_t = torch.as_tensor(adv)
-        ret_t = torch.as_tensor(ret)
+    def update(self, roll: Rollout) -> dict[str, float]:
+        """One update: the clipped PPO loss (or while imitating, cross-entropy to greedy's actions), plus
+        the value loss and the entropy bonus, over ``epochs`` passes of shuffled minibatches; each
+        minibatch's gradient is accumulated over its chunks."""
+        adv, ret = self.advantages(roll)
+        b_adv = torch.as_tensor(adv.reshape(-1))
+        b_ret = torch.as_tensor(ret.reshape(-1))
+        b_actions = torch.as_tensor(roll.actions.reshape(-1))
+        b_logprobs = torch.as_tensor(roll.logprobs.reshape(-1))
+        samples = roll.samples
         c = self.cfg
         imitate = self.imitating
-        n = len(actions)
+        n = len(roll)
         self.net.train()
         stats: dict[str, list[float]] = defaultdict(list)
-        stop = False
         steps = 0
-        for _ in range(c.epochs):
-            if stop:
-                break
+        for _epoch in range(c.epochs):
             perm = self.rng.permutation(n)
+            stop = False
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
-                a_mb = adv_t[mb]
-                a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
-                norm_adv = dict(zip(mb.tolist(), a_mb.tolist(), strict=True))
-                self.opt.zero_grad()
-                parts: dict[str, float] = defaultdict(float)
-                for ch in self._chunks(mb, samples):
-                    w = len(ch) / len(mb)
-                    batch = collate([samples[k] for k in ch])
-                    logits, v = self.net(*batch.inputs())
-                    ml = masked_logits(logits, batch.mask)
-                    logp_all = torch.log_softmax(ml, dim=1)
-                    act = actions[ch]
-                    logp = logp_all.gather(1, act[:, None]).squeeze(1)
-                    vloss = 0.5 * (v - ret_t[ch]).pow(2).mean()
-                    ent = masked_entropy(logits, batch.mask).mean()
-                    if imitate:
-                        pg = -logp.mean()
-                        parts["imitation_accuracy"] += w * float((ml.argmax(dim=1) == act).float().mean())
-                    else:
-                        a = torch.as_tensor([norm_adv[k] for k in ch.tolist()], dtype=torch.float32)
-                        ratio = (logp - old_logp[ch]).exp()
-                        pg = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
-                        with torch.no_grad():
-                            parts["approx_kl"] += w * float((old_logp[ch] - logp).mean())
-                            parts["clip_frac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
-                    loss = pg + c.value_coef * vloss - c.entropy_coef * ent
-                    (loss * w).backward()
-                    parts["policy_loss"] += w * float(pg.detach())
-                    parts["value_loss"] += w * float(vloss.detach())
-                    parts["entropy"] += w * float(ent.detach())
-                nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
-                self.opt.step()
+                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate)
                 steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
-                if c.target_kl > 0 and not imitate and parts["approx_kl"] > 1.5 * c.target_kl:
+                if c.target_kl > 0 and not imitate and parts["old_approx_kl"] > 1.5 * c.target_kl:
                     stop = True
                     break
+            if stop:
+                break
         self.updates += 1
         if self.updates % c.snapshot_every == 0:
             self.take_snapshot()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
-        out["mean_reward"] = float(np.mean(buf["reward"]))
+        out["explained_variance"] = explained_variance(roll.values.reshape(-1), ret.reshape(-1))
+        out["mean_reward"] = float(roll.rewards.mean())
         out["gradient_steps"] = float(steps)
         return out
+
+    def _minibatch_step(
+        self,
+        mb: np.ndarray,
+        samples: list[dict],
+        b_adv: torch.Tensor,
+        b_ret: torch.Tensor,
+        b_actions: torch.Tensor,
+        b_logprobs: torch.Tensor,
+        imitate: bool,
+    ) -> dict[str, float]:
+        """One gradient step on minibatch ``mb`` (indices into the flattened rollout)."""
+        c = self.cfg
+        a_mb = b_adv[mb]
+        a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
+        norm_adv = dict(zip(mb.tolist(), a_mb.tolist(), strict=True))
+        self.opt.zero_grad()
+        parts: dict[str, float] = defaultdict(float)
+        for ch in self._chunks(mb, samples):
+            w = len(ch) / len(mb)
+            batch = collate([samples[k] for k in ch])
+            logits, v = self.net(*batch.inputs())
+            ml = masked_logits(logits, batch.mask)
+            act = b_actions[ch]
+            newlogprob = torch.log_softmax(ml, dim=1).gather(1, act[:, None]).squeeze(1)
+            v_loss = 0.5 * (v - b_ret[ch]).pow(2).mean()
+            entropy = masked_entropy(logits, batch.mask).mean()
+            if imitate:
+                pg_loss = -newlogprob.mean()
+                parts["imitation_accuracy"] += w * float((ml.argmax(dim=1) == act).float().mean())
+            else:
+                a = torch.as_tensor([norm_adv[k] for k in ch.tolist()], dtype=torch.float32)
+                logratio = newlogprob - b_logprobs[ch]
+                ratio = logratio.exp()
+                pg_loss = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
+                with torch.no_grad():
+                    parts["old_approx_kl"] += w * float((-logratio).mean())
+                    parts["approx_kl"] += w * float(((ratio - 1) - logratio).mean())
+                    parts["clipfrac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
+            loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
+            (loss * w).backward()
+            parts["policy_loss"] += w * float(pg_loss.detach())
+            parts["value_loss"] += w * float(v_loss.detach())
+            parts["entropy"] += w * float(entropy.detach())
+        nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+        self.opt.step()
+        return parts
 
     def pop_episode_stats(self) -> dict[str, float]:
         rec, self.recent = self.recent, []
         if not rec:
             return {}
-        out = {"episodes": float(len(rec)), "train_win_rate": float(np.mean([r["win"] for r in rec])),
-               "train_margin": float(np.mean([r["margin"] for r in rec]))}
+        out = {
+            "episodes": float(len(rec)),
+            "train_win_rate": float(np.mean([r["win"] for r in rec])),
+            "train_margin": float(np.mean([r["margin"] for r in rec])),
+        }
         for name in ("random", "greedy"):
             sub = [r for r in rec if r["opponent"] == name]
             if sub:
@@ -440,9 +466,13 @@ class SelfPlayTrainer:
             "learner_steps": self.learner_steps,
             "episodes": self.episodes,
             "rng": self.rng.bit_generator.state,
-            "baseline_rngs": [self.random_policy.rng.bit_generator.state, self.greedy_policy.rng.bit_generator.state,
-                              self.imitator.rng.bit_generator.state],
-            "games": list(zip(self.envs, self._game_state, strict=True)),
+            "baseline_rngs": [
+                self.random_policy.rng.bit_generator.state,
+                self.greedy_policy.rng.bit_generator.state,
+                self.imitator.rng.bit_generator.state,
+            ],
+            "games": self.games,
+            "slots": (self.seat, self.opponent, self.last_diff, self.pending),
         }
         return {
             "net": self.net.state_dict(),
@@ -454,8 +484,13 @@ class SelfPlayTrainer:
 
     def load_state_dict(self, sd: dict[str, Any]) -> None:
         rest = pickle.loads(sd["blob"].numpy().tobytes())
-        if len(rest["games"]) != len(self.envs):
-            raise ValueError(f"checkpoint has {len(rest['games'])} games, the config asks for {len(self.envs)}")
+        if rest["games"].n != self.cfg.num_envs:
+            raise ValueError(f"checkpoint has {rest['games'].n} games, the config asks for {self.cfg.num_envs}")
+        if rest["games"].engine != self.games.engine:
+            raise ValueError(
+                f"checkpoint's games ran on the {rest['games'].engine} engine, this run's on "
+                f"{self.games.engine}; resume with the same game.engine"
+            )
         self.net.load_state_dict(sd["net"])
         self.opt.load_state_dict(sd["opt"])
         self.snapshots = dict(sd["snapshots"])
@@ -470,6 +505,28 @@ class SelfPlayTrainer:
         self.random_policy.rng.bit_generator.state = rest["baseline_rngs"][0]
         self.greedy_policy.rng.bit_generator.state = rest["baseline_rngs"][1]
         self.imitator.rng.bit_generator.state = rest["baseline_rngs"][2]
-        self._obs_cache = {}
-        self.envs = [e for e, _ in rest["games"]]
-        self._game_state = [st for _, st in rest["games"]]
+        self.games = rest["games"]
+        seat, opponent, last_diff, pending = rest["slots"]
+        self.seat, self.opponent, self.last_diff, self.pending = (
+            seat.copy(),
+            list(opponent),
+            last_diff.copy(),
+            pending.copy(),
+        )
+
+
+def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One action per row of masked logits and its log-probability, by inverting the cumulative
+    distribution (``torch.distributions.Categorical`` samples the same distribution, several times
+    slower over thousands of actions).  Illegal actions have probability 0 and are never drawn."""
+    logp_all = torch.log_softmax(ml, dim=1)
+    cdf = logp_all.exp().cumsum(dim=1)
+    u = torch.rand(ml.shape[0], 1) * cdf[:, -1:]
+    acts = torch.searchsorted(cdf, u, right=True).squeeze(1).clamp(max=ml.shape[1] - 1)
+    return acts, logp_all.gather(1, acts[:, None]).squeeze(1)
+
+
+def explained_variance(values: np.ndarray, returns: np.ndarray) -> float:
+    """``1 - Var(returns - values) / Var(returns)`` (nan when the returns do not vary), as CleanRL logs it."""
+    var = float(np.var(returns))
+    return float("nan") if var == 0 else 1.0 - float(np.var(returns - values)) / var

@@ -52,8 +52,8 @@ from .ppo import SelfPlayTrainer
 
 PROGRESS_FIELDS = [
     "update", "env_steps", "learner_steps", "episodes", "seconds", "env_steps_per_s", "learner_steps_per_s",
-    "collect_seconds", "update_seconds", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
-    "imitation_accuracy", "mean_reward", "train_win_rate", "train_margin",
+    "collect_seconds", "update_seconds", "policy_loss", "value_loss", "entropy", "approx_kl", "old_approx_kl",
+    "clipfrac", "explained_variance", "imitation_accuracy", "mean_reward", "train_win_rate", "train_margin",
     "train_win_rate_vs_random", "train_win_rate_vs_greedy",
 ]
 TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}

@@ -122,19 +122,41 @@ class GreedyPolicy:
         self.rng = np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ entry point
+    def draws(self, phase: str, n_legal: int) -> tuple[int, np.ndarray | None]:
+        """The random numbers one decision takes from the policy's generator, in :meth:`act`'s order.
+
+        ``(k, None)``: the epsilon branch, play the ``k``-th legal action; ``(-1, noise)``: decide greedily
+        with ``noise`` (tile phase: one number per legal placement; follower phase: one per follower spot,
+        i.e. per legal action but pass); ``(-1, None)`` in an expansion phase (its draws come later).
+        The compiled greedy (:mod:`carc_env.fast.greedy`) takes the same draws, so both decide alike."""
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return int(self.rng.integers(n_legal)), None
+        if phase == "tile":
+            return -1, self.rng.random(n_legal) * 1e-3
+        if phase == "follower":
+            return -1, self.rng.random(max(0, n_legal - 1)) * 1e-3
+        return -1, None
+
     def act(self, obs: Mapping[str, np.ndarray], env: Any) -> int:
         mask = obs["action_mask"]
         legal = np.flatnonzero(mask)
         if not len(legal):
             raise ValueError("GreedyPolicy.act: the action mask is all zero (is it this agent's turn?)")
-        if self.epsilon and self.rng.random() < self.epsilon:
-            return int(legal[self.rng.integers(len(legal))])
         env = _unwrap(env)
+        match = getattr(env, "match", env)
+        compiled = getattr(match, "greedy_action", None)  # a game on the compiled engine decides there
+        if compiled is not None:
+            a = compiled(self)
+            if a is not None:
+                return int(a)
         game, codec = env.game, env.codec
+        pick, noise = self.draws(game.phase, len(legal))
+        if pick >= 0:
+            return int(legal[pick])
         if game.phase == "tile":
-            return self._tile(game, codec, legal)
+            return self._tile(game, codec, legal, noise)
         if game.phase == "follower":
-            return self._follower(game, codec, legal)
+            return self._follower(game, codec, legal, noise)
         action = plugin_action(game)
         if action is not None:
             index = codec.encode(game, action)
@@ -157,7 +179,7 @@ class GreedyPolicy:
             self._canon[key] = canon
         return canon
 
-    def _tile(self, game: Any, codec: Any, legal: np.ndarray) -> int:
+    def _tile(self, game: Any, codec: Any, legal: np.ndarray, noise: np.ndarray) -> int:
         me = game.player
         t = game.current_tile
         canon = self._rotation_classes(game, t)
@@ -166,7 +188,6 @@ class GreedyPolicy:
         view = codec.view(game)
         best_v, best = -1e18, int(legal[0])
         memo: dict[tuple[int, int, int], float] = {}
-        noise = self.rng.random(len(legal)) * 1e-3
         assets = has_assets(game.rules)
         anyway: list[float] = []  # holdings every placement of this tile brings (computed when needed)
         for j, a in enumerate(legal):
@@ -208,7 +229,7 @@ class GreedyPolicy:
         return 0.0
 
     # ------------------------------------------------------------------ follower phase
-    def _follower(self, game: Any, codec: Any, legal: np.ndarray) -> int:
+    def _follower(self, game: Any, codec: Any, legal: np.ndarray, noise: np.ndarray) -> int:
         fr = codec.follower_range
         pass_index = fr.start + fr.size - 1
         spots = [int(a) - fr.start for a in legal if fr.start <= a < pass_index]
@@ -219,14 +240,14 @@ class GreedyPolicy:
         supply = game.supply[me]
         progress = len(game.placements) / max(1, len(game.placements) + game.bag_size)
         best_v, best = -1e18, pass_index
-        for spot in spots:
+        for spot, u in zip(spots, noise, strict=True):
             node = base + spot
             now = immediate_points(game, node)
             if now:
                 v = 100.0 + now
             else:
                 v = self._spot_value(game, node, progress)
-            v += self.rng.random() * 1e-3
+            v += u
             if v > best_v:
                 best_v, best = v, fr.start + spot
         need = 2.0 if supply > self.reserve else 6.0

@@ -4,14 +4,19 @@
     git archive <old-commit> | tar -x -C /tmp/old_tree
     python scripts/throughput_ab.py --old /tmp/old_tree [--updates 3] [--rounds 2] [--out FILE.json]
 
-Variants (each a subprocess on one torch thread, the 2-player base game, seed 0):
+Variants (each a subprocess on one torch thread, the game of each tree's ``configs/default.yaml``
+with 2 players, seed 0):
 
 * ``old/old-config``: the trainer and default config of the tree at ``--old`` (e.g. main before
-  the batched, cropped trainer);
-* ``new/old-config``: this tree's trainer with the old config's PPO settings (the same batch size
-  and opponent mix, so the ratio to the first row is the engineering speed-up alone);
-* ``new/new-config``: this tree's trainer with ``configs/default.yaml`` (bigger batches, more greedy
-  opponents), without its imitation updates, whose learner seat is played by greedy.
+  the trainer moved onto the compiled engine), with its imitation updates off;
+* ``new/old-config``: this tree's trainer with the old config's PPO settings and its game engine
+  (the same batch size and opponent mix; with the old ``engine: python`` the ratio to the first
+  row is what the trainer's own changes give on the Python engine);
+* ``new/new-config``: this tree's trainer with ``configs/default.yaml`` (the compiled engine where it
+  covers the game), without its imitation updates, whose learner seat is played by greedy.
+
+Per variant the summary gives env steps/s, learner decisions/s and the collect / update seconds per
+update (the split says which phase bounds the run).
 
 Each variant is built, runs one warm-up update (not counted), then ``--updates`` timed updates
 (collect + update).  The variants take turns, ``--rounds`` times, so a change in the machine's load
@@ -40,10 +45,11 @@ RUNNER = textwrap.dedent(
     from agents.config import load_config
     from agents.ppo import PPOConfig, SelfPlayTrainer
     spec = json.loads(sys.argv[1])
-    base = load_config(spec["config"]).ppo
+    full = load_config(spec["config"])
+    base = full.ppo
     over = {k: v for k, v in spec["override"].items() if k in {f.name for f in dataclasses.fields(PPOConfig)}}
     cfg = dataclasses.replace(base, **over)
-    game = {"num_players": 2, **spec.get("game", {})}
+    game = {**full.env_kwargs(), "num_players": 2, **spec.get("game", {})}
     trainer = SelfPlayTrainer(game, cfg, seed=0)
     rows = []
     for k in range(spec["updates"] + 1):
@@ -71,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--updates", type=int, default=3, help="timed updates per variant and round (>= 1)")
     ap.add_argument("--rounds", type=int, default=2, help="times each variant runs, taking turns (>= 1)")
     ap.add_argument("--out", default=None, help="write the raw measurements here (JSON)")
+    ap.add_argument("--only", default=None, help="comma-separated variant names to run (default: all)")
     args = ap.parse_args(argv)
     old = Path(args.old).resolve()
     if not (old / "agents" / "ppo.py").exists() or not (old / "configs" / "default.yaml").exists():
@@ -79,17 +86,19 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--updates and --rounds must be >= 1")
     import yaml
 
-    old_ppo = yaml.safe_load((old / "configs" / "default.yaml").read_text())["ppo"]
-    old_ppo = {k: v for k, v in old_ppo.items() if k != "net"}
+    old_yaml = yaml.safe_load((old / "configs" / "default.yaml").read_text())
+    old_ppo = {k: v for k, v in old_yaml["ppo"].items() if k != "net"}
+    old_game = {k: v for k, v in (old_yaml.get("game") or {}).items() if k == "engine"}
     variants = {
-        "old/old-config": (old, {"config": "configs/default.yaml", "override": {}}),
+        "old/old-config": (old, {"config": "configs/default.yaml", "override": {"imitation_updates": 0}}),
         "new/old-config": (ROOT, {"config": "configs/default.yaml",
-                                  "override": {**old_ppo, "imitation_updates": 0, "target_kl": 0.0,
+                                  "override": {**old_ppo, "imitation_updates": 0,
                                                "snapshot_every": old_ppo.get("snapshot_every", 10)},
-                                  "game": {"engine": "python"}}),
-        "new/new-config": (ROOT, {"config": "configs/default.yaml", "override": {"imitation_updates": 0},
-                                  "game": {"engine": "python"}}),
+                                  "game": old_game}),
+        "new/new-config": (ROOT, {"config": "configs/default.yaml", "override": {"imitation_updates": 0}}),
     }
+    if args.only:
+        variants = {k: v for k, v in variants.items() if k in args.only.split(",")}
     results: dict[str, list[dict]] = {name: [] for name in variants}
     for r in range(args.rounds):
         for name, (tree, spec) in variants.items():
@@ -105,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             "env_steps_per_s": round(sum(x["env_steps"] for x in rows) / secs, 1),
             "learner_decisions_per_s": round(sum(x["learner_steps"] for x in rows) / secs, 1),
             "collect_share": round(sum(x["collect_s"] for x in rows) / secs, 3),
+            "collect_s_per_update": round(sum(x["collect_s"] for x in rows) / len(rows), 2),
+            "update_s_per_update": round(sum(x["update_s"] for x in rows) / len(rows), 2),
             "load1_range": [min(x["load1"] for x in rows), max(x["load1"] for x in rows)],
         }
     print(json.dumps(summary, indent=1))

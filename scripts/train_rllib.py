@@ -62,6 +62,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys")
     ap.add_argument("--reward", default="win_loss", help="win_loss, score_diff or score_delta")
+    ap.add_argument("--action-features", action="store_true",
+                    help="add the one-ply action features to the observation (the module scores them)")
     ap.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration")
     ap.add_argument("--minibatch-size", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=3, help="passes over each batch")
@@ -197,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out).resolve()  # pyarrow (RLlib's checkpoints) refuses relative paths
     env_kwargs = {"num_players": args.players, "expansions": tuple(args.expansions.split(",")), "reward": args.reward}
+    if args.action_features:
+        env_kwargs["action_features"] = True
     try:
         channels = tuple(int(c) for c in args.conv_channels.split(","))
         config = ppo_config(

@@ -32,7 +32,7 @@ def _rows(path):
 
 def test_default_config_loads_and_is_documented():
     cfg = load_config("configs/default.yaml")
-    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",), "engine": "python"}
+    assert cfg.env_kwargs() == {"num_players": 2, "expansions": ("base",), "engine": "auto"}
     text = open("configs/default.yaml").read()
     for line in text.splitlines():
         if ":" in line and not line.strip().startswith("#") and not line.rstrip().endswith(":"):
@@ -57,7 +57,10 @@ def test_checkpoint_round_trip_gives_the_same_policy(tmp_path):
     net = net_from_checkpoint(data, expect=trainer.shapes)
     for (k, a), (_, b) in zip(trainer.net.state_dict().items(), net.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
-    env = trainer.envs[0]
+    import carc_env
+
+    env = carc_env.raw_env(**config_from_dict(TINY).env_kwargs())
+    env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert PPOPolicy(net).act(obs, env) == PPOPolicy(trainer.net).act(obs, env)
 

@@ -46,6 +46,11 @@ CONFIGS = [
     ({"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river",
                                                       "lake_extra_turn": False}}, "reward": "score_diff"},
      range(1200, 1215)),
+    # the optional one-ply action features (placements' rows, follower spots), byte for byte
+    ({"action_features": True}, range(1300, 1320)),
+    ({"action_features": True, "num_players": 3, "rules": {"base": {"count_tile_once": False}},
+      "action_feature_rows": 24, "window": (11, 11)}, range(1400, 1410)),
+    ({"action_features": True, "expansions": ("river2", "king_robber")}, range(1500, 1510)),
 ]  # fmt: skip
 # seeds whose random play draws a tile that fits nowhere (discarded), found by scanning 3,000 seeds
 DISCARD_SEEDS = {(): [148, 187, 259], ("king_robber",): [6, 27, 60]}
@@ -126,6 +131,8 @@ def test_batched_steps_with_auto_reset_are_identical():
     assert compare_batch(EnvOptions.from_kwargs(), seed=5, num_games=6, steps=330, threads=2) >= 6
     opts = EnvOptions.from_kwargs(num_players=3, reward="score_delta", window=(9, 9), expansions=("king_robber",))
     assert compare_batch(opts, seed=9, num_games=3, steps=260, threads=1) >= 3
+    opts = EnvOptions.from_kwargs(action_features=True, action_feature_rows=40)
+    assert compare_batch(opts, seed=11, num_games=4, steps=200, threads=2) >= 4
 
 
 def test_the_checker_catches_a_changed_observation_byte(batches):

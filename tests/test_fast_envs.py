@@ -211,7 +211,8 @@ def test_expansions_without_compiled_rules_run_on_the_python_engine_and_say_why(
 
 def test_stepping_never_rebuilds_the_reference_game():
     """The envs read the compiled match's cheap accessors (over, player, scores, phase) while stepping;
-    the reference game is rebuilt only when someone reads ``.game`` (a greedy opponent, a render)."""
+    the reference game is rebuilt only when someone reads ``.game`` (a render, a search); a greedy opponent
+    decides on the compiled engine (carc_env.fast.greedy)."""
     e = make_env(engine="numba", num_players=3)
     e.reset(seed=2)
     rng = np.random.default_rng(2)
@@ -232,10 +233,13 @@ def test_stepping_never_rebuilds_the_reference_game():
         obs, *_ = venv.step([int(rng.choice(np.flatnonzero(m))) for m in obs["action_mask"]])
     assert venv._batch._shadow == [None] * 3
     greedy = CarcassonneGymEnv(engine="numba", opponents=GreedyPolicy(seed=1), learner_seat=1)
-    obs, _ = greedy.reset(seed=4)  # seat 0 (greedy) moves first and reads env.game (its one-ply scan)
-    greedy.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    obs, _ = greedy.reset(seed=4)  # seat 0 (greedy) moves first, on the compiled engine
+    obs, *_ = greedy.step(int(np.flatnonzero(obs["action_mask"])[0]))
     batch = greedy.aec.match.batch
-    assert batch._shadow[0] is not None and batch._shadow[0].history == batch.actions(0)  # built, and it follows
+    assert batch._shadow[0] is None
+    assert greedy.aec.unwrapped.game.history == batch.actions(0)  # reading .game builds it
+    greedy.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert batch._shadow[0] is not None and batch._shadow[0].history == batch.actions(0)  # and it follows
 
 
 def test_compiled_env_pickles_mid_game():

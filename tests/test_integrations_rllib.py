@@ -121,8 +121,8 @@ def test_env_illegal_actions():
 
 
 # ---------------------------------------------------------------------------------------------- module
-def _module(**model_config):
-    env = rl.CarcassonneMultiAgentEnv({})
+def _module(env_config=None, **model_config):
+    env = rl.CarcassonneMultiAgentEnv(env_config or {})
     spec = rl.RLModuleSpec(
         module_class=rl.CarcassonneRLModule,
         observation_space=env.observation_spaces["player_0"],
@@ -180,6 +180,23 @@ def test_module_tile_logits_follow_the_board_cell_layout():
         moved = module.forward_inference(_batch([o2]))[Columns.ACTION_DIST_INPUTS][0, : 4 * rows * cols]
     changed = (moved != base).view(4, rows, cols).any(0).nonzero().tolist()
     assert changed and all(abs(r - 5) <= 1 and abs(c - 20) <= 1 for r, c in changed)
+
+
+def test_module_scores_the_action_features_onto_their_placements():
+    """With action_features=True, each legal placement's row moves that placement's logit only."""
+    env, module = _module({"action_features": True}, conv_channels=[4], hidden=8)
+    assert module.action_features
+    obs, _ = env.reset(seed=1)
+    o = {k: v.copy() for k, v in next(iter(obs.values())).items()}
+    k = int((o["place_features"][:, 0] > 0).sum())
+    assert k > 1
+    with torch.no_grad():
+        base = module.forward_inference(_batch([o]))[Columns.ACTION_DIST_INPUTS][0]
+        o2 = {kk: v.copy() for kk, v in o.items()}
+        o2["place_features"][0, 1:] += 3.0  # the first placement's row
+        o2["place_features"][k:, 1:] = 7.0  # padding rows: ignored
+        moved = module.forward_inference(_batch([o2]))[Columns.ACTION_DIST_INPUTS][0]
+    assert (moved != base).nonzero().flatten().tolist() == [int(o["place_index"][0])]
 
 
 def test_module_config_is_validated():

@@ -112,6 +112,37 @@ def test_sb3_player_samples_by_default_and_argmax_on_request(tmp_path):
     assert [sampler.act(obs) for _ in range(20)] == again  # seeded: repeatable games
 
 
+def test_the_features_extractor_reads_the_action_features_and_a_model_plays_with_them(tmp_path):
+    """With action_features=True the extractor pools the placement rows and reads the spot rows; a
+    MaskablePPO trained on them plays through SB3Policy, also in an env without the option."""
+    from sb3_contrib import MaskablePPO
+
+    from carc_env.env.gym_env import CarcassonneGymEnv
+
+    env = CarcassonneGymEnv(action_features=True, opponents=RandomPolicy(seed=0))
+    ext = sb3.CarcassonneFeaturesExtractor(env.observation_space, conv_channels=(4,), features_dim=16)
+    assert ext.action_features
+    obs, _ = env.reset(seed=0)
+    batch = {k: torch.from_numpy(np.stack([np.asarray(v)] * 2)).float() for k, v in obs.items()}
+    feats = ext(batch)
+    changed = dict(batch)
+    changed["place_features"] = batch["place_features"] * 2  # gain, sizes...: the rows matter
+    assert not torch.equal(ext(changed), feats)
+    padding = dict(batch)
+    pad = batch["place_features"].clone()
+    pad[:, -1, 1:] = 5.0  # a padding row (present 0) is ignored
+    padding["place_features"] = pad
+    assert torch.equal(ext(padding), feats)
+    torch.set_num_threads(1)
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0,
+                        policy_kwargs=sb3.policy_kwargs(conv_channels=(4,), features_dim=16))
+    model.learn(64)
+    model.save(tmp_path / "m.zip")
+    player = sb3.load_policy(tmp_path / "m.zip")
+    res = evaluate(player, RandomPolicy(seed=1), 2, seed=3, env_kwargs={"num_players": 2})  # no option: computed
+    assert res["games"] == 2
+
+
 def test_train_sb3_learns_saves_resumes_and_evaluates(tmp_path):
     out = tmp_path / "sb3"
     tiny = ["--n-steps", "64", "--batch-size", "64", "--epochs", "1", "--conv-channels", "8", "--features", "32"]

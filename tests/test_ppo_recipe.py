@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 from agents.network import NetConfig, masked_logits
@@ -29,47 +30,50 @@ def _cfg(**kw) -> PPOConfig:
     return PPOConfig(**{**base, **kw})
 
 
-class _Recorder:
-    """Plays like the wrapped greedy policy and remembers every action it returned."""
+def _record_imitator(trainer: SelfPlayTrainer) -> list[int]:
+    """Record every decision the trainer's games make for its imitator (the greedy in the learner's seat)."""
+    actions: list[int] = []
+    inner = trainer.games.greedy
 
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.actions: list[int] = []
+    def greedy(idx, policy):
+        out = inner(idx, policy)
+        if policy is trainer.imitator:
+            actions.extend(int(a) for a in out)
+        return out
 
-    def act(self, obs, env) -> int:
-        a = int(self.inner.act(obs, env))
-        self.actions.append(a)
-        return a
+    trainer.games.greedy = greedy
+    return actions
 
 
-def _mean_logp(trainer: SelfPlayTrainer, buf: dict) -> float:
+def _mean_logp(trainer: SelfPlayTrainer, roll) -> float:
     with torch.no_grad():
-        batch = collate(buf["sample"])
+        batch = collate(roll.samples)
         logits, _ = trainer.net(*batch.inputs())
         logp = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
-        return float(logp.gather(1, torch.as_tensor(buf["action"])[:, None]).mean())
+        return float(logp.gather(1, torch.as_tensor(roll.actions.reshape(-1))[:, None]).mean())
 
 
-def test_imitation_plays_greedy_in_the_learner_seat_and_fits_its_actions():
+@pytest.mark.parametrize("engine", ["auto", "python"])
+def test_imitation_plays_greedy_in_the_learner_seat_and_fits_its_actions(engine):
     torch.manual_seed(0)
-    trainer = SelfPlayTrainer(GAME, _cfg(imitation_updates=1, epochs=4, lr=0.01), seed=5)
-    rec = _Recorder(trainer.imitator)
-    trainer.imitator = rec
+    trainer = SelfPlayTrainer({**GAME, "engine": engine}, _cfg(imitation_updates=1, epochs=4, lr=0.01), seed=5)
+    assert trainer.engine == ("numba" if engine == "auto" else "python")
+    rec = _record_imitator(trainer)
     assert trainer.imitating
-    buf = trainer.collect()
-    assert len(buf["action"]) >= 32
-    assert buf["action"] == rec.actions  # every learner decision is greedy's, in order
-    before = _mean_logp(trainer, buf)
-    stats = trainer.update(buf)
-    after = _mean_logp(trainer, buf)
+    roll = trainer.collect()
+    assert len(roll) >= 32
+    assert roll.actions.reshape(-1).tolist() == rec  # every learner decision is greedy's, in order
+    before = _mean_logp(trainer, roll)
+    stats = trainer.update(roll)
+    after = _mean_logp(trainer, roll)
     assert after > before  # cross-entropy to greedy's choices: their likelihood rises
     assert 0.0 <= stats["imitation_accuracy"] <= 1.0 and "approx_kl" not in stats
     # The imitation phase is over: the learner samples from its network, greedy is not asked.
     assert not trainer.imitating
-    n_asked = len(rec.actions)
-    buf2 = trainer.collect()
-    assert len(rec.actions) == n_asked and len(buf2["action"]) >= 32
-    assert "approx_kl" in trainer.update(buf2)
+    n_asked = len(rec)
+    roll2 = trainer.collect()
+    assert len(rec) == n_asked and len(roll2) >= 32
+    assert "approx_kl" in trainer.update(roll2)
 
 
 def test_target_kl_stops_an_update_early_and_zero_never_does():
@@ -77,9 +81,9 @@ def test_target_kl_stops_an_update_early_and_zero_never_does():
     for target in (0.0, 1e-9):
         torch.manual_seed(0)
         trainer = SelfPlayTrainer(GAME, _cfg(target_kl=target, lr=0.05), seed=6)
-        buf = trainer.collect()
-        n = len(buf["action"])
-        stats = trainer.update(buf)
+        roll = trainer.collect()
+        n = len(roll)
+        stats = trainer.update(roll)
         if target == 0.0:
             full_steps = stats["gradient_steps"]
             assert full_steps == 2 * math.ceil(n / 8)  # every minibatch of every epoch

@@ -52,6 +52,7 @@ import numpy as np
 from ..core.registry import parts
 from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from .actions import ActionCodec, StateView
+from .spec import DYNAMIC_CHANNELS, GLOBAL_FEATURES, STATIC_CHANNELS, expand
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
@@ -253,33 +254,32 @@ class ObservationEncoder:
         self.extensions: list[ObservationExtension] = [m.Observation(rules, n) for _, m in parts(rules, "observe")]
 
         # ---------------------------------------------------------- static channels
+        # Names, order and meanings: carc_env.encoding.spec (STATIC_CHANNELS, DYNAMIC_CHANNELS, GLOBAL_FEATURES).
         edge_codes = sorted({EDGE_CODES[c] for t in tiles for c in t.edges})
-        names: list[str] = ["tile"]
-        high: list[int] = [1]
-        edge_ch: dict[tuple[int, int], int] = {}
-        for s, side in enumerate(SIDES):
-            for code in edge_codes:
-                edge_ch[(s, code)] = len(names)
-                names.append(f"edge_{side}_{_EDGE_KIND[code]}")
-                high.append(1)
 
         def count(t, kind: int) -> int:
             return sum(1 for seg in t.segments if seg.kind == kind)
 
-        ch_cities, ch_roads, ch_fields, ch_pennants = range(len(names), len(names) + 4)
-        names += ["cities", "roads", "fields", "pennants"]
-        high += [
-            max(count(t, CITY) for t in tiles),
-            max(count(t, ROAD) for t in tiles),
-            max(count(t, FIELD) for t in tiles),
-            max(sum(s.pennants for s in t.segments) for t in tiles),
-        ]
-        high[-4:] = [max(1, h) for h in high[-4:]]
-        building_ch = {}
-        for b in rules.building_kinds:
-            building_ch[b] = len(names)
-            names.append(f"building_{b}")
-            high.append(1)
+        static_values = {"S": list(SIDES), "kind": [_EDGE_KIND[c] for c in edge_codes]}
+        static_high = {
+            "cities": max(count(t, CITY) for t in tiles),
+            "roads": max(count(t, ROAD) for t in tiles),
+            "fields": max(count(t, FIELD) for t in tiles),
+            "pennants": max(sum(s.pennants for s in t.segments) for t in tiles),
+        }
+        names: list[str] = []
+        high: list[int] = []
+        first: dict[str, int] = {}  # spec pattern -> its first channel
+        for e in STATIC_CHANNELS:
+            values = {"kind": list(rules.building_kinds)} if e.name == "building_{kind}" else static_values
+            first[e.name] = len(names)
+            for name in expand(e.name, **values):
+                names.append(name)
+                high.append(max(1, static_high.get(name, 1)))
+        edge_ch = {(s, code): first["edge_{S}_{kind}"] + s * len(edge_codes) + j
+                   for s in range(4) for j, code in enumerate(edge_codes)}  # fmt: skip
+        ch_cities, ch_roads, ch_fields, ch_pennants = (first[k] for k in ("cities", "roads", "fields", "pennants"))
+        building_ch = {b: first["building_{kind}"] + j for j, b in enumerate(rules.building_kinds)}
         table = np.zeros((nt, 4, len(names)), dtype=np.uint8)
         for ti, t in enumerate(tiles):
             for r in range(4):
@@ -308,27 +308,28 @@ class ObservationEncoder:
             high.append(h)
             return len(names) - 1
 
-        self.ch_complete = [add(f"complete_{s}") for s in SIDES]
-        self.ch_complete_building = add("complete_building")
-        self.ch_mine = [add(f"mine_{s}") for s in SIDES]
-        self.ch_others = [add(f"others_{s}") for s in SIDES]
-        self.ch_field_mine = add("field_mine")
-        self.ch_field_others = add("field_others")
-        self.ch_followers = add("followers_p0", followers)
-        for i in range(1, n):
-            add(f"followers_p{i}", followers)
-        self.ch_follower_kind = add("follower_on_city", n * followers)
-        for k in _FOLLOWER_KINDS[1:]:
-            add(f"follower_on_{k}", n * followers)
-        self.ch_legal = add("legal_r0")
-        for r in range(1, 4):
-            add(f"legal_r{r}")
-        self.ch_frontier = add("frontier")
-        self.ch_last = add("last_placed")
-        # what a convolution cannot see locally: how far each city/road is from completion
-        self.ch_open = [add(f"open_{s}", OPEN_CAP) for s in SIDES]
-        self.ch_size = [add(f"size_{s}", SIZE_CAP) for s in SIDES]
-        self.ch_building_nb = add("building_neighbours", 8)
+        dyn_values = {"S": list(SIDES), "i": [str(i) for i in range(n)], "r": [str(r) for r in range(4)],
+                      "kind": list(_FOLLOWER_KINDS)}
+        dyn_high = {"followers_p{i}": followers, "follower_on_{kind}": n * followers, "open_{S}": OPEN_CAP,
+                    "size_{S}": SIZE_CAP, "building_neighbours": 8}
+        for e in DYNAMIC_CHANNELS:
+            first[e.name] = len(names)
+            for name in expand(e.name, **dyn_values):
+                add(name, dyn_high.get(e.name, 1))
+        self.ch_complete = [first["complete_{S}"] + s for s in range(4)]
+        self.ch_complete_building = first["complete_building"]
+        self.ch_mine = [first["mine_{S}"] + s for s in range(4)]
+        self.ch_others = [first["others_{S}"] + s for s in range(4)]
+        self.ch_field_mine = first["field_mine"]
+        self.ch_field_others = first["field_others"]
+        self.ch_followers = first["followers_p{i}"]
+        self.ch_follower_kind = first["follower_on_{kind}"]
+        self.ch_legal = first["legal_r{r}"]
+        self.ch_frontier = first["frontier"]
+        self.ch_last = first["last_placed"]
+        self.ch_open = [first["open_{S}"] + s for s in range(4)]
+        self.ch_size = [first["size_{S}"] + s for s in range(4)]
+        self.ch_building_nb = first["building_neighbours"]
         self.ext_dynamic: list[tuple[ObservationExtension, int, int]] = []
         for ext in self.extensions:
             start = len(names)
@@ -391,29 +392,27 @@ class ObservationEncoder:
 
         # ----------------------------------------------------------------- globals
         g: list[str] = []
-
-        def gadd(prefix: str, items: list[str]) -> int:
-            start = len(g)
-            g.extend(f"{prefix}{x}" for x in items)
-            return start
-
-        ids = [t.id for t in tiles]
-        self.g_drawn = gadd("drawn_tile_", ids)
-        self.g_placed = gadd("placed_tile_", ids)
-        self.g_placed_rot = gadd("placed_rotation_", [str(r) for r in range(4)])
-        self.g_remaining = gadd("remaining_", ids)
-        self.g_bag = gadd("", ["bag_fraction"])
-        self.g_progress = gadd("", ["turn_progress"])
-        seats = [f"p{i}" for i in range(n)]
-        self.g_score = gadd("score_", seats)
-        self.g_lead = gadd("", ["score_lead"])
-        self.g_supply = gadd("followers_in_hand_", seats)
         self.phases = list(rules.phases) + ["game_over"]
-        self.g_phase = gadd("phase_", self.phases)
-        self.g_deciding = gadd("deciding_", seats)
-        self.g_turn = gadd("turn_", seats)
-        self.g_legal = gadd("", ["legal_placements"])
-        self.g_clipped = gadd("", ["window_clipped"])
+        g_values = {"id": [t.id for t in tiles], "r": [str(r) for r in range(4)], "i": [str(i) for i in range(n)],
+                    "name": self.phases}
+        g_first: dict[str, int] = {}
+        for e in GLOBAL_FEATURES:
+            g_first[e.name] = len(g)
+            g.extend(expand(e.name, **g_values))
+        self.g_drawn = g_first["drawn_tile_{id}"]
+        self.g_placed = g_first["placed_tile_{id}"]
+        self.g_placed_rot = g_first["placed_rotation_{r}"]
+        self.g_remaining = g_first["remaining_{id}"]
+        self.g_bag = g_first["bag_fraction"]
+        self.g_progress = g_first["turn_progress"]
+        self.g_score = g_first["score_p{i}"]
+        self.g_lead = g_first["score_lead"]
+        self.g_supply = g_first["followers_in_hand_p{i}"]
+        self.g_phase = g_first["phase_{name}"]
+        self.g_deciding = g_first["deciding_p{i}"]
+        self.g_turn = g_first["turn_p{i}"]
+        self.g_legal = g_first["legal_placements"]
+        self.g_clipped = g_first["window_clipped"]
         self.ext_globals: list[tuple[ObservationExtension, int, int]] = []
         for ext in self.extensions:
             start = len(g)

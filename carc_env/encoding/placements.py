@@ -8,37 +8,8 @@ window in one fixed-size row, computed from the rules core by a one-ply scan
 (:mod:`carc_env.encoding.lookahead`), so a policy can score placements with
 one shared function and add that score to its per-cell logit.
 
-"Mine" and "others" are seen from ``seat``.  A feature is *mine* when I have
-the most followers on it (possibly shared), *others'* when someone else has
-more, *free* when nobody has a follower on it.  The features joined are the
-cities and roads the placed tile's segments would be part of.
-
-=====  ==================  =====================================================
-col    name                meaning
-=====  ==================  =====================================================
-0      present             1 for a real placement (0 pads a batch)
-1      gain                own minus best-opponent points scored at once, with
-                           the best follower that would score at once / 20
-                           (played out on a clone; 0 when nothing completes;
-                           with the last tile, the final scoring included)
-2      completes           the placement may complete a feature
-3      neighbours          orthogonally adjacent tiles / 4
-4      join_mine           incomplete features joined that are mine / 2
-5      join_others         incomplete features joined that are others' / 2
-6      join_free           incomplete features joined that are free / 2
-7      open_mine           open edges left on the mine ones / 8
-8      open_others         open edges left on the others' ones / 8
-9      size_mine           tiles of the mine ones afterwards / 10
-10     size_others         tiles of the others' ones afterwards / 10
-11     free_city           best free, incomplete city a follower could take
-                           here: 2 x tiles + 2 x pennants / 20
-12     free_road           best free, incomplete road here: tiles / 10
-13     building_here       the tile has a building: (1 + tiles around) / 9
-14     buildings_mine      buildings around with my follower / 4
-15     buildings_others    buildings around with another player's follower / 4
-16     supply              my followers in supply / 7 (same for every row)
-17     progress            tiles placed / (placed + left in the bag)
-=====  ==================  =====================================================
+The columns (names and meanings) are :data:`carc_env.encoding.spec.PLACEMENT_FEATURES`;
+the compiled engine computes the same rows (:mod:`carc_env.fast.features`).
 """
 
 from __future__ import annotations
@@ -50,16 +21,12 @@ import numpy as np
 from ..core import PlaceTile
 from ..core.tiles import CITY, ROAD
 from .lookahead import leads, one_ply_gain, scan_placement
+from .spec import PLACEMENT_FEATURE_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
     from .actions import ActionCodec, StateView
 
-PLACEMENT_FEATURE_NAMES = (
-    "present", "gain", "completes", "neighbours", "join_mine", "join_others", "join_free", "open_mine",
-    "open_others", "size_mine", "size_others", "free_city", "free_road", "building_here", "buildings_mine",
-    "buildings_others", "supply", "progress",
-)
 N_PLACEMENT_FEATURES = len(PLACEMENT_FEATURE_NAMES)
 _ORTHO = ((0, -1), (1, 0), (0, 1), (-1, 0))
 

@@ -5,28 +5,10 @@ placed.  What that segment *is* (a city of 5 tiles with one open edge, a
 field bordering two completed cities, ...) depends on the tile type and on
 the whole feature it belongs to, which a convolution over the board sees only
 partly.  ``spot_features`` describes each segment of the placed tile in a
-fixed-size row, so a policy can score spots with one shared function:
-
-=====  ==================  =====================================================
-col    name                meaning
-=====  ==================  =====================================================
-0      present             the placed tile has a segment ``i``
-1      legal               a follower may go there now
-2-5    kind_*              city, road, field, building (one-hot)
-6      size                tiles of the feature / 10 (building: neighbours / 8)
-7      open_edges          open edges of a city or road / 4
-8      completes           the feature is complete now (it scores this turn)
-9      value_now           points it would score if completed now / 20
-10     value_final         points it would score at the end as it is / 20
-11     field_done_cities   completed cities a field borders / 4
-12     field_cities        cities (complete or not) a field borders / 4
-13     mine                my followers on the feature / 4
-14     others              other players' followers on the feature / 4
-15     pennants            pennants of a city / 4
-=====  ==================  =====================================================
-
-Rows of segments that do not exist are zero.  Outside the follower phase
-every row is zero.
+fixed-size row (columns: :data:`carc_env.encoding.spec.SPOT_FEATURES`), so a policy can
+score spots with one shared function.  Rows of segments that do not exist are zero; outside the
+follower phase every row is zero.  The compiled engine computes the same rows
+(:mod:`carc_env.fast.features`).
 """
 
 from __future__ import annotations
@@ -36,14 +18,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.tiles import BUILDING, CITY, FIELD, ROAD
+from .spec import SPOT_FEATURE_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
 
-SPOT_FEATURE_NAMES = (
-    "present", "legal", "kind_city", "kind_road", "kind_field", "kind_building", "size", "open_edges",
-    "completes", "value_now", "value_final", "field_done_cities", "field_cities", "mine", "others", "pennants",
-)
 N_SPOT_FEATURES = len(SPOT_FEATURE_NAMES)
 _KIND_COL = {CITY: 2, ROAD: 3, FIELD: 4, BUILDING: 5}
 

@@ -126,35 +126,7 @@ a dict; every seat-indexed quantity is relative to the observing agent:
 the window.  Channels (``raw_env.channel_names`` lists them in order; the
 base game, 2 players: 54 channels):
 
-=========================  ====================================================================
-channel                    value in a cell
-=========================  ====================================================================
-``tile``                   1 if a tile lies there
-``edge_{S}_{kind}``        1 if side S (N, E, S, W) of the tile is an edge of that kind (city,
-                           road, field; river / interior when an expansion's tiles use them)
-``cities``                 number of separate city segments on the tile
-``roads``                  number of separate road segments on the tile
-``fields``                 number of separate field segments on the tile
-``pennants``               pennants on the tile
-``building_{kind}``        1 if the tile holds a building of that kind (``cloister``; shrine,
-                           church ... with expansions)
-``complete_{S}``           1 if the city or road leaving side S belongs to a completed feature
-``complete_building``      1 if the tile's building is completed
-``mine_{S}``               1 if the city or road leaving side S is occupied by a follower of mine
-``others_{S}``             1 if the city or road leaving side S is occupied by an opponent's
-``field_mine``             1 if a field of the tile has a farmer of mine
-``field_others``           1 if a field of the tile has an opponent's farmer
-``followers_p{i}``         followers of relative seat i on the tile
-``follower_on_{kind}``     followers (any seat) on a city / road / field / building of the tile
-``legal_r{r}``             1 if the drawn tile may be placed here in rotation r (tile phase;
-                           identical to the tile range of the action mask)
-``frontier``               1 on every empty square next to a tile
-``last_placed``            1 on the most recently placed tile
-``open_{S}``               open edges (capped at 3) of the city or road leaving side S; 0 once
-                           complete.  1 means one more tile may close it
-``size_{S}``               tiles (capped at 15) of the city or road leaving side S
-``building_neighbours``    filled neighbours (0..8) of the tile's incomplete building
-=========================  ====================================================================
+{BOARD_CHANNELS}
 
 Expansion channels exist only when their expansion is enabled: static
 per-tile ones follow ``building_*``, dynamic ones follow
@@ -178,26 +150,7 @@ start square), ``map_border_feature`` (1 road, 2 city printed abroad) and
 
 ``"globals"``: ``float32`` (``raw_env.global_names``; base game, 2 players: 92):
 
-===============================  ==============================================================
-feature                          value
-===============================  ==============================================================
-``drawn_tile_{id}``              one-hot of the drawn tile type (tile phase; else all 0)
-``placed_tile_{id}``             one-hot of the most recently placed tile's type
-``placed_rotation_{r}``          one-hot of its rotation (follower indices refer to its segments)
-``remaining_{id}``               tiles of that type still in the bag / copies in the game
-``bag_fraction``                 tiles left in the bag / tiles in the game
-``turn_progress``                tiles on the board / tiles in the game (a printed board's
-                                 printed pieces are not tiles of the game)
-``score_p{i}``                   score of relative seat i x 0.01
-``score_lead``                   (my score - best opponent's score) x 0.01
-``followers_in_hand_p{i}``       followers in relative seat i's supply / followers per player
-``phase_{name}``                 one-hot of the phase (``tile``, ``follower``, expansion phases,
-                                 ``game_over``)
-``deciding_p{i}``                one-hot of the relative seat that decides now
-``turn_p{i}``                    one-hot of the relative seat whose turn it is
-``legal_placements``             legal placements of the drawn tile in the window x 0.01
-``window_clipped``               1 if a legal placement lies outside the window
-===============================  ==============================================================
+{GLOBAL_FEATURES}
 
 Expansion features follow ``window_clipped`` when their expansion is
 enabled, in expansion order, each documented by its plug-in's ``observe``
@@ -215,6 +168,25 @@ complete now (0..2).  The tokens left in the bag are the global
 plug-in declaring columns, ``W = 12`` columns of zeros.
 
 ``"action_mask"``: see Actions.
+
+With the option ``action_features=True`` (off by default) the one-ply action
+features the example agents read are part of the observation too, computed
+by either engine byte for byte (shapes fixed per configuration, unused rows
+zero; ``rows`` = option ``action_feature_rows``, default 128; a legal
+placement beyond them is reported as ``info["placements_without_features"]``):
+``"place_index"`` ``int64 (rows,)``, the action indices of the legal in-window
+placements of the drawn tile (ascending); ``"place_features"`` ``float32
+(rows, 18)``, one row per placement; ``"spots"`` ``float32 (S, 16)``, row
+``i`` for segment ``i`` of the tile just placed (follower action ``i``).  Both
+are seen from the observer; outside its tile (follower) decision the rows are
+zero.
+
+{PLACEMENT_FEATURES}
+
+{SPOT_FEATURES}
+
+The observation layout above (names, order, meanings) is
+:mod:`carc_env.encoding.spec`, which the encoder and the compiled engine read.
 
 Rewards and the end of the game
 -------------------------------
@@ -265,12 +237,21 @@ from pettingzoo.utils import wrappers
 
 from ..core import ConfigError, Game, IllegalActionError, as_index
 from ..encoding import ActionCodec, ObservationEncoder
+from ..encoding.spec import BOARD_CHANNELS, GLOBAL_FEATURES, PLACEMENT_FEATURES, SPOT_FEATURES, rst_table
 from .fast_match import make_match
 from .options import RENDER_MODES, EnvOptions
 from .start import START_OPTIONS, start_record
 from .wrappers import classic_observation, classic_space
 
 RESET_OPTIONS = ("draw_order", *START_OPTIONS)
+
+if __doc__:  # the tables come from the observation spec (absent under python -OO)
+    __doc__ = (
+        __doc__.replace("{BOARD_CHANNELS}", rst_table(BOARD_CHANNELS, "channel", "value in a cell"))
+        .replace("{GLOBAL_FEATURES}", rst_table(GLOBAL_FEATURES, "feature"))
+        .replace("{PLACEMENT_FEATURES}", rst_table(PLACEMENT_FEATURES, "placement feature"))
+        .replace("{SPOT_FEATURES}", rst_table(SPOT_FEATURES, "spot feature"))
+    )
 
 
 def env(**options: Any) -> AECEnv:
@@ -565,6 +546,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             info["placements_outside_window"] = view.outside
         if view.dropped:
             info["actions_out_of_range"] = view.dropped
+        missing = self.match.features_missing()
+        if missing:
+            info["placements_without_features"] = missing
         self.infos[self.agent_selection] = info
 
     def _finish(self) -> None:

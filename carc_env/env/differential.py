@@ -5,8 +5,9 @@ random masked actions and raises :class:`Mismatch` (naming the game's seed,
 the step and what differs) at the first difference in: the draw order, the
 legal placements (in order) and follower spots, the action mask, the window
 and the placements outside it, the observation arrays (board, globals,
-windows, action mask; byte-equal) of the acting seat at every step and of
-every seat at some steps, the rewards of every seat, the scores and supplies,
+windows, action mask; with the option ``action_features`` also the action
+features ``place_index``, ``place_features`` and ``spots``; byte-equal) of the
+acting seat at every step and of every seat at some steps, the rewards of every seat, the scores and supplies,
 and the itemised scoring (every ``FeatureScored`` / ``PointsAwarded`` event
 against the compiled engine's score log).  Used by
 ``tests/test_fast_differential.py`` (hundreds of games) and
@@ -109,8 +110,11 @@ def compare_game(
         for seat in seats:
             o_ref = ref.encoder.encode(game, seat, view)
             o_fast = fast.observe(g, seat)
-            for key in ("board", "globals", "windows", "action_mask"):
+            if options.action_features:
+                o_ref.update(ref.action_features(seat))
+            for key in o_ref:
                 _same(f"observation[{key!r}] of seat {seat}", o_ref[key], o_fast[key], where)
+            _same("observation keys", sorted(o_ref), sorted(o_fast), where)
         if game.over:
             break
         legal = np.flatnonzero(mask)
@@ -160,7 +164,9 @@ def compare_batch(options: Any, seed: int, num_games: int, steps: int, threads: 
                 m.reset(None)
             _same("acting seat", m.game.player, int(seats[i]), where)
             o = m.encoder.encode(m.game, m.game.player, m.view())
-            for key in ("board", "globals", "windows", "action_mask"):
+            if options.action_features:
+                o.update(m.action_features(m.game.player))
+            for key in o:
                 _same(f"observation[{key!r}]", o[key], obs[key][i], where)
     fast.close()
     return finished

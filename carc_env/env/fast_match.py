@@ -194,6 +194,40 @@ class FastMatch:
     def observation_space(self) -> spaces.Dict:
         return Match.observation_space(self)  # type: ignore[arg-type]  # reads only encoder and codec
 
+    _feature_spaces = Match._feature_spaces
+
+    def action_features(self, seat: int) -> dict[str, np.ndarray]:
+        """The action-feature arrays (:mod:`carc_env.encoding.spec`) for ``seat``, from the compiled kernels
+        (whether or not the option ``action_features`` adds them to the observations)."""
+        from ..fast.features import kernels_of
+
+        rows = self.options.action_feature_rows
+        out, _ = kernels_of(self.batch).features(np.array([self.g]), np.array([seat]), self.batch.mask(self.g)[None],
+                                                 rows)
+        return {k: v[0] for k, v in out.items()}
+
+    def greedy_action(self, policy: Any) -> int | None:
+        """``policy``'s (a GreedyPolicy) decision in this game, made by the compiled greedy
+        (:mod:`carc_env.fast.greedy`; identical to the Python policy's, no reference Game built); None where
+        a plug-in of the configuration has greedy heuristics of its own (the Python policy asks them)."""
+        from ..encoding.lookahead import _heuristics
+        from ..fast.greedy import greedy_actions
+        from ..fast.tables import features_coverage
+
+        if _heuristics(self.rules) or features_coverage(self.rules) is not None:
+            return None
+        if not self._started or self.over:
+            raise ValueError("greedy_action: no decision to make (the game is not running)")
+        return int(greedy_actions(self.batch, [self.g], [policy])[0])
+
+    def features_missing(self) -> int:
+        """Legal in-window placements the action features have no row for (0 when they all fit)."""
+        if not self.options.action_features or self.phase != "tile":
+            return 0
+        from ..fast import kernels as K
+
+        return max(0, int(self.batch.state.gi[self.g, K.G_NLEGAL]) - self.options.action_feature_rows)
+
 
 def make_match(options: EnvOptions) -> Match | FastMatch:
     """The compiled engine's match where it covers ``options`` (and ``options.engine`` allows), else Match."""

@@ -41,6 +41,7 @@ from gymnasium import spaces
 from ..core import Game, IllegalActionError, as_index
 from ..core.config import ruleset
 from ..encoding import ActionCodec, ObservationEncoder, StateView
+from ..encoding.action_features import action_feature_shapes, encode_action_features
 from .options import EnvOptions
 
 
@@ -238,7 +239,10 @@ class Match:
         if obs is None:
             if self.game is None:
                 raise RuntimeError("the match has not been reset; call reset() before observe()")
-            obs = self.encoder.encode(self.game, seat, self.codec.view(self.game))
+            view = self.codec.view(self.game)
+            obs = self.encoder.encode(self.game, seat, view)
+            if self.options.action_features:
+                obs.update(self.action_features(seat))
             for a in obs.values():
                 a.flags.writeable = False
             self._obs[seat] = obs
@@ -247,6 +251,21 @@ class Match:
     def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:
         """Write the observation for ``seat`` into the given arrays (e.g. rows of a batch)."""
         self.encoder.encode(self.game, seat, self.codec.view(self.game), out=out)
+        if "spots" in out:
+            for key, arr in self.action_features(seat).items():
+                out[key][...] = arr
+
+    def action_features(self, seat: int) -> dict[str, np.ndarray]:
+        """The action-feature arrays (option ``action_features``, :mod:`carc_env.encoding.spec`) for ``seat``."""
+        feats, _ = encode_action_features(self.game, seat, self.codec, self.codec.view(self.game),
+                                          self.options.action_feature_rows)
+        return feats
+
+    def features_missing(self) -> int:
+        """Legal in-window placements the action features have no row for (0 when they all fit)."""
+        if not self.options.action_features or self.phase != "tile":
+            return 0
+        return max(0, len(self.codec.view(self.game).tile_index) - self.options.action_feature_rows)
 
     def observation_space(self) -> spaces.Dict:
         """The observation space of one seat (identical for every seat)."""
@@ -267,8 +286,20 @@ class Match:
                     dtype=np.uint8,
                 ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(codec.n,), dtype=np.int8),
+                **self._feature_spaces(),
             }
         )
+
+    def _feature_spaces(self) -> dict[str, spaces.Box]:
+        if not self.options.action_features:
+            return {}
+        shapes = action_feature_shapes(self.codec, self.options.action_feature_rows)
+        return {
+            "place_index": spaces.Box(low=0, high=self.codec.n - 1, shape=shapes["place_index"], dtype=np.int64),
+            # gain / 20 is the only signed column; a turn's points stay far inside +-50 x 20
+            "place_features": spaces.Box(low=-50.0, high=50.0, shape=shapes["place_features"], dtype=np.float32),
+            "spots": spaces.Box(low=0.0, high=50.0, shape=shapes["spots"], dtype=np.float32),
+        }
 
 
 __all__ = ["Match"]

@@ -5,35 +5,41 @@ validated here; an unknown key or a bad value raises
 :class:`~carc_env.core.ConfigError` (a ``ValueError``) naming the option and
 what is allowed.
 
-=================  ==========================  =============================================================
-option             default                     meaning
-=================  ==========================  =============================================================
-``num_players``    ``2``                       2 to 5 players (agents ``player_0`` ..)
-``expansions``     ``("base",)``               expansion keys (tuple/list of str; the base game is added if missing)
-``rules``          ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
-``followers``      ``7``                       followers per player; ``followers * num_players`` at most 255
-                                               (the observation counts followers in ``uint8`` planes)
-``reward``         ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
-``reward_scale``   ``0.01``                    points -> reward factor of the score rewards
-``window``         ``None``                    observation window ``(rows, cols)``, each 3..255; ``None``: the
-                                               rule set's :func:`~carc_env.encoding.default_window`
-                                               (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
-``render_mode``    ``None``                    ``None``, ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``"svg"``
-``tile_px``        ``64``                      pixels per tile of ``rgb_array`` renders
-``engine``         ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
-                                               covers the configuration, else the Python one; ``"python"``:
-                                               always the Python reference; ``"numba"``: the compiled engine or
-                                               a ConfigError saying why not
-``obs_format``     ``"dict"``                  ``"dict"``: observations are ``{board, globals, windows, action_mask}``;
-                                               ``"classic"``: PettingZoo's classic convention, ``{"observation":
-                                               float32 vector, "action_mask": int8}`` (the vector is ``board ++
-                                               globals ++ windows`` flattened, :func:`~carc_env.env.wrappers.flat_layout`
-                                               slices it), for tools written for the classic games
-``render_max_px``  ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
-                                               side: on a board too large for ``tile_px`` the tiles are
-                                               drawn smaller (down to 8 px), so a frame stays bounded
-                                               (256..16384)
-=================  ==========================  =============================================================
+=========================  ==========================  =============================================================
+option                     default                     meaning
+=========================  ==========================  =============================================================
+``num_players``            ``2``                       2 to 5 players (agents ``player_0`` ..)
+``expansions``             ``("base",)``               expansion keys (tuple/list of str; the base game is added if missing)
+``rules``                  ``{}``                      rule options per expansion key, passed to ``GameConfig.options``
+``followers``              ``7``                       followers per player; ``followers * num_players`` at most 255
+                                                       (the observation counts followers in ``uint8`` planes)
+``reward``                 ``"win_loss"``              ``"win_loss"``, ``"score_diff"`` or ``"score_delta"`` (see aec)
+``reward_scale``           ``0.01``                    points -> reward factor of the score rewards
+``window``                 ``None``                    observation window ``(rows, cols)``, each 3..255; ``None``: the
+                                                       rule set's :func:`~carc_env.encoding.default_window`
+                                                       (``DEFAULT_WINDOW``, 27 x 27; on a printed board, the board)
+``render_mode``            ``None``                    ``None``, ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``"svg"``
+``tile_px``                ``64``                      pixels per tile of ``rgb_array`` renders
+``engine``                 ``"auto"``                  ``"auto"``: the compiled engine (:mod:`carc_env.fast`) where it
+                                                       covers the configuration, else the Python one; ``"python"``:
+                                                       always the Python reference; ``"numba"``: the compiled engine or
+                                                       a ConfigError saying why not
+``obs_format``             ``"dict"``                  ``"dict"``: observations are ``{board, globals, windows, action_mask}``;
+                                                       ``"classic"``: PettingZoo's classic convention, ``{"observation":
+                                                       float32 vector, "action_mask": int8}`` (the vector is ``board ++
+                                                       globals ++ windows`` flattened, :func:`~carc_env.env.wrappers.flat_layout`
+                                                       slices it), for tools written for the classic games
+``action_features``        ``False``                   add the one-ply action features to every observation
+                                                       (``place_index``, ``place_features``, ``spots``:
+                                                       :mod:`carc_env.encoding.spec`), from either engine
+``action_feature_rows``    ``128``                     placement rows of those features (fixed shape; a legal
+                                                       placement beyond them is counted in
+                                                       ``info["placements_without_features"]``), 1..4096
+``render_max_px``          ``2048``                    cap on the board part of an ``rgb_array`` frame, in pixels per
+                                                       side: on a board too large for ``tile_px`` the tiles are
+                                                       drawn smaller (down to 8 px), so a frame stays bounded
+                                                       (256..16384)
+=========================  ==========================  =============================================================
 
 Integer options must be Python ints (bools are refused).
 """
@@ -48,6 +54,7 @@ from typing import Any
 from ..core import ConfigError, GameConfig
 from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
 from ..encoding import default_window
+from ..encoding.spec import DEFAULT_PLACEMENT_ROWS
 from ..fast import ENGINES  # declared once, by the engine selection
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
@@ -71,6 +78,8 @@ class EnvOptions:
     engine: str = "auto"
     render_max_px: int = 2048
     obs_format: str = "dict"
+    action_features: bool = False
+    action_feature_rows: int = DEFAULT_PLACEMENT_ROWS
 
     @classmethod
     def names(cls) -> list[str]:
@@ -136,6 +145,11 @@ class EnvOptions:
         cap = self.render_max_px
         if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
             raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
+        if not isinstance(self.action_features, bool):
+            raise ConfigError(f"option action_features must be True or False, got {self.action_features!r}")
+        k = self.action_feature_rows
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 4096:
+            raise ConfigError(f"option action_feature_rows must be an integer from 1 to 4096, got {k!r}")
         # The core validates the game itself (expansion keys, combinations, rule options).
         rules = ruleset(self.game_config())
         if w is None:

@@ -126,6 +126,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core import ActionTypeError, ConfigError, IllegalActionError, as_index
+from ..encoding.action_features import action_feature_shapes
 from ..fast import select_engine
 from .fast_match import FastMatch
 from .gym_env import _policies
@@ -219,12 +220,16 @@ class CarcassonneVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ internals
     def _empty_batch(self) -> dict[str, np.ndarray]:
         enc, N = self.encoder, self.num_envs
-        return {
+        batch = {
             "board": np.empty((N, *enc.board_shape), dtype=np.uint8),
             "globals": np.empty((N, enc.n_globals), dtype=np.float32),
             "windows": np.empty((N, *enc.windows_shape), dtype=np.uint8),
             "action_mask": np.empty((N, self.codec.n), dtype=np.int8),
         }
+        if self.options.action_features:  # the optional action features (carc_env.encoding.spec)
+            for key, shape in action_feature_shapes(self.codec, self.options.action_feature_rows).items():
+                batch[key] = np.zeros((N, *shape), dtype=np.int64 if key == "place_index" else np.float32)
+        return batch
 
     @property
     def _batched(self) -> bool:

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..core import ConfigError
 from .support import FastSupport
-from .tables import coverage, rules_coverage
+from .tables import coverage, features_coverage, rules_coverage
 
 ENGINES = ("auto", "python", "numba")
 
@@ -90,6 +90,6 @@ def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
 
 
 __all__ = [
-    "ENGINES", "FastEngineWarning", "FastSupport", "available", "coverage", "rules_coverage",
+    "ENGINES", "FastEngineWarning", "FastSupport", "available", "coverage", "features_coverage", "rules_coverage",
     "select_engine",
 ]  # fmt: skip

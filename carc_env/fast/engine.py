@@ -119,6 +119,7 @@ class FastBatch:
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
         d["_pool"] = None
+        d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
         d["_shadow"] = [None] * self.num_games
         for k in ("layout", "tables", "codec", "encoder"):
             d.pop(k)
@@ -200,12 +201,31 @@ class FastBatch:
     # ------------------------------------------------------------------ batched step
     def empty_obs(self, rows: int) -> dict[str, np.ndarray]:
         enc = self.encoder
-        return {
+        obs = {
             "board": np.empty((rows, *enc.board_shape), dtype=np.uint8),
             "globals": np.empty((rows, enc.n_globals), dtype=np.float32),
             "windows": np.empty((rows, *enc.windows_shape), dtype=np.uint8),
             "action_mask": np.empty((rows, self.codec.n), dtype=np.int8),
         }
+        if getattr(self.options, "action_features", False):
+            from ..encoding.action_features import action_feature_shapes
+
+            for key, shape in action_feature_shapes(self.codec, self.options.action_feature_rows).items():
+                obs[key] = np.zeros((rows, *shape), dtype=np.int64 if key == "place_index" else np.float32)
+        return obs
+
+    def add_action_features(self, obs: dict[str, np.ndarray], games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Write the action features (option ``action_features``) of ``games[j]`` seen by ``seats[j]`` into row j
+        of ``obs`` (whose ``action_mask`` rows are already written); return, per row, the legal placements
+        that did not fit in the rows (``info["placements_without_features"]``)."""
+        from .features import features_range, kernels_of
+
+        fk = kernels_of(self)
+        counts = np.zeros(len(games), dtype=np.int64)
+        features_range(self.tables, self.state, fk.X, fk.W, np.asarray(games, dtype=np.int64),
+                       np.asarray(seats, dtype=np.int64), obs["action_mask"], obs["place_index"],
+                       obs["place_features"], obs["spots"], counts)
+        return np.where(counts < 0, -counts - 1, 0)
 
     @property
     def _cuts(self) -> list[int]:
@@ -278,6 +298,8 @@ class FastBatch:
                 self.seeds[g] = self._next_seeds[g]
                 self.draw_orders[g] = None
                 self.prepare_next(g)
+        if observe and "spots" in obs:
+            self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
 
     def observe_acting(self) -> dict[str, np.ndarray]:
@@ -288,7 +310,54 @@ class FastBatch:
         seats = self.state.gi[:, K.G_PLAYER].copy()
         K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
                         obs["action_mask"])
+        if "spots" in obs:
+            self.add_action_features(obs, games, seats)
         return obs
+
+    def observe_games(self, games: Any, seats: Any) -> dict[str, np.ndarray]:
+        """Observations of ``games[j]`` for absolute seat ``seats[j]``, stacked (fresh arrays; with the action
+        features when the option ``action_features`` is on)."""
+        games = np.asarray(games, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        obs = self.empty_obs(len(games))
+        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                        obs["action_mask"])
+        if "spots" in obs:
+            self.add_action_features(obs, games, seats)
+        return obs
+
+    def masks_of(self, games: Any) -> np.ndarray:
+        """The deciding seats' masks of ``games`` (int8 (len, N), fresh; zero rows for finished games)."""
+        games = np.asarray(games, dtype=np.int64)
+        m = np.empty((len(games), self.codec.n), dtype=np.int8)
+        K.masks_range(self.tables, self.state, games, m)
+        return m
+
+    def step_games(self, games: Any, actions: Any) -> np.ndarray:
+        """One flat action in each of ``games`` (no auto-reset, no observation); the rewards of every seat
+        (float64 (len, players)).  An illegal action raises IllegalActionError naming its game (the games
+        before it in the list have stepped, its own is unchanged): check the masks first."""
+        from .features import step_games
+
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.asarray(actions, dtype=np.int64)
+        rewards = np.zeros((len(games), 8), dtype=np.float64)
+        bad = step_games(self.tables, self.state, games, actions, rewards)
+        for g in games[: bad if bad >= 0 else len(games)].tolist():
+            self._vers[g] += 1
+            if self._shadow[g] is not None:
+                self._sync(g)
+        if bad >= 0:
+            raise IllegalActionError(f"game {int(games[bad])}: action {int(actions[bad])} is not legal (see the mask)")
+        return rewards[:, : self.num_players]
+
+    def over_all(self) -> np.ndarray:
+        """Per game, whether it is over (bool (G,))."""
+        return self.state.gi[:, K.G_PHASE] == K.PH_OVER
+
+    def players_all(self) -> np.ndarray:
+        """Per game, the deciding seat (int64 (G,); meaningless once over)."""
+        return self.state.gi[:, K.G_PLAYER].astype(np.int64)
 
     def outside_all(self) -> np.ndarray:
         """Legal placements outside the window, per game (int64 (G,))."""
@@ -422,8 +491,11 @@ class FastBatch:
     def observe(self, g: int, seat: int) -> dict[str, np.ndarray]:
         """Observation of game g for absolute ``seat`` (fresh arrays)."""
         obs = self.empty_obs(1)
-        K.observe_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64),
-                        obs["board"], obs["globals"], obs["windows"], obs["action_mask"])
+        games, seats = np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64)
+        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                        obs["action_mask"])
+        if "spots" in obs:
+            self.add_action_features(obs, games, seats)
         return {k: v[0] for k, v in obs.items()}
 
     def mask(self, g: int) -> np.ndarray:

@@ -59,9 +59,44 @@ def _support(key: str) -> FastSupport | None:
 def coverage(options: Any) -> str | None:
     """None if the compiled engine covers these env options, else the reason (for logs and ``engine_reason``).
 
-    ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`.
+    ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`; with its option
+    ``action_features`` the compiled action features must cover the rule set too (:func:`features_coverage`).
     """
-    return rules_coverage(ruleset(options.game_config()))
+    rules = ruleset(options.game_config())
+    reason = rules_coverage(rules)
+    if reason is None and getattr(options, "action_features", False):
+        reason = features_coverage(rules)
+    return reason
+
+
+FEATURE_HOOKS = (
+    "placement_links", "blocks_completion", "building_target", "field_cities", "stages", "extra_completions",
+    "extra_completed",
+)  # fmt: skip
+"""Hooks that change what the one-ply scan or a feature's value is (:mod:`carc_env.core.lookahead`,
+``Game.feature_value``): the compiled action features and greedy (:mod:`carc_env.fast.features`) model
+none of them, so a plug-in overriding one keeps those on the Python engine, whatever the compiled
+engine's rules cover.  (Scoring hooks need no entry: the one-ply play-out runs the engine's own kernels.)"""
+
+
+def features_coverage(rules: RuleSet) -> str | None:
+    """None if the compiled action features and greedy decisions (:mod:`carc_env.fast.features`) reproduce
+    the Python ones for this rule set, else the reason: they scan placements and value features with the
+    base rules and play one tile and one follower decision out, so a plug-in overriding a
+    :data:`FEATURE_HOOKS` hook, another decision phase or another building than the cloister is refused."""
+    reason = rules_coverage(rules)
+    if reason is not None:
+        return reason
+    for exp in rules.expansions:
+        hooks = [h for h in FEATURE_HOOKS if overrides(exp, h)]
+        if hooks:
+            return f"expansion {exp.KEY!r} overrides {hooks}, which the compiled action features do not model"
+    if list(rules.phases) != ["tile", "follower"]:
+        return f"decision phases {list(rules.phases)}: the compiled action features play 'tile' and 'follower' only"
+    for t in rules.tiles:
+        if any(s.kind == BUILDING and s.building != CORE_BUILDINGS[0] for s in t.segments):
+            return f"tile {t.id} has a building other than a {CORE_BUILDINGS[0]} (not in the compiled action features)"
+    return None
 
 
 def rules_coverage(rules: RuleSet) -> str | None:

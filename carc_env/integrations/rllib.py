@@ -31,7 +31,10 @@ Pieces
     (index ``rot*rows*cols + row*cols + col``, as the codec lays it out), conditioned on the vector;
     a dense head for the other actions (follower, pass, expansion phases); a value head.  Masking is
     inside the module: logits of disabled actions are set to :data:`MASKED_LOGIT` (-1e9, finite, so
-    an all-zero mask on a final observation gives no NaN).  ``model_config`` keys (all optional):
+    an all-zero mask on a final observation gives no NaN).  With the env option
+    ``action_features=True`` (:mod:`carc_env.encoding.spec`) a shared MLP scores each legal
+    placement's row of ``place_features`` and adds the score to that placement's logit (at
+    ``place_index``), as the example agents' network does.  ``model_config`` keys (all optional):
     ``conv_channels`` (default ``(32, 32)``, the example agents' width), ``hidden`` (128).
 Self-play
     :func:`self_play_mapping`: every seat maps to the one shared module ``"main"``.
@@ -244,6 +247,10 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         self.place_head = nn.Conv2d(prev, 4, 1)
         self.other_head = nn.Linear(hidden, n_actions - self.tile_actions)
         self.value_head = nn.Linear(hidden, 1)
+        self.action_features = "place_features" in space.spaces and "place_index" in space.spaces
+        if self.action_features:  # the env's option action_features=True
+            self.place_scorer = nn.Sequential(nn.Linear(space["place_features"].shape[1], hidden), nn.ReLU(),
+                                              nn.Linear(hidden, 1))
 
     # -------------------------------------------------------------------------------- forward passes
     def _encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -262,6 +269,10 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
 
     def _masked_logits(self, obs: Mapping[str, torch.Tensor], fmap: torch.Tensor, vec: torch.Tensor) -> torch.Tensor:
         tiles = self.place_head(fmap + self.place_bias(vec)[:, :, None, None]).flatten(1)
+        if self.action_features:
+            rows = obs["place_features"].float()
+            score = self.place_scorer(rows).squeeze(-1) * rows[..., 0]  # padding rows (present 0) add nothing
+            tiles = tiles.scatter_add(1, obs["place_index"].long(), score)
         logits = torch.cat([tiles, self.other_head(vec)], dim=1)
         legal = obs["action_mask"] > 0
         return torch.where(legal, logits, torch.full_like(logits, MASKED_LOGIT))
@@ -412,7 +423,7 @@ class RLlibPolicy:
 
     @torch.no_grad()
     def act_batch(self, observations: list[Mapping[str, np.ndarray]]) -> list[int]:
-        keys = ("board", "globals", "windows", "action_mask")
+        keys = tuple(self.module.observation_space.spaces)
         obs = {k: torch.from_numpy(np.stack([np.asarray(o[k]) for o in observations])) for k in keys}
         logits = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
         if self.deterministic:
@@ -420,6 +431,11 @@ class RLlibPolicy:
         return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1).tolist()
 
     def act(self, obs: Mapping[str, np.ndarray], env: Any = None) -> int:
+        if any(k not in obs for k in self.module.observation_space.spaces):  # trained with action_features
+            match = getattr(getattr(env, "unwrapped", env), "match", None)
+            if match is None or not hasattr(match, "action_features"):
+                raise ConfigError(f"{self.name} reads the action features: create the env with action_features=True")
+            obs = {**obs, **match.action_features(match.player)}
         action = self.act_batch([obs])[0]
         if not obs["action_mask"][action]:  # cannot happen with CarcassonneRLModule's masking
             raise IllegalActionError(f"{self.name} chose action {action}, which the mask disables")

@@ -17,7 +17,10 @@ Pieces
     CarcassonneFeaturesExtractor}``; :func:`policy_kwargs` builds that): a convolutional trunk over
     ``board`` (channels scaled by their maximum; SB3 does not treat it as an image), its mean and
     max pools, ``globals`` and ``windows``, into ``features_dim`` features.  ``action_mask`` is not
-    a feature: ``MaskablePPO`` applies it to the action distribution.
+    a feature: ``MaskablePPO`` applies it to the action distribution.  With the env option
+    ``action_features=True`` (:mod:`carc_env.encoding.spec`) it also reads the one-ply action
+    features: each placement row through a small shared MLP, pooled (mean and max over the real
+    rows), and the follower spots' rows flattened.
 :func:`load_policy` / :class:`SB3Policy`
     A saved ``MaskablePPO`` model as a player with ``act(obs, env) -> int`` (the baselines'
     protocol), so ``agents/evaluate.py`` plays it against the baselines like any other player.  It
@@ -52,6 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise missing_extra("stable-baselines3, sb3-contrib and torch", "sb3", exc) from exc
 
 WINDOWS_SCALE = 0.25  # stained-glass token counts are small integers
+PLACE_HIDDEN = 32  # width of the per-placement MLP (with the action features)
 OBS_KEYS = ("board", "globals", "windows", "action_mask")
 
 
@@ -86,6 +90,10 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
         self.trunk = nn.Sequential(*layers)
         n_in = 2 * prev + int(np.prod(observation_space["globals"].shape))
         n_in += int(np.prod(observation_space["windows"].shape))
+        self.action_features = "place_features" in observation_space.spaces and "spots" in observation_space.spaces
+        if self.action_features:  # the env's option action_features=True
+            self.place_mlp = nn.Sequential(nn.Linear(observation_space["place_features"].shape[1], PLACE_HIDDEN), nn.ReLU())
+            n_in += 2 * PLACE_HIDDEN + int(np.prod(observation_space["spots"].shape))
         self.head = nn.Sequential(nn.Linear(n_in, features_dim), nn.ReLU())
 
     def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -96,10 +104,20 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
                 fmap.amax(dim=(2, 3)),
                 observations["globals"].float(),
                 observations["windows"].float().flatten(1) * WINDOWS_SCALE,
+                *self._action_parts(observations),
             ],
             dim=1,
         )
         return self.head(vec)
+
+    def _action_parts(self, observations: dict[str, torch.Tensor]) -> list[torch.Tensor]:
+        if not self.action_features:
+            return []
+        rows = observations["place_features"].float()
+        present = rows[..., :1]  # column "present": 1 on the real rows, 0 on the padding
+        h = self.place_mlp(rows) * present
+        mean = h.sum(dim=1) / present.sum(dim=1).clamp(min=1.0)
+        return [mean, h.amax(dim=1), observations["spots"].float().flatten(1)]
 
 
 def policy_kwargs(
@@ -166,6 +184,12 @@ class SB3Policy:
 
     def act(self, obs: Mapping[str, np.ndarray], env: Any = None) -> int:
         mask = np.asarray(obs["action_mask"]).astype(bool)
+        if any(k not in obs for k in self._keys):  # a model trained with action_features, an env without
+            match = getattr(getattr(env, "unwrapped", env), "match", None)
+            if match is None or not hasattr(match, "action_features"):
+                missing = [k for k in self._keys if k not in obs]
+                raise ConfigError(f"{self.name} reads {missing}: create the env with action_features=True")
+            obs = {**obs, **match.action_features(match.player)}
         features = {k: np.asarray(obs[k]) for k in self._keys}
         if self.deterministic:
             action, _ = self.model.predict(features, action_masks=mask, deterministic=True)
