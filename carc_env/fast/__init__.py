@@ -7,10 +7,12 @@ configuration (``engine="auto"``, the default), and say which engine runs
 (``env.unwrapped.engine``, ``CarcassonneVectorEnv.engine``).
 
 Covered (:func:`coverage`): the base game with 2 to 5 players, any number of
-followers, every base-game option (``count_tile_once`` either way), every
-reward mode and window size; with King & Robber Baron, The River II (every
-option) or both.  The Count of Carcassonne, Heretics and Shrines and
-Darmstadt (alone or combined with anything) run on the Python engine.
+followers, every base-game option, every reward mode and window size; with
+any combination of the expansions whose plug-in has a ``fast`` part (its
+compiled rules: :mod:`carc_env.fast.seam`, :mod:`carc_env.fast.support`) and
+every option that part lists.  The coverage table is in
+``docs/architecture.md``; any other configuration runs on the Python engine,
+and ``engine_reason`` says why.
 
 Public names:
 
@@ -24,11 +26,12 @@ Public names:
   against the reference (``tests/test_fast_differential.py``,
   ``scripts/fast_differential.py``);
 * :class:`~carc_env.fast.support.FastSupport`: what a plug-in's ``fast`` part
-  declares.
+  declares; :mod:`carc_env.fast.seam`: how its kernels join the engine.
 
-The kernels are compiled on first use and cached on disk (``cache=True``):
-the first process on a machine pays the compilation (``scripts/bench.py``
-reports it), later ones load the cache in about a second.
+The kernels are compiled on first use and cached on disk (the composed
+module's entry points, :mod:`carc_env.fast.seam`): the first process on a
+machine pays the compilation (``scripts/bench.py`` reports it), later ones
+load the cache in about a second.
 """
 
 from __future__ import annotations

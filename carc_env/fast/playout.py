@@ -35,6 +35,7 @@ import numpy as np
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.config import RuleSet
 from . import kernels as K
+from .seam import engine as E
 from .tables import P_O_BAG, P_O_SCORES, build_layout, rules_coverage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,11 +140,11 @@ class FastPlayout:
         for a in game.history[self._root[1] :]:  # type: ignore[index]
             t = type(a)
             if t is PlaceTile:
-                ok = K.step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
+                ok = E().step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
             elif t is PlaceFollower:
-                ok = K.step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
+                ok = E().step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
             elif t is Pass:
-                ok = K.step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
+                ok = E().step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
             else:
                 ok = False
             if not ok:
@@ -153,7 +154,7 @@ class FastPlayout:
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)
         batch = self._batch
-        K.play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)))
+        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)))
         o = batch._off[P_O_SCORES]
         return batch.state.ls[g, o : o + game.num_players].tolist()
 
