@@ -50,9 +50,14 @@ CONFIGS = [
     ({"expansions": ("darmstadt",), "num_players": 4, "reward": "score_delta",
       "rules": {"darmstadt": {"church_bonus_unoccupied": False, "remove_base_cloisters": False,
                               "church_bonus_guests": "church"}}}, range(1400, 1415)),
+    ({"expansions": ("shrines",)}, range(1500, 1525)),
+    ({"expansions": ("shrines",), "num_players": 3, "reward": "score_diff",
+      "rules": {"shrines": {"sixth_tile": True, "strict_pairing": False}}}, range(1600, 1615)),
+    ({"expansions": ("darmstadt", "shrines"), "num_players": 4,
+      "rules": {"shrines": {"churches_are_cloisters": False}}}, range(1700, 1715)),
 ]  # fmt: skip
 # Every combination of the expansions the compiled engine covers, 2-5 players in turn, a few games each.
-COVERED = ("darmstadt", "king_robber", "river2")
+COVERED = ("darmstadt", "king_robber", "river2", "shrines")
 COMBOS = [tuple(k for j, k in enumerate(COVERED) if m >> j & 1) for m in range(1, 1 << len(COVERED))]
 # seeds whose random play draws a tile that fits nowhere (discarded), found by scanning 3,000 seeds
 DISCARD_SEEDS = {(): [148, 187, 259], ("king_robber",): [6, 27, 60]}
@@ -108,6 +113,37 @@ def test_darmstadt_bonuses_are_identical(batches, rule):
             assert any(what == bonus and value == 3 for what, _, _, _, value, _ in log), seed
         else:
             assert any(w == 0 and not f and v == 2 * (a + b) + 3 for w, f, a, b, v, _ in log), seed
+
+
+# Heretics and Shrines seeds whose random play (compare_game's) has a shrine-cloister challenge: found by
+# scanning 1,500 seeds (a challenge needs a shrine and a cloister side by side, one completed while the
+# other is occupied).
+CHALLENGE_SEEDS = [870, 979]
+
+
+def _reference_challenges(opts: EnvOptions, seed: int) -> int:
+    """Followers the reference returns for a lost challenge in compare_game's random play of ``seed``."""
+    from carc_env.core import FollowerReturned
+
+    ref = Match(opts)
+    ref.reset(seed)
+    game = ref.game
+    rng = np.random.default_rng(seed)
+    lost = 0
+    while not game.over:
+        view = ref.view()
+        legal = np.flatnonzero(view.mask)
+        pc = ref.codec.codecs[game.phase]
+        events = game.apply(pc.decode(game, view, int(legal[rng.integers(len(legal))]) - pc.start))
+        lost += sum(1 for e in events if isinstance(e, FollowerReturned) and "challenge" in e.reason)
+    return lost
+
+
+@pytest.mark.parametrize("seed", CHALLENGE_SEEDS)
+def test_shrine_challenges_are_identical(batches, seed):
+    opts, fast = batches({"expansions": ("shrines",)})
+    assert _reference_challenges(opts, seed) > 0  # the game has a challenge ...
+    compare_game(opts, seed, fast, all_seats_every=2)  # ... and the compiled engine plays it identically
 
 
 @pytest.mark.parametrize("expansions", sorted(DISCARD_SEEDS))
@@ -257,7 +293,6 @@ def test_configurations_outside_the_compiled_rules_are_not_covered():
     assert coverage(EnvOptions.from_kwargs(expansions=("river2", "king_robber"))) is None
     assert "count" in coverage(EnvOptions.from_kwargs(expansions=("count",)))
     assert "count" in coverage(EnvOptions.from_kwargs(expansions=("count", "river2")))
-    assert "shrines" in coverage(EnvOptions.from_kwargs(expansions=("shrines",)))
     assert coverage(EnvOptions.from_kwargs(num_players=5, expansions=("king_robber",))) is None
 
 

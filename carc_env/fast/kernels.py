@@ -398,6 +398,34 @@ def field_cities(T, S, g, root):
 
 
 @kernel
+def remove_followers(T, S, g, root):
+    """The reference's Game.remove_followers: the followers on feature ``root`` go back to their supplies."""
+    nd, ls = S.nd, S.ls
+    osu = T.P[P_O_SUPPLY]
+    x = root
+    removed = 0
+    while True:
+        o = nd[g, x, N_OWNER]
+        if o >= 0:
+            ls[g, osu + o] += 1
+            nd[g, x, N_OWNER] = -1
+            removed += 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
+    nd[g, root, N_OCC] = 0
+    if removed:
+        ofl = T.P[P_O_FL]
+        j = 0
+        for i in range(S.gi[g, G_NFL]):
+            node = ls[g, ofl + i]
+            if nd[g, node, N_OWNER] >= 0:
+                ls[g, ofl + j] = node
+                j += 1
+        S.gi[g, G_NFL] = j
+
+
+@kernel
 def score_feature(T, S, g, root):
     """The reference's Game.score_feature: majority, points, followers back to their supply.
 
@@ -445,30 +473,9 @@ def score_feature(T, S, g, root):
             if ls[g, oc + p] == best:
                 players |= 1 << p
                 ls[g, osc + p] += value
-    # followers back
-    osu = T.P[P_O_SUPPLY]
-    x = root
-    removed = 0
-    while True:
-        o = nd[g, x, N_OWNER]
-        if o >= 0:
-            ls[g, osu + o] += 1
-            nd[g, x, N_OWNER] = -1
-            removed += 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-    nd[g, root, N_OCC] = 0
-    if removed:
-        ofl = T.P[P_O_FL]
-        j = 0
-        for i in range(S.gi[g, G_NFL]):
-            node = ls[g, ofl + i]
-            if nd[g, node, N_OWNER] >= 0:
-                ls[g, ofl + j] = node
-                j += 1
-        S.gi[g, G_NFL] = j
+    remove_followers(T, S, g, root)
     log_row(T, S, g, kind, 1 if final else 0, a, b, value, players)
+    H.on_scored(T, S, g, root, kind, final)
 
 
 @kernel

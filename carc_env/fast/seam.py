@@ -69,6 +69,7 @@ HOOKS: dict[str, tuple[str, str]] = {
     "score_begin": ("", "each"),
     "on_completed": ("root, kind", "each"),
     "score_items": ("root, final", "sum"),
+    "on_scored": ("root, kind, final", "each"),
     "score_end": ("", "each"),
     "extra_turn": ("", "any"),
     "final_scoring": ("", "each"),
@@ -86,6 +87,8 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``on_completed(root, kind)``: the feature ``root`` is marked completed, before it is scored;
 * ``score_items(root, final) -> int``: points added to the value of a feature being scored (each
   majority player gets them);
+* ``on_scored(root, kind, final)``: feature ``root`` was scored (during the game or at its end) and
+  its followers are back in their supplies;
 * ``score_end``: the turn's features are scored;
 * ``extra_turn() -> bool``: True when the same player plays the next turn;
 * ``final_scoring``: the game's end, after the features are scored;
