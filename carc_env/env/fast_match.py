@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core import Game, IllegalActionError, as_index
+from ..core import Game
 from ..fast import select_engine
-from .match import Match, _freeze
+from .match import Match, MatchChecks, _freeze
 from .options import EnvOptions
 
 
@@ -50,7 +50,7 @@ class FastView:
         self.y0 = y0
 
 
-class FastMatch:
+class FastMatch(MatchChecks):
     """Game ``g`` of a :class:`~carc_env.fast.engine.FastBatch` (its own one-game batch by default)."""
 
     engine = "numba"
@@ -137,41 +137,11 @@ class FastMatch:
         x0, y0 = self.batch.window(self.g)
         return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
 
-    def check(self, index: object) -> int:
-        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why, as :meth:`Match.check` does.  Changes nothing."""
-        if not self._started:
-            raise IllegalActionError("the match has not been reset; call reset() first")
-        index = as_index(index, "an action")
-        if self.batch.over(self.g):
-            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.mask()
-        if not 0 <= index < len(mask) or not mask[index]:
-            raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
-                f"{self.batch.phase(self.g)!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
-            )
-        return index
-
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
 
         An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
         return self.batch.step_game(self.g, self.check(index))
-
-    def _describe(self, index: int) -> str:
-        """What ``index`` means now, or why it means nothing (the words of :meth:`Match._describe`)."""
-        codec = self.codec
-        if not 0 <= index < codec.n:
-            return f"outside the action space 0..{codec.n - 1}"
-        phase = codec.phase_of(index)
-        if phase != self.batch.phase(self.g):
-            r = codec.ranges[phase]
-            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
-        try:
-            return codec.action_to_text(self.game, index)  # the reference game: an error path only
-        except (IllegalActionError, ValueError) as exc:
-            return f"not a legal {phase} action here: {exc}"
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
@@ -203,7 +173,7 @@ class FastMatch:
 
 def make_match(options: EnvOptions) -> Match | FastMatch:
     """The compiled engine's match where it covers ``options`` (and ``options.engine`` allows), else Match."""
-    engine, reason = select_engine(options, options.engine)
+    engine, reason = select_engine(options.engine_config(), options.engine)
     if engine == "numba":
         return FastMatch(options)
     m = Match(options)

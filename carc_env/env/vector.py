@@ -90,7 +90,7 @@ class CarcassonneVectorEnv:
         self.options = EnvOptions.from_kwargs(**options)
         self.num_envs = num_envs
         self.num_players = n = self.options.num_players
-        self.engine, self.engine_reason = select_engine(self.options, self.options.engine)
+        self.engine, self.engine_reason = select_engine(self.options.engine_config(), self.options.engine)
         self._batch = None
         if self.engine == "numba":
             from ..fast.engine import FastBatch, default_threads

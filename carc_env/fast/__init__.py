@@ -18,6 +18,9 @@ Public names:
 
 * :func:`available`: whether Numba imports (if not, the environments run on
   the Python engine and one :class:`FastEngineWarning` says so, once);
+* :class:`~carc_env.fast.config.EngineConfig`: what the engine reads of a
+  configuration (the resolved rule set, window and reward; env options resolve
+  into one, once: ``EnvOptions.engine_config()``);
 * :func:`coverage` / :func:`select_engine`: which engine a configuration gets,
   and why;
 * :class:`~carc_env.fast.engine.FastBatch`: N games stepped by the kernels
@@ -40,6 +43,7 @@ import warnings
 from typing import Any
 
 from ..core import ConfigError
+from .config import EngineConfig
 from .support import FastSupport
 from .tables import coverage, rules_coverage
 
@@ -75,7 +79,8 @@ def available() -> bool:
 
 
 def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
-    """``(engine, reason)`` for validated env options: ``"numba"`` where the compiled engine covers them
+    """``(engine, reason)`` for a configuration (an :class:`EngineConfig` or validated env options):
+    ``"numba"`` where the compiled engine covers it
     (and Numba imports), else ``"python"`` with the reason in words.  ``engine="numba"`` raises
     ConfigError instead of falling back; ``"python"`` always picks the reference engine."""
     if engine not in ENGINES:
@@ -93,6 +98,6 @@ def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
 
 
 __all__ = [
-    "ENGINES", "FastEngineWarning", "FastSupport", "available", "coverage", "rules_coverage",
+    "ENGINES", "EngineConfig", "FastEngineWarning", "FastSupport", "available", "coverage", "rules_coverage",
     "select_engine",
 ]  # fmt: skip

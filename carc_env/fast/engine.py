@@ -3,8 +3,8 @@
 Contract
 --------
 ``FastBatch(options, num_games, threads=1)`` holds ``num_games`` games of one
-configuration (validated :class:`~carc_env.env.options.EnvOptions` that
-:func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
+configuration (an :class:`~carc_env.fast.config.EngineConfig`, or validated
+:class:`~carc_env.env.options.EnvOptions`, that :func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
 axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
 
 * seeds: :meth:`reset` ``(g, seed)`` seeds game ``g``'s stream as
@@ -43,6 +43,7 @@ import numpy as np
 from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from ..core.actions import checked_action, parse_basic
 from . import kernels as K
+from .config import engine_config
 from .seam import engine as E
 from .tables import (
     HIST_W,
@@ -94,8 +95,8 @@ class FastBatch:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
-        self.options = options
-        self.layout = layout or build_layout(options)
+        self.options = engine_config(options)
+        self.layout = layout or build_layout(self.options)
         self.tables = self.layout.tables
         self.num_games = num_games
         self.num_players = self.layout.num_players

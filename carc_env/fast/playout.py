@@ -27,7 +27,6 @@ slot 1 out in one kernel call.  A leaf that does not extend the root (or no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,33 +34,12 @@ import numpy as np
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.config import RuleSet
 from . import kernels as K
+from .config import EngineConfig
 from .seam import engine as E
-from .tables import P_O_BAG, P_O_SCORES, build_layout, rules_coverage
+from .tables import P_O_BAG, P_O_SCORES, rules_coverage
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
-
-
-@dataclass(frozen=True)
-class _Options:
-    """What :func:`build_layout` reads of the env options (play-outs need no observations or rewards)."""
-
-    config: Any
-    window: tuple[int, int] = (27, 27)
-    reward: str = "win_loss"
-    reward_scale: float = 0.01
-    rules: dict = field(default_factory=dict)
-
-    @property
-    def num_players(self) -> int:
-        return self.config.num_players
-
-    @property
-    def followers(self) -> int:
-        return self.config.followers
-
-    def game_config(self) -> Any:
-        return self.config
 
 
 def covers(rules: RuleSet) -> bool:
@@ -90,8 +68,7 @@ class FastPlayout:
         if self._batch is None or self._config_key != key:
             from .engine import FastBatch
 
-            opts = _Options(game.config)
-            self._batch = FastBatch(opts, 2, layout=build_layout(opts))
+            self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
             self._config_key = key
             self._root = None
         return self._batch

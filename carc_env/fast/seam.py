@@ -53,10 +53,15 @@ from typing import Any
 from ..expansions import part
 from ..expansions import plugins as _registered
 
-try:
-    from numba import njit
-except ImportError:  # the engine cannot run; coverage still reads the plug-ins' declarations
-    njit = None
+
+def _njit() -> Any:
+    """numba.njit, imported on the first kernel (importing carc_env does not import Numba); None without
+    Numba: the engine cannot run, and coverage still reads the plug-ins' declarations."""
+    try:
+        from numba import njit
+    except ImportError:
+        return None
+    return njit
 
 # Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
 # plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
@@ -113,11 +118,13 @@ ENTRY_POINTS = ("reset_range", "step_one", "step_range", "observe_range", "masks
 def kernel(fn: Any) -> Any:
     """Decorator of a plug-in kernel or an engine function (compiled into the entry points).  Without
     Numba it leaves the function as it is: the declarations stay importable (coverage says why not)."""
+    njit = _njit()
     return fn if njit is None else njit(**INNER_OPTS)(fn)
 
 
 def inline(fn: Any) -> Any:
     """:func:`kernel` for a tiny helper: inlined in Numba's IR where it is called, never compiled alone."""
+    njit = _njit()
     return fn if njit is None else njit(inline="always", **INNER_OPTS)(fn)
 
 

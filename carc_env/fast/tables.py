@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.config import N_PATTERNS, RuleSet, ruleset
+from ..core.config import N_PATTERNS, RuleSet
 from ..core.expansion import Expansion, overrides
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
+from .config import EngineConfig, engine_config
 from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
 from .seam import support as _support
 from .support import PARAMETERS, FastSupport
@@ -53,11 +54,12 @@ until its fast part lists it."""
 
 
 def coverage(options: Any) -> str | None:
-    """None if the compiled engine covers these env options, else the reason (for logs and ``engine_reason``).
+    """None if the compiled engine covers this configuration, else the reason (for logs and ``engine_reason``).
 
-    ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`.
+    ``options``: an :class:`~carc_env.fast.config.EngineConfig`, or validated env options (their
+    ``engine_config()``).
     """
-    return rules_coverage(ruleset(options.game_config()))
+    return rules_coverage(engine_config(options).rules)
 
 
 def rules_coverage(rules: RuleSet) -> str | None:
@@ -202,7 +204,7 @@ REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
 class Layout:
     """The tables of one configuration plus the Python-side objects they came from."""
 
-    options: Any
+    options: EngineConfig
     rules: RuleSet
     codec: ActionCodec
     encoder: ObservationEncoder
@@ -244,8 +246,9 @@ def _expect_channel(names: list[str], index: int, name: str) -> None:
 
 
 def build_layout(options: Any) -> Layout:
-    """Tables of validated env options (the caller checks :func:`coverage` first)."""
-    rules = ruleset(options.game_config())
+    """Tables of a configuration (an EngineConfig or env options; the caller checks :func:`coverage` first)."""
+    options = engine_config(options)
+    rules = options.rules
     n = int(options.num_players)
     codec = ActionCodec(rules, options.window)
     encoder = ObservationEncoder(rules, n, codec, options.followers)
