@@ -146,7 +146,7 @@ def jit_cost(kw: dict) -> dict:
     root = os.path.join(os.path.dirname(__file__), "..")
     out = {}
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=os.path.abspath(root))
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARC_ENV_CACHE_DIR=cache, PYTHONPATH=os.path.abspath(root))
         for label in ("first_process", "cached_process"):
             res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=root)
             if res.returncode:

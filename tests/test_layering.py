@@ -226,6 +226,25 @@ def test_no_expansion_name_outside_its_own_plug_in():
                 )
 
 
+def test_the_compiled_engine_names_no_expansion():
+    """``carc_env/fast/`` is the engine and the seam; every rule of a plug-in is in the plug-in's own ``fast``
+    part.  Not even a comment, an identifier or a docstring of fast/ names an expansion (its key or its
+    plug-in class, but the base game's and the word "count"), nor a building kind or tag only an
+    expansion's tiles declare."""
+    import re
+
+    keys, names = _declared_names()
+    words = (keys - {"base", "count"}) | {cls.__name__ for k, cls in registry().items() if k != "base"} | names
+    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(sorted(map(re.escape, words))) + r")(?![A-Za-z0-9])", re.I)
+    assert pattern.search("the River2 kernels") and pattern.search("G_KING_ROBBER = 3")
+    fast = [f for f in SOURCES if _layer(_module_name(f))[0] == "fast"]
+    assert len(fast) >= 5
+    for f in fast:
+        for line_no, line in enumerate(f.read_text().splitlines(), 1):
+            m = pattern.search(line)
+            assert m is None, f"carc_env/fast/{f.name}:{line_no} names {m.group(0)!r}: move it to the plug-in's fast part"
+
+
 def test_agents_use_only_the_public_api():
     agents = ROOT.parent / "agents"
     for f in sorted(agents.glob("**/*.py")):

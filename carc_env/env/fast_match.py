@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from ..core import Game
 from ..fast import select_engine
-from .match import Match, _freeze, check_action, describe_action
+from .match import Match, MatchChecks, _freeze
 from .options import EnvOptions
 
 
@@ -50,7 +50,7 @@ class FastView:
         self.y0 = y0
 
 
-class FastMatch:
+class FastMatch(MatchChecks):
     """Game ``g`` of a :class:`~carc_env.fast.engine.FastBatch` (its own one-game batch by default)."""
 
     engine = "numba"
@@ -154,18 +154,11 @@ class FastMatch:
         x0, y0 = self.batch.window(self.g)
         return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
 
-    def check(self, index: object) -> int:
-        """As :meth:`Match.check` (:func:`~carc_env.env.match.check_action`, the same words)."""
-        return check_action(self, index)
-
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
 
         An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
         return self.batch.step_game(self.g, self.check(index))
-
-    def _describe(self, index: int) -> str:
-        return describe_action(self, index)
 
     # ------------------------------------------------------------------ observing
     def observe(self, seat: int) -> dict[str, np.ndarray]:
@@ -231,7 +224,7 @@ class FastMatch:
 
 def make_match(options: EnvOptions) -> Match | FastMatch:
     """The compiled engine's match where it covers ``options`` (and ``options.engine`` allows), else Match."""
-    engine, reason = select_engine(options, options.engine)
+    engine, reason = select_engine(options.engine_config(), options.engine)
     if engine == "numba":
         return FastMatch(options)
     m = Match(options)

@@ -33,13 +33,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from ..core import Game, IllegalActionError, as_index
-from ..core.config import ruleset
 from ..encoding import ActionCodec, ObservationEncoder, StateView
 from ..encoding.action_features import action_feature_shapes, encode_action_features
 from .options import EnvOptions
@@ -50,41 +48,43 @@ def _freeze(*arrays: np.ndarray) -> None:
         a.flags.writeable = False
 
 
-def check_action(match: Any, index: object) -> int:
-    """``index`` as an int if it is a legal action of ``match`` now; else IllegalActionError (an
-    ``ActionTypeError`` for a non-integer) saying why.  Written against the accessors both engines'
-    matches answer (``started``, ``over``, ``mask()``, ``player``, ``phase``), so :class:`Match` and
-    :class:`~carc_env.env.fast_match.FastMatch` check with the same words."""
-    if not match.started:
-        raise IllegalActionError("the match has not been reset; call reset() first")
-    index = as_index(index, "an action")
-    if match.over:
-        raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-    mask = match.mask()
-    if not 0 <= index < len(mask) or not mask[index]:
-        raise IllegalActionError(
-            f"action {index} ({describe_action(match, index)}) is not legal for seat {match.player} in phase "
-            f"{match.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
-        )
-    return index
+class MatchChecks:
+    """The checks both engines' matches make, with the same messages (:class:`Match`,
+    :class:`~carc_env.env.fast_match.FastMatch`): they read only ``started``, ``over``, ``player``,
+    ``phase``, ``mask()``, ``codec`` and, on an error path, ``game``."""
+
+    def check(self, index: object) -> int:
+        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
+        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing."""
+        if not self.started:
+            raise IllegalActionError("the match has not been reset; call reset() first")
+        index = as_index(index, "an action")
+        if self.over:
+            raise IllegalActionError(f"action {index}: the game is over; no action is legal")
+        mask = self.mask()
+        if not 0 <= index < len(mask) or not mask[index]:
+            raise IllegalActionError(
+                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
+                f"{self.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+            )
+        return index
+
+    def _describe(self, index: int) -> str:
+        """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
+        codec = self.codec
+        if not 0 <= index < codec.n:
+            return f"outside the action space 0..{codec.n - 1}"
+        phase = codec.phase_of(index)
+        if phase != self.phase:
+            r = codec.ranges[phase]
+            return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
+        try:
+            return codec.action_to_text(self.game, index)  # the reference game (rebuilt on the compiled engine)
+        except (IllegalActionError, ValueError) as exc:
+            return f"not a legal {phase} action here: {exc}"
 
 
-def describe_action(match: Any, index: int) -> str:
-    """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
-    codec = match.codec
-    if not 0 <= index < codec.n:
-        return f"outside the action space 0..{codec.n - 1}"
-    phase = codec.phase_of(index)
-    if phase != match.phase:
-        r = codec.ranges[phase]
-        return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
-    try:
-        return codec.action_to_text(match.game, index)  # FastMatch: the reference game (error path only)
-    except (IllegalActionError, ValueError) as exc:
-        return f"not a legal {phase} action here: {exc}"
-
-
-class Match:
+class Match(MatchChecks):
     """A game plus codec, encoder and reward bookkeeping.  See the module docstring."""
 
     engine = "python"
@@ -94,8 +94,8 @@ class Match:
 
     def __init__(self, options: EnvOptions) -> None:
         self.options = options
-        self.config = options.game_config()
-        self.rules = ruleset(self.config)
+        self.rules = options.rule_set()  # resolved once, by the options' validation
+        self.config = self.rules.config
         self.num_players = options.num_players
         self.codec = ActionCodec(self.rules, options.window)
         self.encoder = ObservationEncoder(self.rules, self.num_players, self.codec, self.rules.followers)
@@ -187,11 +187,6 @@ class Match:
         """The codec's view of the current state (window, mask, legal placements)."""
         return self.codec.view(self.game)
 
-    def check(self, index: object) -> int:
-        """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
-        ``ActionTypeError`` for a non-integer) saying why.  Changes nothing (:func:`check_action`)."""
-        return check_action(self, index)
-
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
 
@@ -205,9 +200,6 @@ class Match:
         game.apply(pc.decode(game, view, index - pc.start))
         self._obs = {}
         return self.rewards(before)
-
-    def _describe(self, index: int) -> str:
-        return describe_action(self, index)
 
     def rewards(self, before: Sequence[int]) -> list[float]:
         game = self.game

@@ -52,10 +52,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import ConfigError, GameConfig
-from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, ruleset, with_default_expansions
+from ..core.config import DEFAULT_EXPANSIONS, MAX_PLAYERS, MIN_PLAYERS, RuleSet, ruleset, with_default_expansions
 from ..encoding import default_window
 from ..encoding.spec import DEFAULT_PLACEMENT_ROWS
 from ..fast import ENGINES  # declared once, by the engine selection
+from ..fast.config import EngineConfig
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
 OBS_FORMATS = ("dict", "classic")
@@ -150,8 +151,10 @@ class EnvOptions:
         k = self.action_feature_rows
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 4096:
             raise ConfigError(f"option action_feature_rows must be an integer from 1 to 4096, got {k!r}")
-        # The core validates the game itself (expansion keys, combinations, rule options).
+        # The core validates the game itself (expansion keys, combinations, rule options); the rule set
+        # it resolves is kept: the engines read it (rule_set, engine_config) instead of resolving it again.
         rules = ruleset(self.game_config())
+        object.__setattr__(self, "_rule_set", rules)
         if w is None:
             w = default_window(rules)
         elif rules.layout is not None and (w[0] < rules.layout.height or w[1] < rules.layout.width):
@@ -163,6 +166,23 @@ class EnvOptions:
 
     def game_config(self) -> GameConfig:
         return GameConfig(self.num_players, tuple(self.expansions), self.rules, self.followers)
+
+    def rule_set(self) -> RuleSet:
+        """The game's rule set, resolved once (by :meth:`validate`)."""
+        rules = self.__dict__.get("_rule_set")
+        if rules is None:  # options made without validate (dataclasses.replace)
+            rules = ruleset(self.game_config())
+            object.__setattr__(self, "_rule_set", rules)
+        return rules
+
+    def engine_config(self) -> EngineConfig:
+        """What the compiled engine reads of these options: choosing and building an engine read this."""
+        cfg = self.__dict__.get("_engine_config")
+        if cfg is None:
+            cfg = EngineConfig(self.rule_set(), tuple(self.window), self.reward, float(self.reward_scale),
+                               self.action_features)
+            object.__setattr__(self, "_engine_config", cfg)
+        return cfg
 
 
 __all__ = ["EnvOptions", "ENGINES", "OBS_FORMATS", "REWARD_MODES", "RENDER_MODES"]

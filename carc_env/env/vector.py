@@ -177,7 +177,7 @@ class CarcassonneVectorEnv(VectorEnv):
         self.options = EnvOptions.from_kwargs(**options)
         self.num_envs = num_envs
         self.num_players = n = self.options.num_players
-        self.engine, self.engine_reason = select_engine(self.options, self.options.engine)
+        self.engine, self.engine_reason = select_engine(self.options.engine_config(), self.options.engine)
         self._batch: Any = None  # a FastBatch on the compiled engine (carc_env.fast imports numba lazily)
         if self.engine == "numba":
             from ..fast.engine import FastBatch, default_threads

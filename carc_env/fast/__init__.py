@@ -7,15 +7,20 @@ configuration (``engine="auto"``, the default), and say which engine runs
 (``env.unwrapped.engine``, ``CarcassonneVectorEnv.engine``).
 
 Covered (:func:`coverage`): the base game with 2 to 5 players, any number of
-followers, every base-game option (``count_tile_once`` either way), every
-reward mode and window size; with King & Robber Baron, The River II (every
-option) or both.  The Count of Carcassonne, Heretics and Shrines and
-Darmstadt (alone or combined with anything) run on the Python engine.
+followers, every base-game option, every reward mode and window size; with
+any combination of the expansions whose plug-in has a ``fast`` part (its
+compiled rules: :mod:`carc_env.fast.seam`, :mod:`carc_env.fast.support`) and
+every option that part lists.  The coverage table is in
+``docs/architecture.md``; any other configuration runs on the Python engine,
+and ``engine_reason`` says why.
 
 Public names:
 
 * :func:`available`: whether Numba imports (if not, the environments run on
   the Python engine and one :class:`FastEngineWarning` says so, once);
+* :class:`~carc_env.fast.config.EngineConfig`: what the engine reads of a
+  configuration (the resolved rule set, window and reward; env options resolve
+  into one, once: ``EnvOptions.engine_config()``);
 * :func:`coverage` / :func:`select_engine`: which engine a configuration gets,
   and why;
 * :class:`~carc_env.fast.engine.FastBatch`: N games stepped by the kernels
@@ -24,11 +29,12 @@ Public names:
   against the reference (``tests/test_fast_differential.py``,
   ``scripts/fast_differential.py``);
 * :class:`~carc_env.fast.support.FastSupport`: what a plug-in's ``fast`` part
-  declares.
+  declares; :mod:`carc_env.fast.seam`: how its kernels join the engine.
 
-The kernels are compiled on first use and cached on disk (``cache=True``):
-the first process on a machine pays the compilation (``scripts/bench.py``
-reports it), later ones load the cache in about a second.
+The kernels are compiled on first use and cached on disk (the composed
+module's entry points, :mod:`carc_env.fast.seam`): the first process on a
+machine pays the compilation (``scripts/bench.py`` reports it), later ones
+load the cache in about a second.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import warnings
 from typing import Any
 
 from ..core import ConfigError
+from .config import EngineConfig
 from .support import FastSupport
 from .tables import coverage, features_coverage, rules_coverage
 
@@ -72,7 +79,8 @@ def available() -> bool:
 
 
 def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
-    """``(engine, reason)`` for validated env options: ``"numba"`` where the compiled engine covers them
+    """``(engine, reason)`` for a configuration (an :class:`EngineConfig` or validated env options):
+    ``"numba"`` where the compiled engine covers it
     (and Numba imports), else ``"python"`` with the reason in words.  ``engine="numba"`` raises
     ConfigError instead of falling back; ``"python"`` always picks the reference engine."""
     if engine not in ENGINES:
@@ -90,6 +98,7 @@ def select_engine(options: Any, engine: str = "auto") -> tuple[str, str]:
 
 
 __all__ = [
-    "ENGINES", "FastEngineWarning", "FastSupport", "available", "coverage", "features_coverage", "rules_coverage",
+    "ENGINES", "EngineConfig", "FastEngineWarning", "FastSupport", "available", "coverage", "features_coverage",
+    "rules_coverage",
     "select_engine",
 ]  # fmt: skip

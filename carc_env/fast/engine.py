@@ -3,8 +3,8 @@
 Contract
 --------
 ``FastBatch(options, num_games, threads=1)`` holds ``num_games`` games of one
-configuration (validated :class:`~carc_env.env.options.EnvOptions` that
-:func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
+configuration (an :class:`~carc_env.fast.config.EngineConfig`, or validated
+:class:`~carc_env.env.options.EnvOptions`, that :func:`~carc_env.fast.tables.coverage` accepts) as arrays with a leading game
 axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
 
 * seeds: :meth:`reset` ``(g, seed)`` seeds game ``g``'s stream as
@@ -43,6 +43,8 @@ import numpy as np
 from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from ..core.actions import checked_action, parse_action
 from . import kernels as K
+from .config import engine_config
+from .seam import engine as E
 from .tables import (
     HIST_W,
     LOG_W,
@@ -93,8 +95,8 @@ class FastBatch:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
-        self.options = options
-        self.layout = layout or build_layout(options)
+        self.options = engine_config(options)
+        self.layout = layout or build_layout(self.options)
         self.tables = self.layout.tables
         self.num_games = num_games
         self.num_players = self.layout.num_players
@@ -183,7 +185,7 @@ class FastBatch:
         # nothing raises from here on
         self._seed_rngs[g] = stream
         self._load_next(g, bag)
-        K.reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
+        E().reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
         self._vers[g] += 1
         self.seeds[g] = s
         self.draw_orders[g] = order
@@ -266,7 +268,7 @@ class FastBatch:
         T, S = self.tables, self.state
         self._epoch += 1
         if self.threads == 1:
-            bad = K.step_range(T, S, 0, G, *args)
+            bad = E().step_range(T, S, 0, G, *args)
         else:
             # The threads take chunks of games from a shared counter (next() on it is atomic under the GIL,
             # the kernels release the GIL): a thread the OS deschedules leaves its work to the others.
@@ -280,7 +282,7 @@ class FastBatch:
                 for i in counter:
                     if i >= len(cuts) - 1:
                         return done
-                    done += K.step_range(T, S, cuts[i], cuts[i + 1], *args)
+                    done += E().step_range(T, S, cuts[i], cuts[i + 1], *args)
                 return done  # pragma: no cover - the counter never ends
 
             futs = [self._pool.submit(work) for _ in range(self.threads - 1)]
@@ -308,7 +310,7 @@ class FastBatch:
         obs = self.empty_obs(G)
         games = np.arange(G, dtype=np.int64)
         seats = self.state.gi[:, K.G_PLAYER].copy()
-        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
                         obs["action_mask"])
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
@@ -320,8 +322,8 @@ class FastBatch:
         games = np.asarray(games, dtype=np.int64)
         seats = np.asarray(seats, dtype=np.int64)
         obs = self.empty_obs(len(games))
-        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
-                        obs["action_mask"])
+        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                          obs["action_mask"])
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
         return obs
@@ -330,7 +332,7 @@ class FastBatch:
         """The deciding seats' masks of ``games`` (int8 (len, N), fresh; zero rows for finished games)."""
         games = np.asarray(games, dtype=np.int64)
         m = np.empty((len(games), self.codec.n), dtype=np.int8)
-        K.masks_range(self.tables, self.state, games, m)
+        E().masks_range(self.tables, self.state, games, m)
         return m
 
     def step_games(self, games: Any, actions: Any) -> np.ndarray:
@@ -377,7 +379,7 @@ class FastBatch:
         if not 0 <= action < self.codec.n:
             raise IllegalActionError(f"action {action} is outside the action space 0..{self.codec.n - 1}")
         r = self._scratch_rewards
-        if not K.step_one(self.tables, self.state, g, -1, action, 0, 0, r):
+        if not E().step_one(self.tables, self.state, g, -1, action, 0, 0, r):
             raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
         self._vers[g] += 1
         if self._shadow[g] is not None:
@@ -404,7 +406,7 @@ class FastBatch:
         if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         r = self._scratch_rewards
-        if not K.step_one(self.tables, self.state, g, *args, r):
+        if not E().step_one(self.tables, self.state, g, *args, r):
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         self._vers[g] += 1
         if self._shadow[g] is not None:
@@ -492,8 +494,8 @@ class FastBatch:
         """Observation of game g for absolute ``seat`` (fresh arrays)."""
         obs = self.empty_obs(1)
         games, seats = np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64)
-        K.observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
-                        obs["action_mask"])
+        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
+                          obs["action_mask"])
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
         return {k: v[0] for k, v in obs.items()}
@@ -501,7 +503,7 @@ class FastBatch:
     def mask(self, g: int) -> np.ndarray:
         """The deciding seat's int8 action mask of game g (fresh array; all zero once the game is over)."""
         m = np.empty((1, self.codec.n), dtype=np.int8)
-        K.masks_range(self.tables, self.state, np.array([g], dtype=np.int64), m)
+        E().masks_range(self.tables, self.state, np.array([g], dtype=np.int64), m)
         return m[0]
 
     # ------------------------------------------------------------------ inspection
@@ -564,8 +566,8 @@ class FastBatch:
         """Scoring rows of the running game: ``(what, final, a, b, value, players bitmask)``.
 
         ``what`` is the feature kind (0 city, 1 road, 2 field, 3 building) with ``a`` its tiles (city, road),
-        neighbours (building) or completed cities (field) and ``b`` the pennants (city); or 10 / 11 for the
-        King / the Robber Baron at the end (``a`` completed cities / roads).  ``players``: who scored ``value``.
+        neighbours (building) or completed cities (field) and ``b`` the pennants (city); or a plug-in's award
+        code (``layout.award_codes``) with ``a`` what its kernel logs.  ``players``: who scored ``value``.
         """
         n = int(self.state.gi[g, K.G_NLOG])
         o = self._off[P_O_LOG]
@@ -621,7 +623,7 @@ class FastBatch:
         seeds = [int(s) for s in seeds]
         bags = np.stack([self.bag_of(s) for s in seeds])
         stats = np.zeros(5, dtype=np.int64)
-        K.play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
+        E().play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
         self.seeds[g] = seeds[-1]  # slot g holds the last game played
         self.draw_orders[g] = None
         self._seed_rngs[g] = None

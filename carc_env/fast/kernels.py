@@ -14,8 +14,13 @@ floating-point features are computed with the same operations in the same
 precision.  ``tests/test_fast_differential.py`` checks all of it against the
 reference, observation bytes included.
 
+Plug-ins: the engine calls the enabled plug-ins' kernels at the compiled hooks
+of :data:`carc_env.fast.seam.HOOKS`, through ``H``, the composed module
+(:func:`carc_env.fast.seam.engine` sets it); nothing here names a plug-in.
+
 Entry points (all ``nogil``; the batch wrapper runs them on several threads
-over disjoint game ranges):
+over disjoint game ranges; called from Python through the composed module,
+which caches them on disk):
 
 * :func:`reset_range`: start games from their prepared draw orders;
 * :func:`step_one` / :func:`step_range`: decode and apply one flat action per
@@ -34,8 +39,8 @@ frontier slot ``-(v + 2)``; ``pl[g, k]``: placement ``k`` as (x, y, tile,
 rotation, first node); ``fr[g, slot]``: frontier cell (x, y, pattern);
 ``nd[g, node, N_*]``: union-find node data; ``ls[g]``: the per-game lists
 (legal rotations per frontier slot, followers on the board, spots, scores,
-supplies, the draw order, the history, the score log, the open river ends, ...) at the offsets
-``T.P[P_O_*]``.  Few arrays on purpose: a kernel call from Python unboxes
+supplies, the draw order, the history, the score log, ...) at the offsets
+``T.P[P_O_*]``, then the enabled plug-ins' integers.  Few arrays on purpose: a kernel call from Python unboxes
 each one, and the kernels run without reference counting (``_nrt=False``:
 they never allocate), which would otherwise cost more than the rules.
 """
@@ -43,13 +48,13 @@ they never allocate), which would otherwise cost more than the rules.
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..core.config import PATTERN_BITS
+from .seam import inline, kernel
 from .tables import (
-    ENDS_CAP,
     ENT_CAP,
     F_INV_FOLLOWERS,
     F_REWARD_SCALE,
@@ -63,7 +68,6 @@ from .tables import (
     P_CH_LAST,
     P_CH_LEGAL,
     P_CH_OPEN,
-    P_CH_RIVER_END,
     P_CH_SIZE,
     P_COLS,
     P_FOL_START,
@@ -72,7 +76,6 @@ from .tables import (
     P_G_CLIPPED,
     P_G_DECIDING,
     P_G_DRAWN,
-    P_G_KR,
     P_G_LEAD,
     P_G_LEGAL,
     P_G_PHASE,
@@ -80,16 +83,13 @@ from .tables import (
     P_G_PLACED_ROT,
     P_G_PROGRESS,
     P_G_REMAINING,
-    P_G_RIVER,
     P_G_SCORE,
     P_G_SUPPLY,
     P_G_TURN,
     P_GOFF,
     P_HCAP,
-    P_KR,
-    P_LAKE_EXTRA,
-    P_LAKE_T,
     P_LCAP,
+    P_LS_LEN,
     P_MAXSEG,
     P_NPLAYERS,
     P_NS,
@@ -99,7 +99,6 @@ from .tables import (
     P_O_BEFORE,
     P_O_CNT,
     P_O_COMP,
-    P_O_ENDS,
     P_O_FL,
     P_O_FMASK,
     P_O_HIST,
@@ -114,9 +113,8 @@ from .tables import (
     P_PH_FOLLOWER,
     P_PH_OVER,
     P_PH_TILE,
+    P_PLUG_LS,
     P_REWARD,
-    P_RIVER,
-    P_RIVER_TOTAL,
     P_ROWS,
     P_START_R,
     P_START_T,
@@ -125,7 +123,6 @@ from .tables import (
     P_TILE_N,
     P_TILE_ONCE,
     P_TOTAL,
-    RIVER_EDGE,
     TC_BSEG,
     TC_CE,
     TC_EC,
@@ -141,7 +138,6 @@ from .tables import (
     TC_OS_SEG,
     TC_OS_SIDE,
     TC_PEN0,
-    TC_RIVER,
     TC_SKIND,
 )
 
@@ -151,8 +147,7 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 # ---- gi: per-game integers
 (G_NPL, G_NNODES, G_NF, G_NFL, G_BAG_I, G_BAG_N, G_TURNP, G_PLAYER, G_PHASE, G_CUR, G_TURN, G_NSPOTS,
  G_NPEND, G_NCOMP, G_MINX, G_MAXX, G_MINY, G_MAXY, G_X0, G_Y0, G_INSIDE, G_OUTSIDE, G_NLEGAL, G_NHIST,
- G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_KING, G_KING_SIZE, G_ROBBER, G_ROBBER_SIZE, G_DISCARDS, G_ERR,
- G_ENDING, G_RIVER_DONE, G_EXTRA_TURN, G_NENDS, G_LEN) = range(39)  # fmt: skip
+ G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_DISCARDS, G_ERR, G_ENDING, G_LEN) = range(32)  # fmt: skip
 # ---- nd: per-node fields
 (N_PARENT, N_KIND, N_PL, N_OPEN, N_PEN, N_TCOUNT, N_NCOUNT, N_NEXT, N_DONE, N_OCC, N_OWNER, N_NB, N_SCRATCH,
  N_BITS, N_LEN) = range(15)  # fmt: skip
@@ -163,8 +158,7 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 PH_TILE, PH_FOLLOWER, PH_OVER = 0, 1, 2
 # ---- hist rows: (kind, a, b, c)
 H_TILE, H_FOLLOWER, H_PASS = 0, 1, 2
-# ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or LOG_KING / LOG_ROBBER
-LOG_KING, LOG_ROBBER = 10, 11
+# ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or a plug-in's award code
 # ---- error codes in gi[G_ERR]
 ERR_NONE, ERR_ILLEGAL, ERR_OVER = 0, 1, 2
 
@@ -176,16 +170,17 @@ N8Y = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 PB = PATTERN_BITS
 EMPTY = -1
 
-# No NRT: the kernels never allocate, and without it no call passes reference counts of the state and
-# table arrays (atomic increments that cost more than the rules themselves and contend across threads).
-_opts = {"cache": True, "nogil": True, "_nrt": False}
-# Internal functions are never called from Python: no CPython wrapper (compile time).
-_inner = {**_opts, "no_cpython_wrapper": True}
-_inline = {**_inner, "inline": "always"}  # tiny helpers: inlined in numba's IR, never compiled alone
+# Everything here is compiled into the composed module's entry points (seam.kernel: no NRT, no CPython
+# wrapper, not cached alone, since the kernels it calls depend on the composed plug-ins); tiny helpers
+# are inlined in Numba's IR (seam.inline).
+
+H: Any = None
+"""The composed module: the compiled hooks (``H.after_placement(T, S, g, ...)``...) calling the enabled
+plug-ins' kernels.  :func:`carc_env.fast.seam.engine` sets it before anything here compiles."""
 
 
 # ============================================================== union-find
-@njit(**_inner)
+@kernel
 def find(nd, g, x):
     """Root of node x, with path halving (as the reference's Game.find; roots never change by it)."""
     while nd[g, x, N_PARENT] != x:
@@ -195,7 +190,7 @@ def find(nd, g, x):
     return x
 
 
-@njit(**_inner)
+@kernel
 def union(T, S, g, a, b):
     """The reference's Game.union (carc_env.core.features): the root with more distinct tiles (cities, roads) stays root."""
     nd, ls = S.nd, S.ls
@@ -241,7 +236,7 @@ def union(T, S, g, a, b):
 
 
 # ============================================================== board
-@njit(**_inline)
+@inline
 def frontier_require(T, S, g, x, y, side, code):
     off = T.P[P_GOFF]
     v = S.grid[g, y + off, x + off]
@@ -256,7 +251,7 @@ def frontier_require(T, S, g, x, y, side, code):
         S.fr[g, -2 - v, 2] |= code << (PB * side)
 
 
-@njit(**_inner)
+@kernel
 def put_tile(T, S, g, t, x, y, r):
     """The reference's Game.put_tile (carc_env.core.board): nodes, unions with the neighbours, frontier, buildings."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
@@ -360,7 +355,7 @@ def put_tile(T, S, g, t, x, y, r):
 
 
 # ============================================================== scoring
-@njit(**_inline)
+@inline
 def log_row(T, S, g, what, final, a, b, value, players):
     i = S.gi[g, G_NLOG]
     if i < T.P[P_LCAP]:
@@ -374,7 +369,7 @@ def log_row(T, S, g, what, final, a, b, value, players):
         S.gi[g, G_NLOG] = i + 1
 
 
-@njit(**_inner)
+@kernel
 def field_cities(T, S, g, root):
     """Completed cities a field borders (the reference's feature_value for fields)."""
     nd, tile = S.nd, T.tile
@@ -402,7 +397,35 @@ def field_cities(T, S, g, root):
     return n
 
 
-@njit(**_inner)
+@kernel
+def remove_followers(T, S, g, root):
+    """The reference's Game.remove_followers: the followers on feature ``root`` go back to their supplies."""
+    nd, ls = S.nd, S.ls
+    osu = T.P[P_O_SUPPLY]
+    x = root
+    removed = 0
+    while True:
+        o = nd[g, x, N_OWNER]
+        if o >= 0:
+            ls[g, osu + o] += 1
+            nd[g, x, N_OWNER] = -1
+            removed += 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
+    nd[g, root, N_OCC] = 0
+    if removed:
+        ofl = T.P[P_O_FL]
+        j = 0
+        for i in range(S.gi[g, G_NFL]):
+            node = ls[g, ofl + i]
+            if nd[g, node, N_OWNER] >= 0:
+                ls[g, ofl + j] = node
+                j += 1
+        S.gi[g, G_NFL] = j
+
+
+@kernel
 def score_feature(T, S, g, root):
     """The reference's Game.score_feature: majority, points, followers back to their supply.
 
@@ -438,6 +461,7 @@ def score_feature(T, S, g, root):
     else:
         a = field_cities(T, S, g, root)
         value = 3 * a
+    value += H.score_items(T, S, g, root, final)
     best = 0
     for p in range(n):
         if ls[g, oc + p] > best:
@@ -449,52 +473,12 @@ def score_feature(T, S, g, root):
             if ls[g, oc + p] == best:
                 players |= 1 << p
                 ls[g, osc + p] += value
-    # followers back
-    osu = T.P[P_O_SUPPLY]
-    x = root
-    removed = 0
-    while True:
-        o = nd[g, x, N_OWNER]
-        if o >= 0:
-            ls[g, osu + o] += 1
-            nd[g, x, N_OWNER] = -1
-            removed += 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-    nd[g, root, N_OCC] = 0
-    if removed:
-        ofl = T.P[P_O_FL]
-        j = 0
-        for i in range(S.gi[g, G_NFL]):
-            node = ls[g, ofl + i]
-            if nd[g, node, N_OWNER] >= 0:
-                ls[g, ofl + j] = node
-                j += 1
-        S.gi[g, G_NFL] = j
+    remove_followers(T, S, g, root)
     log_row(T, S, g, kind, 1 if final else 0, a, b, value, players)
+    H.on_scored(T, S, g, root, kind, final)
 
 
-@njit(**_inner)
-def king_robber_completed(T, S, g, kind, size):
-    """King & Robber Baron's on_completed: the largest feature of this kind completed this turn vs the record."""
-    nd = S.nd
-    oc = T.P[P_O_COMP]
-    for i in range(S.gi[g, G_NCOMP]):
-        r = S.ls[g, oc + i]
-        if nd[g, r, N_KIND] == kind:
-            rr = find(nd, g, r)
-            if nd[g, rr, N_TCOUNT] > size:
-                size = nd[g, rr, N_TCOUNT]
-    holder = G_KING if kind == CITY else G_ROBBER
-    record = G_KING_SIZE if kind == CITY else G_ROBBER_SIZE
-    if size <= S.gi[g, record]:
-        return
-    S.gi[g, record] = size
-    S.gi[g, holder] = S.gi[g, G_TURNP]
-
-
-@njit(**_inner)
+@kernel
 def detect_and_score(T, S, g):
     """The reference's _detect_completions then _score_completions for the tile just placed."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
@@ -522,20 +506,20 @@ def detect_and_score(T, S, g):
         nc += 1
     gi[g, G_NPEND] = 0
     gi[g, G_NCOMP] = nc
+    H.score_begin(T, S, g)
     for j in range(nc):
         root = find(nd, g, ls[g, oc + j])
         nd[g, root, N_DONE] = 1
-        kind = nd[g, root, N_KIND]
-        if T.P[P_KR] and (kind == CITY or kind == ROAD):
-            king_robber_completed(T, S, g, kind, nd[g, root, N_TCOUNT])
+        H.on_completed(T, S, g, root, nd[g, root, N_KIND])
         if nd[g, root, N_OCC] > 0:
             score_feature(T, S, g, root)
+    H.score_end(T, S, g)
     gi[g, G_NCOMP] = 0
 
 
-@njit(**_inner)
+@kernel
 def finish(T, S, g):
-    """End of game: occupied incomplete roads, cities, buildings, then fields; then King & Robber."""
+    """End of game: occupied incomplete roads, cities, buildings, then fields; then the plug-ins' final scoring."""
     gi, nd = S.gi, S.nd
     gi[g, G_CUR] = -1
     gi[g, G_ENDING] = 1
@@ -544,113 +528,12 @@ def finish(T, S, g):
         for i in range(nn):
             if nd[g, i, N_PARENT] == i and nd[g, i, N_OCC] > 0 and nd[g, i, N_KIND] == kind and nd[g, i, N_DONE] == 0:
                 score_feature(T, S, g, i)
-    if T.P[P_KR]:
-        osc = T.P[P_O_SCORES]
-        for kind in (CITY, ROAD):
-            holder = gi[g, G_KING] if kind == CITY else gi[g, G_ROBBER]
-            if holder < 0:
-                continue
-            cnt = 0
-            for i in range(nn):
-                if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind:
-                    cnt += 1
-            S.ls[g, osc + holder] += cnt
-            log_row(T, S, g, LOG_KING if kind == CITY else LOG_ROBBER, 1, cnt, 0, cnt, 1 << holder)
+    H.final_scoring(T, S, g)
     gi[g, G_PHASE] = PH_OVER
 
 
-# ============================================================== The River II
-@njit(**_inner)
-def river_left(T, S, g):
-    """River tiles still to draw (0 once the river is done): RiverObservation._left."""
-    if S.gi[g, G_RIVER_DONE]:
-        return 0
-    orem = T.P[P_O_REM]
-    n = 0
-    for t in range(T.P[P_NTYPES]):
-        if T.tile[t, TC_RIVER]:
-            n += S.ls[g, orem + t]
-    return n
-
-
-@njit(**_inner)
-def river_veto(T, S, g, t):
-    """River2.placement_veto on the drawn tile's masks (rotation bits of the frontier slots)."""
-    gi, ls, tile = S.gi, S.ls, T.tile
-    nf = gi[g, G_NF]
-    ofm = T.P[P_O_FMASK]
-    if not tile[t, TC_RIVER]:
-        if not gi[g, G_RIVER_DONE]:
-            if river_left(T, S, g):
-                for slot in range(nf):  # every river tile is placed before any other tile
-                    ls[g, ofm + slot] = 0
-                return
-            gi[g, G_RIVER_DONE] = 1
-        return
-    off = T.P[P_GOFF]
-    oe = T.P[P_O_ENDS]
-    for slot in range(nf):
-        m = ls[g, ofm + slot]
-        if m == 0:
-            continue
-        x = S.fr[g, slot, 0]
-        y = S.fr[g, slot, 1]
-        for r in range(4):
-            if not (m >> r) & 1:
-                continue
-            touching = 0
-            entry = -1
-            for s in range(4):
-                if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
-                    touching += 1
-                    entry = s
-            ok = touching == 1
-            if ok:
-                before = 0  # the turn recorded at that open end (the last one listed wins, as in a dict)
-                for e in range(gi[g, G_NENDS]):
-                    if ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y and ls[g, oe + 4 * e + 2] == entry:
-                        before = ls[g, oe + 4 * e + 3]
-                for s in range(4):
-                    if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE:
-                        turn = (s - (entry + 2)) % 4
-                        if turn and turn == before:
-                            ok = False
-            if not ok:
-                m &= ~(1 << r)
-        ls[g, ofm + slot] = m
-
-
-@njit(**_inner)
-def river_placed(T, S, g, t, x, y, r):
-    """River2.after_placement: the open river ends, and the lake's extra turn."""
-    gi, ls, tile = S.gi, S.ls, T.tile
-    off = T.P[P_GOFF]
-    oe = T.P[P_O_ENDS]
-    entry = -1
-    for s in range(4):
-        if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
-            entry = s
-            break
-    j = 0
-    for e in range(gi[g, G_NENDS]):
-        if not (ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y):
-            for q in range(4):
-                ls[g, oe + 4 * j + q] = ls[g, oe + 4 * e + q]
-            j += 1
-    for s in range(4):
-        if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and j < ENDS_CAP:
-            ls[g, oe + 4 * j] = x + DX[s]
-            ls[g, oe + 4 * j + 1] = y + DY[s]
-            ls[g, oe + 4 * j + 2] = (s + 2) % 4
-            ls[g, oe + 4 * j + 3] = (s - (entry + 2)) % 4
-            j += 1
-    gi[g, G_NENDS] = j
-    if t == T.P[P_LAKE_T] and T.P[P_LAKE_EXTRA]:
-        gi[g, G_EXTRA_TURN] = 1
-
-
 # ============================================================== turn
-@njit(**_inner)
+@kernel
 def draw(T, S, g):
     """Draw until a tile fits (discarding the others); an empty bag ends the game."""
     gi, ls = S.gi, S.ls
@@ -670,8 +553,7 @@ def draw(T, S, g):
             m = T.compat[t, S.fr[g, slot, 2]]
             ls[g, ofm + slot] = m
             anyfit |= m
-        if T.P[P_RIVER]:  # the veto runs on every drawn tile, as the reference's (it may end the river)
-            river_veto(T, S, g, t)
+        if H.placement_veto(T, S, g, t):  # on every drawn tile, as the reference's placement_veto
             anyfit = 0
             for slot in range(nf):
                 anyfit |= ls[g, ofm + slot]
@@ -683,20 +565,19 @@ def draw(T, S, g):
         gi[g, G_DISCARDS] += 1
 
 
-@njit(**_inner)
+@kernel
 def enter_follower(T, S, g):
     """Follower stage: spots of the placed tile; no decision when there is none (or no follower left)."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     p = gi[g, G_PLAYER]
     ns = 0
-    lake = T.P[P_RIVER] and T.P[P_LAKE_EXTRA] and S.pl[g, gi[g, G_NPL] - 1, 2] == T.P[P_LAKE_T]
-    if ls[g, T.P[P_O_SUPPLY] + p] > 0 and not lake:  # the lake takes no follower (River2.follower_spots)
+    if ls[g, T.P[P_O_SUPPLY] + p] > 0 and not H.no_follower(T, S, g):
         osp = T.P[P_O_SPOTS]
         k = gi[g, G_NPL] - 1
         t = S.pl[g, k, 2]
         base = S.pl[g, k, 4]
         for i in range(tile[t, TC_NSEG]):
-            if tile[t, TC_SKIND + i] == RIVER:
+            if tile[t, TC_SKIND + i] == RIVER:  # river is never a feature
                 continue
             if nd[g, find(nd, g, base + i), N_OCC] == 0:
                 ls[g, osp + ns] = i
@@ -708,21 +589,19 @@ def enter_follower(T, S, g):
     return False
 
 
-@njit(**_inner)
+@kernel
 def end_of_turn(T, S, g):
     """Completions and scoring, next player, next draw."""
     detect_and_score(T, S, g)
     gi = S.gi
-    if gi[g, G_EXTRA_TURN]:  # River2.next_player: the lake's player plays again
-        gi[g, G_EXTRA_TURN] = 0
-    else:
+    if not H.extra_turn(T, S, g):
         gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
     gi[g, G_PLAYER] = gi[g, G_TURNP]
     gi[g, G_TURN] += 1
     draw(T, S, g)
 
 
-@njit(**_inline)
+@inline
 def hist_row(T, S, g, kind, a, b, c):
     i = S.gi[g, G_NHIST]
     if i < T.P[P_HCAP]:
@@ -734,7 +613,7 @@ def hist_row(T, S, g, kind, a, b, c):
     S.gi[g, G_NHIST] = i + 1
 
 
-@njit(**_inner)
+@kernel
 def apply_tile(T, S, g, x, y, r):
     """PlaceTile(x, y, r) if legal; False (state untouched) otherwise."""
     gi = S.gi
@@ -751,14 +630,13 @@ def apply_tile(T, S, g, x, y, r):
     put_tile(T, S, g, t, x, y, r)
     gi[g, G_CUR] = -1
     hist_row(T, S, g, H_TILE, x, y, r)
-    if T.P[P_RIVER] and T.tile[t, TC_RIVER]:
-        river_placed(T, S, g, t, x, y, r)
+    H.after_placement(T, S, g, t, x, y, r)
     if not enter_follower(T, S, g):
         end_of_turn(T, S, g)
     return True
 
 
-@njit(**_inner)
+@kernel
 def apply_follower(T, S, g, seg):
     """PlaceFollower(seg), or Pass when seg < 0; False if the segment is not a legal spot."""
     gi, nd, ls = S.gi, S.nd, S.ls
@@ -786,7 +664,7 @@ def apply_follower(T, S, g, seg):
     return True
 
 
-@njit(**_inner)
+@kernel
 def apply_index(T, S, g, a):
     """Decode flat action ``a`` with the current window and apply it; False if it is not legal."""
     gi = S.gi
@@ -808,7 +686,7 @@ def apply_index(T, S, g, a):
 
 
 # ============================================================== setup
-@njit(**_inner)
+@kernel
 def reset_game(T, S, g, bag_n):
     """Start game g with the first ``bag_n`` tiles of its prepared draw order: the reference's Game.__init__."""
     gi, ls = S.gi, S.ls
@@ -822,8 +700,8 @@ def reset_game(T, S, g, bag_n):
     om = T.P[P_O_MARK]
     for i in range(T.P[P_NT] + 1):
         ls[g, om + i] = 0
-    gi[g, G_KING] = -1
-    gi[g, G_ROBBER] = -1
+    for i in range(T.P[P_PLUG_LS], T.P[P_LS_LEN]):
+        ls[g, i] = 0  # the plug-ins' integers
     gi[g, G_CUR] = -1
     n = T.P[P_NPLAYERS]
     for p in range(n):
@@ -841,23 +719,13 @@ def reset_game(T, S, g, bag_n):
     gi[g, G_BAG_N] = bag_n
     t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
     put_tile(T, S, g, t0, x, y, r)
-    if T.P[P_RIVER]:  # River2.setup: the spring's open ends
-        oe = T.P[P_O_ENDS]
-        j = 0
-        for s in range(4):
-            if T.tile[t0, TC_EC + 4 * r + s] == RIVER_EDGE:
-                ls[g, oe + 4 * j] = x + DX[s]
-                ls[g, oe + 4 * j + 1] = y + DY[s]
-                ls[g, oe + 4 * j + 2] = (s + 2) % 4
-                ls[g, oe + 4 * j + 3] = 0
-                j += 1
-        gi[g, G_NENDS] = j
+    H.setup(T, S, g)
     draw(T, S, g)
     compute_view(T, S, g)
 
 
 # ============================================================== window (the codec's StateView)
-@njit(**_inner)
+@kernel
 def compute_view(T, S, g):
     """Window origin, in-window legal placements and the count outside: ActionCodec.view."""
     gi, ls = S.gi, S.ls
@@ -930,7 +798,7 @@ def compute_view(T, S, g):
 
 
 # ============================================================== observation
-@njit(**_inner)
+@kernel
 def write_mask(T, S, g, mask):
     """The acting seat's action mask (``mask`` zeroed by the caller)."""
     gi, ls = S.gi, S.ls
@@ -960,7 +828,7 @@ def write_mask(T, S, g, mask):
         mask[fs + T.P[P_MAXSEG]] = 1
 
 
-@njit(**_inner)
+@kernel
 def write_obs(T, S, g, seat, board, glob, windows, mask):
     """ObservationEncoder.encode for absolute ``seat`` into the given (one game's) arrays."""
     gi, nd, ls, tile, P = S.gi, S.nd, S.ls, T.tile, T.P
@@ -1100,33 +968,13 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
         glob[P[P_G_TURN] + (gi[g, G_TURNP] - seat) % n] = 1.0
     glob[P[P_G_LEGAL]] = gi[g, G_NLEGAL] * 0.01
     glob[P[P_G_CLIPPED]] = 1.0 if gi[g, G_OUTSIDE] else 0.0
-    if P[P_KR]:
-        gk = P[P_G_KR]
-        if gi[g, G_KING] >= 0:
-            glob[gk + (gi[g, G_KING] - seat) % n] = 1.0
-        if gi[g, G_ROBBER] >= 0:
-            glob[gk + n + (gi[g, G_ROBBER] - seat) % n] = 1.0
-        glob[gk + 2 * n] = gi[g, G_KING_SIZE] * 0.1
-        glob[gk + 2 * n + 1] = gi[g, G_ROBBER_SIZE] * 0.1
-    if P[P_RIVER]:  # RiverObservation: the open ends while river tiles remain; river tiles left
-        left = river_left(T, S, g)
-        if gi[g, G_NENDS] and not gi[g, G_RIVER_DONE] and ((cur >= 0 and tile[cur, TC_RIVER]) or left):
-            oe = P[P_O_ENDS]
-            off = P[P_GOFF]
-            for e in range(gi[g, G_NENDS]):
-                x = ls[g, oe + 4 * e]
-                y = ls[g, oe + 4 * e + 1]
-                col = x - x0
-                row = y - y0
-                if S.grid[g, y + off, x + off] < 0 and 0 <= col < cols and 0 <= row < rows:
-                    board[P[P_CH_RIVER_END], row, col] = 1
-        glob[P[P_G_RIVER]] = left / P[P_RIVER_TOTAL]
+    H.observe(T, S, g, seat, board, glob)
     if seat == gi[g, G_PLAYER] and ph != PH_OVER:
         write_mask(T, S, g, mask)
 
 
 # ============================================================== rewards
-@njit(**_inner)
+@kernel
 def write_rewards(T, S, g, out):
     """Match.rewards: the reward of every seat for the step just applied (``before`` = scores before it)."""
     n = T.P[P_NPLAYERS]
@@ -1167,14 +1015,14 @@ def write_rewards(T, S, g, out):
 
 
 # ============================================================== entry points
-@njit(**_opts)
+@kernel
 def reset_range(T, S, games, bag_ns):
     """Start game ``games[j]`` from its prepared draw order of ``bag_ns[j]`` tiles."""
     for j in range(len(games)):
         reset_game(T, S, games[j], bag_ns[j])
 
 
-@njit(**_inner)
+@kernel
 def step_game(T, S, g, kind, a, b, c, rewards):
     """One decision in game g: ``kind`` -1 flat action ``a`` (decoded with the current window), 0 PlaceTile(a,
     b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass.  Rewards of every seat into ``rewards``."""
@@ -1204,13 +1052,13 @@ def step_game(T, S, g, kind, a, b, c, rewards):
     return True
 
 
-@njit(**_opts)
+@kernel
 def step_one(T, S, g, kind, a, b, c, rewards):
     """:func:`step_game` from Python (one game: the AEC env, records)."""
     return step_game(T, S, g, kind, a, b, c, rewards)
 
 
-@njit(**_opts)
+@kernel
 def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows,
                mask, seats):
     """Vector-env step of games lo..hi-1 (see the module docstring).  Returns the number of illegal actions."""
@@ -1236,14 +1084,14 @@ def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, 
     return bad
 
 
-@njit(**_opts)
+@kernel
 def observe_range(T, S, games, seats, board, glob, windows, mask):
     """Observation of game ``games[j]`` for absolute seat ``seats[j]`` into row j of the outputs."""
     for j in range(len(games)):
         write_obs(T, S, games[j], seats[j], board[j], glob[j], windows[j], mask[j])
 
 
-@njit(**_opts)
+@kernel
 def masks_range(T, S, games, mask):
     """The acting seat's mask of ``games[j]`` into row j (zeroed here)."""
     for j in range(len(games)):
@@ -1253,7 +1101,7 @@ def masks_range(T, S, games, mask):
             write_mask(T, S, g, mask[j])
 
 
-@njit(**_opts)
+@kernel
 def random_decision(T, S, g):
     """Make one uniformly random legal decision in game g and return the number of legal placements
     (a tile decision: uniform over every legal (cell, rotation) pair) or -1 (a follower decision:
@@ -1282,7 +1130,7 @@ def random_decision(T, S, g):
     return -1
 
 
-@njit(**_opts)
+@kernel
 def play_random(T, S, g, bags, seed, stats):
     """Play one game per row of ``bags`` (draw orders) in slot g, uniformly random legal decisions.
 
@@ -1310,7 +1158,7 @@ def play_random(T, S, g, bags, seed, stats):
             stats[4] += ls[g, T.P[P_O_SCORES] + p]
 
 
-@njit(**_opts)
+@kernel
 def play_out(T, S, g, seed):
     """Play game g from its current state to the end with uniformly random legal decisions.
 

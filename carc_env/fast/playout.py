@@ -28,7 +28,6 @@ slot 1 out in one kernel call.  A leaf that does not extend the root (or no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,32 +35,12 @@ import numpy as np
 from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.config import RuleSet
 from . import kernels as K
-from .tables import P_O_BAG, P_O_SCORES, build_layout, rules_coverage
+from .config import EngineConfig
+from .seam import engine as E
+from .tables import P_O_BAG, P_O_SCORES, rules_coverage
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game
-
-
-@dataclass(frozen=True)
-class _Options:
-    """What :func:`build_layout` reads of the env options (play-outs need no observations or rewards)."""
-
-    config: Any
-    window: tuple[int, int] = (27, 27)
-    reward: str = "win_loss"
-    reward_scale: float = 0.01
-    rules: dict = field(default_factory=dict)
-
-    @property
-    def num_players(self) -> int:
-        return self.config.num_players
-
-    @property
-    def followers(self) -> int:
-        return self.config.followers
-
-    def game_config(self) -> Any:
-        return self.config
 
 
 def covers(rules: RuleSet) -> bool:
@@ -90,8 +69,7 @@ class FastPlayout:
         if self._batch is None or self._config_key != key:
             from .engine import FastBatch
 
-            opts = _Options(game.config)
-            self._batch = FastBatch(opts, 2, layout=build_layout(opts))
+            self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
             self._config_key = key
             self._root = None
         return self._batch
@@ -140,11 +118,11 @@ class FastPlayout:
         for a in game.history[self._root[1] :]:  # type: ignore[index]
             t = type(a)
             if t is PlaceTile:
-                ok = K.step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
+                ok = E().step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
             elif t is PlaceFollower:
-                ok = K.step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
+                ok = E().step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
             elif t is Pass:
-                ok = K.step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
+                ok = E().step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
             else:
                 ok = False
             if not ok:
@@ -154,7 +132,7 @@ class FastPlayout:
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)
         batch = self._batch
-        K.play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)))
+        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)))
         o = batch._off[P_O_SCORES]
         return batch.state.ls[g, o : o + game.num_players].tolist()
 

@@ -3,44 +3,47 @@
 A plug-in package may have a ``fast`` part (``carc_env/expansions/<key>/fast.py``,
 found through :func:`carc_env.core.registry.part` like ``actions``, ``observe``
 and ``draw``) holding ``SUPPORT``, a :class:`FastSupport`: which of its hooks
-the kernels reproduce, which of its rule options they handle, and the kernel
-parameters of a configuration.  An enabled expansion without a ``fast`` part,
-or overriding a hook or given an option its part does not list, keeps the
-whole configuration on the Python engine.
+its kernels reproduce, which of its rule options they handle, the kernels
+themselves (one per compiled hook, :data:`carc_env.fast.seam.HOOKS`), and what
+they need from the engine (parameters, per-game integers, tile columns).  An
+enabled expansion without a ``fast`` part, or overriding a hook or given an
+option its part does not list, keeps the whole configuration on the Python
+engine.  How the kernels are composed into one compiled step is
+:mod:`carc_env.fast.seam`'s business (and ``docs/architecture.md``'s).
 
-The kernels (:mod:`carc_env.fast.kernels`) hold the compiled rules; they are
-switched and parameterised by the names below, which say what a rule does,
-never which expansion asks for it: rule parameters come from
-``SUPPORT.params(rules, expansion)``, observation positions (``ch_*``,
-``g_*``) from ``SUPPORT.positions(encoder)``.  A parameter given by two
-enabled plug-ins is a configuration the compiled engine does not cover.
+A plug-in's parameters come in two kinds:
+
+* **engine parameters** (:data:`PARAMETERS`), which the engine itself reads:
+  the start layout and how a city or road counts its tiles.  A parameter given
+  by two enabled plug-ins is a configuration the compiled engine does not cover.
+* **its own parameters** (``own``, any names): values its kernels read from its
+  block of the parameter vector, ``T.P[pb + i]`` for the ``i``-th name of
+  ``own`` (``pb`` is the block start the seam passes to every kernel; the
+  positions come from :func:`carc_env.fast.seam.own_positions`).
 
 =======================  ===============================================================
-parameter                meaning
+engine parameter         meaning
 =======================  ===============================================================
 ``start_tile``           tile type index of the start tile (one plug-in lays the start)
 ``start_x``, ``start_y``  its cell
 ``start_r``              its rotation
 ``count_tile_once``      1: a city or road counts each tile once (distinct tiles), 0: every segment
-``figures``              1: the holders of the largest completed city and road (the King and the
-                         Robber Baron) are tracked and score 1 point per completed city / road
-``g_figures``            position of the first of their global features (``2 n + 2`` of them:
-                         holder one-hots per relative seat, then the two records x 0.1)
-``river``                1: river tiles come first and must extend the river (one touching river
-                         edge, no immediate U-turn), the open ends are tracked
-``lake_tile``            the tile type whose placement gives an extra turn and takes no follower
-``lake_extra_turn``      1: that rule applies
-``river_tiles``          river tiles in the game (the denominator of the river feature)
-``ch_river_end``         board channel of the open river ends
-``g_river_tiles_left``   global feature position of the river tiles left
+``river``                1: a plug-in's kernels govern the river segments (tiles with a river
+                         are covered only then)
 =======================  ===============================================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+
+def _no_columns(rules: Any) -> np.ndarray:
+    return np.zeros((len(rules.tiles), 0), dtype=np.int16)
 
 
 @dataclass(frozen=True)
@@ -48,18 +51,28 @@ class FastSupport:
     """A plug-in's declaration for the compiled engine (see the module docstring)."""
 
     hooks: frozenset[str]
-    """The hooks it overrides whose behaviour the kernels reproduce."""
+    """The Python hooks it overrides whose behaviour its kernels (or the engine) reproduce."""
     options: frozenset[str] = frozenset()
     """Its rule options the kernels handle (any value)."""
     params: Callable[[Any, Any], dict[str, int]] = field(default=lambda rules, exp: {})
-    """``params(rules, expansion) -> {parameter: value}``: the rule parameters of a configuration."""
+    """``params(rules, expansion) -> {name: value}``: engine parameters and its own parameters."""
     positions: Callable[[Any], dict[str, int]] = field(default=lambda encoder: {})
-    """``positions(encoder) -> {parameter: index}``: where its observation features are (``ch_*``, ``g_*``)."""
+    """``positions(encoder) -> {name: index}``: its own parameters that are observation positions."""
+    kernels: Mapping[str, Any] = field(default_factory=dict)
+    """``{compiled hook: kernel}``: its kernels (made with :func:`carc_env.fast.seam.kernel`), one per
+    hook of :data:`carc_env.fast.seam.HOOKS` it takes part in."""
+    own: tuple[str, ...] = ()
+    """The names of its own parameters, in block order (``T.P[pb + B_OWN + i]``)."""
+    slots: int = 0
+    """Per-game integers its kernels keep (``S.ls[g, T.P[pb + B_LS] + i]``), zeroed when a game starts."""
+    tile_columns: Callable[[Any], np.ndarray] = _no_columns
+    """``tile_columns(rules) -> int16 array (tile types, k)``: per-tile-type data its kernels read,
+    ``T.tile[t, T.P[pb + B_TILE] + j]``."""
+    awards: tuple[str, ...] = ()
+    """The score-item kinds of the points it awards outside feature scoring (``PointsAwarded``); its
+    kernels log award ``i`` as ``T.P[pb + B_AWARD] + i`` (the differential test reads the codes)."""
 
 
-PARAMETERS = (
-    "start_tile", "start_x", "start_y", "start_r", "count_tile_once", "figures", "g_figures", "river",
-    "lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left",
-)  # fmt: skip
+PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river")
 
 __all__ = ["FastSupport", "PARAMETERS"]

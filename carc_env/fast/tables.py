@@ -29,11 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core.config import N_PATTERNS, RuleSet, ruleset
+from ..core.config import N_PATTERNS, RuleSet
 from ..core.expansion import Expansion, overrides
-from ..core.registry import part
-from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, EDGE_CODES, FIELD, RIVER, ROAD
+from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
+from .config import EngineConfig, engine_config
+from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
+from .seam import support as _support
 from .support import PARAMETERS, FastSupport
 
 # ---------------------------------------------------------------- coverage
@@ -51,21 +53,16 @@ hook the core gains later (``placement_links``, ``score_override``,
 until its fast part lists it."""
 
 
-def _support(key: str) -> FastSupport | None:
-    module = part(key, "fast")
-    return None if module is None else module.SUPPORT
-
-
 def coverage(options: Any) -> str | None:
-    """None if the compiled engine covers these env options, else the reason (for logs and ``engine_reason``).
+    """None if the compiled engine covers this configuration, else the reason (for logs and ``engine_reason``).
 
-    ``options`` is a validated :class:`~carc_env.env.options.EnvOptions`; with its option
-    ``action_features`` the compiled action features must cover the rule set too (:func:`features_coverage`).
+    ``options``: an :class:`~carc_env.fast.config.EngineConfig`, or validated env options (their
+    ``engine_config()``).
     """
-    rules = ruleset(options.game_config())
-    reason = rules_coverage(rules)
-    if reason is None and getattr(options, "action_features", False):
-        reason = features_coverage(rules)
+    cfg = engine_config(options)
+    reason = rules_coverage(cfg.rules)
+    if reason is None and cfg.action_features:
+        reason = features_coverage(cfg.rules)
     return reason
 
 
@@ -105,6 +102,10 @@ def rules_coverage(rules: RuleSet) -> str | None:
         sup = _support(exp.KEY)
         if sup is None:
             return f"expansion {exp.KEY!r} has no compiled rules (its plug-in has no fast part)"
+        unknown_hooks = set(sup.kernels) - set(HOOKS)
+        if unknown_hooks:
+            raise ValueError(f"plug-in {exp.KEY!r} gives kernels for unknown compiled hooks {sorted(unknown_hooks)}; "
+                             f"the hooks are {list(HOOKS)}")
         extra = [h for h in _HOOKS if overrides(exp, h) and h not in sup.hooks]
         if extra:
             return f"expansion {exp.KEY!r} overrides hook(s) {extra} the compiled engine does not implement"
@@ -123,15 +124,19 @@ def rules_coverage(rules: RuleSet) -> str | None:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
+    late = [e.KEY for e in rules.expansions if e.KEY not in plugin_index()]
+    if late:
+        return f"expansion(s) {late} were registered after the compiled engine was composed"
+    order = order_problem([e.KEY for e in rules.expansions])
+    if order is not None:
+        return order
     try:
-        params = _params(rules)
+        params = _params(rules)[0]
     except _NotCovered as exc:
         return str(exc)
     for t in rules.tiles:
         if sum(1 for s in t.segments if s.kind == BUILDING) > 1:
             return f"tile {t.id} holds more than one building"
-        if any(s.kind == BUILDING and s.building != CORE_BUILDINGS[0] for s in t.segments):
-            return f"tile {t.id} has a building other than a {CORE_BUILDINGS[0]}"
         if any(s.kind == RIVER for s in t.segments) and not params.get("river"):
             return f"tile {t.id} has a river, and no enabled plug-in gives the compiled river rule"
     return None
@@ -141,11 +146,12 @@ class _NotCovered(ValueError):
     pass
 
 
-def _params(rules: RuleSet, encoder: Any = None) -> dict[str, int]:
-    """The kernel parameters the enabled plug-ins' fast parts give (see :mod:`carc_env.fast.support`);
-    with an encoder, their observation positions too."""
+def _params(rules: RuleSet, encoder: Any = None) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """The engine parameters the enabled plug-ins' fast parts give (see :mod:`carc_env.fast.support`), and
+    each plug-in's own parameters by name; with an encoder, their observation positions too."""
     out: dict[str, int] = {}
     owner: dict[str, str] = {}
+    own: dict[str, dict[str, int]] = {}
     for exp in rules.expansions:
         sup = _support(exp.KEY)
         if sup is None:  # pragma: no cover - rules_coverage refused it before
@@ -153,16 +159,24 @@ def _params(rules: RuleSet, encoder: Any = None) -> dict[str, int]:
         given = dict(sup.params(rules, exp))
         if encoder is not None:
             given.update(sup.positions(encoder))
+        mine = own[exp.KEY] = {}
         for name, value in given.items():
+            if name in sup.own:
+                mine[name] = int(value)
+                continue
             if name not in PARAMETERS:
-                raise ValueError(f"plug-in {exp.KEY!r} gives an unknown compiled-engine parameter {name!r}")
+                raise ValueError(f"plug-in {exp.KEY!r} gives an unknown compiled-engine parameter {name!r} "
+                                 f"(engine parameters: {PARAMETERS}; its own: {sup.own})")
             if name in out:
                 raise _NotCovered(f"{owner[name]!r} and {exp.KEY!r} both set {name!r} (e.g. two start layouts)")
             out[name] = int(value)
             owner[name] = exp.KEY
+        missing = [n for n in sup.own if n not in mine]
+        if encoder is not None and missing:
+            raise ValueError(f"plug-in {exp.KEY!r} declares own parameters {missing} its params / positions do not give")
     if "start_tile" not in out:
         raise _NotCovered("no enabled plug-in lays a start layout the compiled engine knows")
-    return out
+    return out, own
 
 
 # ------------------------------------------------------------------------ layout
@@ -173,7 +187,7 @@ Tables = namedtuple("Tables", "tile compat static inv32 P F")
 1 / copies per tile type, as the encoder computes it), ``P`` (int64 parameters ``P_*``), ``F`` (float64
 parameters ``F_*``).  Few arrays on purpose: every kernel call passes them all."""
 
-SEG_CAP = 8  # segments per tile type the kernels handle (the covered tile sets have at most 8)
+SEG_CAP = 12  # segments per tile type the kernels handle (the covered tile sets have at most 9)
 ENT_CAP = 4 + SEG_CAP  # observation entries per (tile, rotation): a city or road once per side
 FCITY_CAP = 4  # cities a field segment borders
 # Columns of Tables.tile (per tile type): rotated geometry, segment data, observation entries.
@@ -198,25 +212,23 @@ TC_LEN = TC_RIVER + 1
 
 # Positions in the int64 parameter vector ``Tables.P`` (module constants: the kernels read them as literals).
 (P_ROWS, P_COLS, P_NPLAYERS, P_FOLLOWERS, P_MAXSEG, P_TILE_N, P_FOL_START, P_NACT, P_TOTAL, P_START_T,
- P_GOFF, P_W, P_NS, P_NT, P_NN, P_REWARD, P_TILE_ONCE, P_KR,
+ P_GOFF, P_W, P_NS, P_NT, P_NN, P_REWARD, P_TILE_ONCE,
  P_CH_COMPLETE, P_CH_COMPLETE_B, P_CH_MINE, P_CH_OTHERS, P_CH_FIELD_MINE, P_CH_FIELD_OTHERS, P_CH_FOLLOWERS,
  P_CH_FKIND, P_CH_LEGAL, P_CH_FRONTIER, P_CH_LAST, P_CH_OPEN, P_CH_SIZE, P_CH_BNB, P_NCH,
  P_G_DRAWN, P_G_PLACED, P_G_PLACED_ROT, P_G_REMAINING, P_G_BAG, P_G_PROGRESS, P_G_SCORE, P_G_LEAD, P_G_SUPPLY,
- P_G_PHASE, P_G_DECIDING, P_G_TURN, P_G_LEGAL, P_G_CLIPPED, P_G_KR, P_NGLOB, P_PH_TILE, P_PH_FOLLOWER, P_PH_OVER,
+ P_G_PHASE, P_G_DECIDING, P_G_TURN, P_G_LEGAL, P_G_CLIPPED, P_NGLOB, P_PH_TILE, P_PH_FOLLOWER, P_PH_OVER,
  P_NTYPES, P_FCAP, P_HCAP, P_LCAP, P_START_X, P_START_Y, P_START_R,
  # offsets of the per-game lists in State.ls
  P_O_FMASK, P_O_FL, P_O_SPOTS, P_O_PEND, P_O_COMP, P_O_SCORES, P_O_SUPPLY, P_O_BEFORE, P_O_CNT, P_O_BAG,
- P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_O_ENDS, P_LS_LEN,
- # The River II
- P_RIVER, P_LAKE_T, P_LAKE_EXTRA, P_RIVER_TOTAL, P_CH_RIVER_END, P_G_RIVER,
- P_LEN) = range(83)  # fmt: skip
+ P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_PLUG_LS, P_LS_LEN,
+ # P_PLUG + i: the parameter block start of composed plug-in i (seam.plugin_index), 0 when it is off
+ P_PLUG) = range(75)  # fmt: skip
+P_LEN = P_PLUG + MAX_PLUGINS  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
 HIST_W = 4  # history rows: (kind, a, b, c)
 LOG_W = 6  # score-log rows: (what, final, a, b, value, players bitmask)
 PEND_CAP = 32
-ENDS_CAP = 8  # open river ends (the River II has at most 2 at a time)
-RIVER_EDGE = 4  # the river's edge code (core.tiles.EDGE_CODES["I"])
 MAX_PLAYERS_CAP = 8
 
 REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
@@ -226,7 +238,7 @@ REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
 class Layout:
     """The tables of one configuration plus the Python-side objects they came from."""
 
-    options: Any
+    options: EngineConfig
     rules: RuleSet
     codec: ActionCodec
     encoder: ObservationEncoder
@@ -241,6 +253,7 @@ class Layout:
     frontier_cap: int
     hist_cap: int
     log_cap: int
+    award_codes: dict[str, int]  # score-log code of each enabled plug-in's award kind (the differential reads it)
 
     @property
     def num_players(self) -> int:
@@ -267,8 +280,9 @@ def _expect_channel(names: list[str], index: int, name: str) -> None:
 
 
 def build_layout(options: Any) -> Layout:
-    """Tables of validated env options (the caller checks :func:`coverage` first)."""
-    rules = ruleset(options.game_config())
+    """Tables of a configuration (an EngineConfig or env options; the caller checks :func:`coverage` first)."""
+    options = engine_config(options)
+    rules = options.rules
     n = int(options.num_players)
     codec = ActionCodec(rules, options.window)
     encoder = ObservationEncoder(rules, n, codec, options.followers)
@@ -345,7 +359,7 @@ def build_layout(options: Any) -> Layout:
     counts = np.array([t.count for t in tiles], dtype=np.int64)
     inv32 = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
     total = int(counts.sum())
-    params = _params(rules, encoder)
+    params, own = _params(rules, encoder)
     start_t = params["start_tile"]
     bag: list[int] = []
     for ti, t in enumerate(tiles):
@@ -379,15 +393,6 @@ def build_layout(options: Any) -> Layout:
     P[P_NN] = node_cap
     P[P_REWARD] = REWARD_CODES[options.reward]
     P[P_TILE_ONCE] = params.get("count_tile_once", 1)
-    P[P_KR] = params.get("figures", 0)
-    P[P_G_KR] = params.get("g_figures", -1)
-    P[P_RIVER] = params.get("river", 0)
-    P[P_LAKE_T] = params.get("lake_tile", -1)
-    P[P_LAKE_EXTRA] = params.get("lake_extra_turn", 0)
-    P[P_RIVER_TOTAL] = params.get("river_tiles", 1)
-    P[P_CH_RIVER_END] = params.get("ch_river_end", -1)
-    P[P_G_RIVER] = params.get("g_river_tiles_left", -1)
-    _expect(EDGE_CODES["I"] == RIVER_EDGE, f"the river edge code changed ({EDGE_CODES['I']}, kernels use {RIVER_EDGE})")
     P[P_CH_COMPLETE] = ch_complete
     P[P_CH_COMPLETE_B] = ch_cb
     P[P_CH_MINE] = ch_mine
@@ -439,11 +444,36 @@ def build_layout(options: Any) -> Layout:
         (P_O_COMP, 2 * SEG_CAP + PEND_CAP + 8), (P_O_SCORES, MAX_PLAYERS_CAP), (P_O_SUPPLY, MAX_PLAYERS_CAP),
         (P_O_BEFORE, MAX_PLAYERS_CAP), (P_O_CNT, MAX_PLAYERS_CAP), (P_O_BAG, total), (P_O_NEXTBAG, total),
         (P_O_REM, nt), (P_O_MARK, total + 1), (P_O_HIST, HIST_W * hcap), (P_O_LOG, LOG_W * lcap),
-        (P_O_ENDS, 4 * ENDS_CAP),
     ):
         P[pos] = off
         off += size
+    # the enabled plug-ins: a parameter block each (after P_LEN), their integers after the engine's lists,
+    # their tile columns after the engine's (see carc_env.fast.seam)
+    P[P_PLUG_LS] = off
+    blocks = []
+    columns = []
+    pb = P_LEN
+    codes = award_codes()
+    tc = TC_LEN
+    for exp in rules.expansions:
+        sup = _support(exp.KEY)
+        cols = np.asarray(sup.tile_columns(rules), dtype=np.int16)
+        _expect(cols.ndim == 2 and cols.shape[0] == nt, f"plug-in {exp.KEY!r}: tile_columns has shape {cols.shape}")
+        block = np.zeros(B_OWN + len(sup.own), dtype=np.int64)
+        block[B_LS] = off
+        block[B_TILE] = tc
+        block[B_AWARD] = codes[(exp.KEY, sup.awards[0])] if sup.awards else -1
+        for i, name in enumerate(sup.own):
+            block[B_OWN + i] = own[exp.KEY][name]
+        P[P_PLUG + plugin_index()[exp.KEY]] = pb
+        blocks.append(block)
+        columns.append(cols)
+        pb += len(block)
+        off += sup.slots
+        tc += cols.shape[1]
     P[P_LS_LEN] = off
+    P = np.concatenate([P, *blocks]) if blocks else P
+    tile = np.concatenate([tile, *columns], axis=1) if columns else tile
     F = np.zeros(F_LEN, dtype=np.float64)
     F[F_REWARD_SCALE] = float(options.reward_scale)
     F[F_INV_FOLLOWERS] = 1.0 / options.followers
@@ -462,6 +492,7 @@ def build_layout(options: Any) -> Layout:
         total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int64), node_cap=node_cap,
         bag_hooks=[e.build_bag for e in rules.expansions if overrides(e, "build_bag")],
         grid_w=grid_w, frontier_cap=fcap, hist_cap=hcap, log_cap=lcap,
+        award_codes={kind: c for (key, kind), c in codes.items() if key in {e.KEY for e in rules.expansions}},
     )
 
 

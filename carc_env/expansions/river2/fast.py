@@ -1,22 +1,180 @@
-"""The River II in the compiled engine (:mod:`carc_env.fast`): the ``river`` rule.
+"""The River II in the compiled engine (:mod:`carc_env.fast`): its kernels.
 
-The spring is the start tile at (0, 0) (``setup``; the Count's combined
-layout is not covered, and the Count is not either); the bag is built in
-Python by this plug-in's own ``build_bag``; the kernels veto river
-placements that do not extend the river or make an immediate U-turn and land
-tiles while river tiles remain (``placement_veto``), keep the open ends
-(``after_placement``) and give the lake's player an extra turn without a
-follower (``follower_spots``, ``next_player``); the observation features are
-this plug-in's observe part's.
+The spring is the start tile at (0, 0) (engine parameters ``start_*``; the
+Count's combined layout is not covered); the bag is built in Python by this
+plug-in's own ``build_bag``.  Kernels:
+
+* ``setup``: the spring's open ends;
+* ``placement_veto``: while river tiles remain, a land tile cannot be placed;
+  a river tile must touch the river with exactly one river edge and make no
+  immediate U-turn (:meth:`.rules.River2.placement_veto`); the first land tile
+  drawn once none remains ends the river;
+* ``after_placement``: the open ends, and the lake's extra turn;
+* ``no_follower`` / ``extra_turn``: the lake takes no follower and gives its
+  player another turn (``lake_extra_turn``);
+* ``observe``: this plug-in's observe part (``river_end``, ``river_tiles_left``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.tiles import RIVER
+from ...core.tiles import EDGE_CODES, RIVER
+from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0
+from ...fast.seam import B_LS, kernel, own_positions
 from ...fast.support import FastSupport
+from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
 from .rules import LAKE, SPRING
+
+OWN = ("lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left")
+LAKE_T, LAKE_EXTRA, RIVER_TOTAL, CH_END, G_LEFT = own_positions(OWN)
+DONE, EXTRA, NENDS, ENDS = range(4)  # its per-game integers: ENDS_CAP open ends (x, y, side, turn) from ENDS
+ENDS_CAP = 8  # open river ends (the River II has at most 2 at a time)
+RIVER_EDGE = EDGE_CODES["I"]
+
+
+@kernel
+def river_left(T, S, g, pb):
+    """River tiles still to draw (0 once the river is done): RiverObservation._left."""
+    if S.ls[g, T.P[pb + B_LS] + DONE]:
+        return 0
+    orem = T.P[P_O_REM]
+    n = 0
+    for t in range(T.P[P_NTYPES]):
+        if T.tile[t, TC_RIVER]:
+            n += S.ls[g, orem + t]
+    return n
+
+
+@kernel
+def setup(T, S, g, pb):
+    o = T.P[pb + B_LS]
+    x, y, t0, r = S.pl[g, 0, 0], S.pl[g, 0, 1], S.pl[g, 0, 2], S.pl[g, 0, 3]
+    j = 0
+    for s in range(4):
+        if T.tile[t0, TC_EC + 4 * r + s] == RIVER_EDGE:
+            e = o + ENDS + 4 * j
+            S.ls[g, e] = x + DX[s]
+            S.ls[g, e + 1] = y + DY[s]
+            S.ls[g, e + 2] = (s + 2) % 4
+            S.ls[g, e + 3] = 0
+            j += 1
+    S.ls[g, o + NENDS] = j
+
+
+@kernel
+def placement_veto(T, S, g, pb, t):
+    ls, tile = S.ls, T.tile
+    o = T.P[pb + B_LS]
+    nf = S.gi[g, G_NF]
+    ofm = T.P[P_O_FMASK]
+    if not tile[t, TC_RIVER]:
+        if not ls[g, o + DONE]:
+            if river_left(T, S, g, pb):
+                for slot in range(nf):  # every river tile is placed before any other tile
+                    ls[g, ofm + slot] = 0
+                return
+            ls[g, o + DONE] = 1
+        return
+    off = T.P[P_GOFF]
+    oe = o + ENDS
+    for slot in range(nf):
+        m = ls[g, ofm + slot]
+        if m == 0:
+            continue
+        x = S.fr[g, slot, 0]
+        y = S.fr[g, slot, 1]
+        for r in range(4):
+            if not (m >> r) & 1:
+                continue
+            touching = 0
+            entry = -1
+            for s in range(4):
+                if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+                    touching += 1
+                    entry = s
+            ok = touching == 1
+            if ok:
+                before = 0  # the turn recorded at that open end (the last one listed wins, as in a dict)
+                for e in range(ls[g, o + NENDS]):
+                    if ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y and ls[g, oe + 4 * e + 2] == entry:
+                        before = ls[g, oe + 4 * e + 3]
+                for s in range(4):
+                    if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE:
+                        turn = (s - (entry + 2)) % 4
+                        if turn and turn == before:
+                            ok = False
+            if not ok:
+                m &= ~(1 << r)
+        ls[g, ofm + slot] = m
+
+
+@kernel
+def after_placement(T, S, g, pb, t, x, y, r):
+    ls, tile = S.ls, T.tile
+    if not tile[t, TC_RIVER]:
+        return
+    o = T.P[pb + B_LS]
+    off = T.P[P_GOFF]
+    oe = o + ENDS
+    entry = -1
+    for s in range(4):
+        if tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and S.grid[g, y + DY[s] + off, x + DX[s] + off] >= 0:
+            entry = s
+            break
+    j = 0
+    for e in range(ls[g, o + NENDS]):
+        if not (ls[g, oe + 4 * e] == x and ls[g, oe + 4 * e + 1] == y):
+            for q in range(4):
+                ls[g, oe + 4 * j + q] = ls[g, oe + 4 * e + q]
+            j += 1
+    for s in range(4):
+        if s != entry and tile[t, TC_EC + 4 * r + s] == RIVER_EDGE and j < ENDS_CAP:
+            ls[g, oe + 4 * j] = x + DX[s]
+            ls[g, oe + 4 * j + 1] = y + DY[s]
+            ls[g, oe + 4 * j + 2] = (s + 2) % 4
+            ls[g, oe + 4 * j + 3] = (s - (entry + 2)) % 4
+            j += 1
+    ls[g, o + NENDS] = j
+    if t == T.P[pb + LAKE_T] and T.P[pb + LAKE_EXTRA]:
+        ls[g, o + EXTRA] = 1
+
+
+@kernel
+def no_follower(T, S, g, pb):
+    return T.P[pb + LAKE_EXTRA] != 0 and S.pl[g, S.gi[g, G_NPL] - 1, 2] == T.P[pb + LAKE_T]
+
+
+@kernel
+def extra_turn(T, S, g, pb):
+    o = T.P[pb + B_LS] + EXTRA
+    if S.ls[g, o]:
+        S.ls[g, o] = 0
+        return True
+    return False
+
+
+@kernel
+def observe(T, S, g, pb, seat, board, glob):
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    left = river_left(T, S, g, pb)
+    cur = S.gi[g, G_CUR]
+    if ls[g, o + NENDS] and not ls[g, o + DONE] and ((cur >= 0 and T.tile[cur, TC_RIVER]) or left):
+        oe = o + ENDS
+        off = T.P[P_GOFF]
+        rows = T.P[P_ROWS]
+        cols = T.P[P_COLS]
+        x0 = S.gi[g, G_X0]
+        y0 = S.gi[g, G_Y0]
+        for e in range(ls[g, o + NENDS]):
+            x = ls[g, oe + 4 * e]
+            y = ls[g, oe + 4 * e + 1]
+            col = x - x0
+            row = y - y0
+            if S.grid[g, y + off, x + off] < 0 and 0 <= col < cols and 0 <= row < rows:
+                board[T.P[pb + CH_END], row, col] = 1
+    glob[T.P[pb + G_LEFT]] = left / T.P[pb + RIVER_TOTAL]
 
 
 def params(rules: Any, exp: Any) -> dict[str, int]:
@@ -42,4 +200,10 @@ SUPPORT = FastSupport(
     options=frozenset({"end_city_last", "start_tile", "lake_extra_turn"}),
     params=params,
     positions=positions,
+    kernels={
+        "setup": setup, "placement_veto": placement_veto, "after_placement": after_placement,
+        "no_follower": no_follower, "extra_turn": extra_turn, "observe": observe,
+    },  # fmt: skip
+    own=OWN,
+    slots=ENDS + 4 * ENDS_CAP,
 )

@@ -36,6 +36,7 @@ from ...core.tiles import BUILDING, NEIGHBOURS8
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
+    from ...core.config import RuleSet
     from ...core.game import Game
 
 KEY = "shrines"
@@ -72,15 +73,19 @@ class Shrines(Expansion):
     def _tile_sides(self, game: Game) -> list[int]:
         """Side of each tile type's building (0 = none); an instance serves one RuleSet."""
         if self._tile_side is None:
-            sides = []
-            for tile in game.rules.tiles:
-                side = 0
-                for seg in tile.segments:
-                    if seg.kind == BUILDING:
-                        side = self._side_of_kind.get(seg.building, 0) or side
-                sides.append(side)
-            self._tile_side = sides
+            self._tile_side = self.tile_sides(game.rules)
         return self._tile_side
+
+    def tile_sides(self, rules: RuleSet) -> list[int]:
+        """Side of each tile type's building in ``rules`` (0 = none)."""
+        sides = []
+        for tile in rules.tiles:
+            side = 0
+            for seg in tile.segments:
+                if seg.kind == BUILDING:
+                    side = self._side_of_kind.get(seg.building, 0) or side
+            sides.append(side)
+        return sides
 
     def side_at(self, game: Game, x: int, y: int) -> int:
         """Side of the building on the tile at (x, y): 1 shrine, -1 cloister-like, 0 none."""

@@ -1,0 +1,273 @@
+"""The seam between the compiled engine and the plug-ins' kernels.
+
+Contract
+--------
+The engine (:mod:`carc_env.fast.kernels`) plays the base game and calls the
+plug-ins at fixed points, the compiled hooks of :data:`HOOKS`, through the
+module ``kernels.H``.  A plug-in's ``fast`` part gives one kernel per compiled
+hook it takes part in (``SUPPORT.kernels``, :class:`~carc_env.fast.support.FastSupport`),
+made with :func:`kernel`.  Every kernel of hook ``h`` has the signature
+``h(T, S, g, pb, *args)``: the tables, the state, the game, ``pb`` the start of
+the plug-in's block in the parameter vector ``T.P``, then the hook's arguments.
+The block holds (``B_*``): the offset of the plug-in's per-game integers in
+``S.ls``, of its tile columns in ``T.tile``, its first score-log code, then
+its own parameters in the order of ``SUPPORT.own`` (:func:`own_positions`).
+
+:func:`engine` composes, once per process, the kernels of every registered
+plug-in that has a ``fast`` part: it writes a small Python module (the
+*composed module*) with one function per compiled hook, which calls each
+plug-in's kernel when the configuration enables it (``T.P[P_PLUG + i]``, the
+plug-in's block start, is 0 when it is off), and the engine's entry points
+(``step_range``, ``reset_range``...), and imports it.  One compiled engine
+thus serves every configuration of the registered plug-ins: a configuration
+switches its plug-ins on through its parameter vector, which costs a load and
+a branch per hook call; compiling once is what keeps the test suite and a
+user's first run short (a step specialised per configuration would compile
+the whole engine again for each of the 32 combinations of the box).
+
+The composed module's file name carries a hash of the engine's and every
+composed plug-in's source, and only its entry points are cached on disk
+(Numba's ``cache=True``; the kernels they call are compiled into them):
+Numba invalidates a cache only when the cached function's own file changes,
+so a change to any kernel gives a new file and a fresh compilation.  The
+module is written under ``$CARC_ENV_CACHE_DIR`` (default
+``~/.cache/carc_env/fast``, else the temporary directory).
+
+Order: the composed hooks call the plug-ins in registry-key order; where two
+enabled plug-ins take part in one hook, :func:`order_problem` refuses a
+configuration whose expansion order (the Python engine's) differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..expansions import part
+from ..expansions import plugins as _registered
+
+
+def _njit() -> Any:
+    """numba.njit, imported on the first kernel (importing carc_env does not import Numba); None without
+    Numba: the engine cannot run, and coverage still reads the plug-ins' declarations."""
+    try:
+        from numba import njit
+    except ImportError:
+        return None
+    return njit
+
+# Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
+# plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
+# "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran).
+HOOKS: dict[str, tuple[str, str]] = {
+    "setup": ("", "each"),
+    "placement_veto": ("t", "veto"),
+    "after_placement": ("t, x, y, r", "each"),
+    "no_follower": ("", "any"),
+    "score_begin": ("", "each"),
+    "on_completed": ("root, kind", "each"),
+    "score_items": ("root, final", "sum"),
+    "on_scored": ("root, kind, final", "each"),
+    "score_end": ("", "each"),
+    "extra_turn": ("", "any"),
+    "final_scoring": ("", "each"),
+    "observe": ("seat, board, glob", "each"),
+}
+"""The compiled hooks, where the engine calls them:
+
+* ``setup``: a game starts; the start tile is placed and the plug-in's integers are zero;
+* ``placement_veto(t)``: tile ``t`` is drawn and its rotation masks per frontier slot
+  (``S.ls[g, T.P[P_O_FMASK] + slot]``) hold the edge matches; clear the bits the plug-in forbids;
+* ``after_placement(t, x, y, r)``: the tile is on the board (before the follower decision);
+* ``no_follower() -> bool``: True when the player may not place a follower this turn;
+* ``score_begin``: this turn's completed features (``S.ls[g, T.P[P_O_COMP] + i]``, ``G_NCOMP`` of
+  them) are known and none is scored yet;
+* ``on_completed(root, kind)``: the feature ``root`` is marked completed, before it is scored;
+* ``score_items(root, final) -> int``: points added to the value of a feature being scored (each
+  majority player gets them);
+* ``on_scored(root, kind, final)``: feature ``root`` was scored (during the game or at its end) and
+  its followers are back in their supplies;
+* ``score_end``: the turn's features are scored;
+* ``extra_turn() -> bool``: True when the same player plays the next turn;
+* ``final_scoring``: the game's end, after the features are scored;
+* ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``.
+"""
+
+B_LS, B_TILE, B_AWARD, B_OWN = range(4)
+"""Positions in a plug-in's parameter block: its integers in ``S.ls``, its tile columns in ``T.tile``,
+its first score-log code, then its own parameters."""
+MAX_PLUGINS = 16  # plug-ins one composed engine holds (the size of the block table in T.P)
+AWARD_CODE0 = 10  # score-log codes of points awarded outside feature scoring start here (kinds are 0..4)
+
+ENTRY_OPTS = {"cache": True, "nogil": True, "_nrt": False}
+"""The entry points: cached on disk, GIL released; no reference counting (the kernels never allocate,
+and passing reference counts of the state arrays would cost more than the rules)."""
+INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True}
+"""Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
+
+ENTRY_POINTS = ("reset_range", "step_one", "step_range", "observe_range", "masks_range", "play_random", "play_out")
+
+
+def kernel(fn: Any) -> Any:
+    """Decorator of a plug-in kernel or an engine function (compiled into the entry points).  Without
+    Numba it leaves the function as it is: the declarations stay importable (coverage says why not)."""
+    njit = _njit()
+    return fn if njit is None else njit(**INNER_OPTS)(fn)
+
+
+def inline(fn: Any) -> Any:
+    """:func:`kernel` for a tiny helper: inlined in Numba's IR where it is called, never compiled alone."""
+    njit = _njit()
+    return fn if njit is None else njit(inline="always", **INNER_OPTS)(fn)
+
+
+def own_positions(names: tuple[str, ...]) -> tuple[int, ...]:
+    """Block positions of a plug-in's own parameters (``T.P[pb + position]``)."""
+    return tuple(B_OWN + i for i in range(len(names)))
+
+
+def support(key: str) -> Any:
+    """The ``SUPPORT`` of the plug-in registered as ``key``, or None when it has no ``fast`` part."""
+    module = part(key, "fast")
+    return None if module is None else module.SUPPORT
+
+
+_index: dict[str, int] | None = None
+
+
+def plugin_index() -> dict[str, int]:
+    """``{key: position}`` of the plug-ins the composed engine holds: every plug-in with a ``fast`` part
+    registered when this is first called (in key order).  Fixed for the process from then on."""
+    global _index
+    if _index is None:
+        keys = [k for k in sorted(_registered()) if support(k) is not None]
+        if len(keys) > MAX_PLUGINS:
+            raise RuntimeError(f"the compiled engine composes at most {MAX_PLUGINS} plug-ins, {len(keys)} have one")
+        _index = {k: i for i, k in enumerate(keys)}
+    return _index
+
+
+def award_codes() -> dict[tuple[str, str], int]:
+    """``{(key, score-item kind): score-log code}`` of every composed plug-in's awards."""
+    out: dict[tuple[str, str], int] = {}
+    code = AWARD_CODE0
+    for key in plugin_index():
+        for kind in support(key).awards:
+            out[(key, kind)] = code
+            code += 1
+    return out
+
+
+def order_problem(keys: list[str]) -> str | None:
+    """None if the composed hooks call these enabled plug-ins in their expansion order ``keys``, else why not."""
+    index = plugin_index()
+    for hook in HOOKS:
+        takers = [k for k in keys if hook in support(k).kernels]
+        if takers != sorted(takers, key=index.__getitem__):
+            return (f"plug-ins {takers} take part in compiled hook {hook!r} in another order than the compiled "
+                    "engine calls them")
+    return None
+
+
+# ------------------------------------------------------------------ the composed module
+def _alias(key: str) -> str:
+    """The composed module's name for a plug-in's fast part."""
+    return f"fast_{key}" if key.isidentifier() else f"fast_{plugin_index()[key]}"
+
+
+def _source() -> str:
+    from . import kernels as K
+    from .tables import P_PLUG
+
+    index = plugin_index()
+    mods = {k: part(k, "fast").__name__ for k in index}
+    head = [
+        f'"""The compiled engine composed with the plug-ins {list(index)} (generated by carc_env.fast.seam)."""',
+        "from numba import njit",
+        "from carc_env.fast import kernels as K",
+        "from carc_env.fast.seam import ENTRY_OPTS, INNER_OPTS",
+        *(f"import {m} as {_alias(k)}" for k, m in mods.items()),
+        f"P_PLUG = {P_PLUG}",
+    ]
+    lines: list[str] = []
+    for hook, (args, how) in HOOKS.items():
+        extra = f", {args}" if args else ""
+        lines += ["", "", "@njit(**INNER_OPTS)", f"def {hook}(T, S, g{extra}):"]
+        lines += {"each": [], "veto": ["    ran = False"], "any": ["    out = False"], "sum": ["    out = 0"]}[how]
+        for key, i in index.items():
+            if hook not in support(key).kernels:
+                continue
+            fn = f"{hook}_{_alias(key)}"
+            head.append(f"{fn} = {_alias(key)}.SUPPORT.kernels[{hook!r}]")  # compiled code calls names, not dicts
+            call = f"{fn}(T, S, g, pb{extra})"
+            lines.append(f"    pb = T.P[P_PLUG + {i}]")
+            lines += {
+                "each": ["    if pb:", f"        {call}"],
+                "veto": ["    if pb:", f"        {call}", "        ran = True"],
+                "any": [f"    if pb and {call}:", "        out = True"],
+                "sum": ["    if pb:", f"        out += {call}"],
+            }[how]
+        lines.append({"each": "    return", "veto": "    return ran", "any": "    return out", "sum": "    return out"}[how])
+    for name in ENTRY_POINTS:
+        params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)
+        lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return K.{name}({params})"]
+    lines = head + lines
+    return "\n".join(lines) + "\n"
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("CARC_ENV_CACHE_DIR")
+    candidates = [Path(env)] if env else []
+    candidates += [Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "carc_env" / "fast",
+                   Path(tempfile.gettempdir()) / "carc_env_fast"]
+    for d in candidates:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            if os.access(d, os.W_OK):
+                return d
+        except OSError:
+            continue
+    raise RuntimeError(f"no writable directory for the compiled engine among {[str(c) for c in candidates]}; "
+                       "set CARC_ENV_CACHE_DIR")
+
+
+_engine: ModuleType | None = None
+
+
+def engine() -> ModuleType:
+    """The composed module (entry points and composed hooks), written and imported on first use."""
+    global _engine
+    if _engine is not None:
+        return _engine
+    from . import kernels as K
+
+    src = _source()
+    digest = hashlib.sha256(src.encode())
+    for path in [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py")] + [
+        Path(part(k, "fast").__file__) for k in plugin_index()
+    ]:
+        digest.update(path.read_bytes())
+    name = f"carc_env_fast_composed_{digest.hexdigest()[:16]}"
+    path = _cache_dir() / f"{name}.py"
+    if not path.exists() or path.read_text() != src:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(src)
+        os.replace(tmp, path)  # atomic: another process may be writing the same file
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    K.H = module  # the engine's hook calls resolve here when the entry points compile
+    _engine = module
+    return module
+
+
+__all__ = ["B_AWARD", "B_LS", "B_OWN", "B_TILE", "HOOKS", "award_codes", "engine", "inline", "kernel", "own_positions",
+           "plugin_index", "support"]
