@@ -162,7 +162,7 @@ class Features:
     def counts_as_completed(self, root: int) -> bool:
         """Whether rules that count or compare completed features (the King) count feature ``root``;
         False for one an expansion leaves out (``uncounted_completion``)."""
-        return not any(hook(self, root) for hook in self.rules.h_uncounted)  # type: ignore[arg-type]  # self is the Game
+        return not any(hook(self, root) for hook in self.rules.h_uncounted)
 
     def count_completed(self, kind: int) -> int:
         """Completed features of ``kind`` (``CITY``, ``ROAD``) on the board, each counted once,

@@ -248,7 +248,7 @@ class TurnFlow:
             masks = self.placement_masks(t)  # a fresh copy for each veto
             why = veto(game, t, masks)
             if not (int(masks[slot]) >> r) & 1:
-                exp = veto.__self__  # type: ignore[attr-defined]
+                exp = veto.__self__
                 return f"expansion {exp.KEY!r} forbids it: {exp.veto_reason or why or 'its placement rule'}"
         return "an expansion's placement rule forbids it"  # pragma: no cover - only vetoes clear fitting bits
 

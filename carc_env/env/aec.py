@@ -356,7 +356,7 @@ class _ResetChecked:
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the env (the raw env's: the board as SVG)."""
-        return self.unwrapped._repr_svg_()
+        return self.unwrapped._repr_svg_()  # type: ignore[attr-defined]  # the PettingZoo wrapper chain has it
 
 
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)

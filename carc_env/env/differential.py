@@ -33,7 +33,7 @@ class Mismatch(AssertionError):
 
 
 def _expected_log(events: list[Any], num_players: int, award_codes: dict[str, int]) -> list[tuple[int, ...]]:
-    rows = []
+    rows: list[tuple[int, ...]] = []
     for ev in events:
         if isinstance(ev, FeatureScored):
             kind = _KIND_CODE.get(ev.kind, 3)  # every building kind is scored as a building

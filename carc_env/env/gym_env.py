@@ -199,7 +199,7 @@ class CarcassonneGymEnv(gymnasium.Env):
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {seat!r}")
         # The game first: a reset that fails there (bad seed, bad draw order) changes nothing.
-        aec_options = {k: options[k] for k in ("draw_order", "record", "upto") if k in options} or None
+        aec_options: dict[str, Any] | None = {k: options[k] for k in ("draw_order", "record", "upto") if k in options} or None
         self.aec.reset(seed=seed, options=aec_options)
         super().reset(seed=seed)
         if seed is not None:

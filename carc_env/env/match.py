@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -56,30 +57,32 @@ class MatchChecks:
     def check(self, index: object) -> int:
         """``index`` as an int if it is a legal action now; else raise IllegalActionError (an
         ``ActionTypeError`` for a non-integer) saying why.  Changes nothing."""
-        if not self.started:
+        m: Any = self  # either engine's match (the accessors in the class docstring)
+        if not m.started:
             raise IllegalActionError("the match has not been reset; call reset() first")
         index = as_index(index, "an action")
-        if self.over:
+        if m.over:
             raise IllegalActionError(f"action {index}: the game is over; no action is legal")
-        mask = self.mask()
+        mask = m.mask()
         if not 0 <= index < len(mask) or not mask[index]:
             raise IllegalActionError(
-                f"action {index} ({self._describe(index)}) is not legal for seat {self.player} in phase "
-                f"{self.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
+                f"action {index} ({m._describe(index)}) is not legal for seat {m.player} in phase "
+                f"{m.phase!r}; legal: {int(np.count_nonzero(mask))} action(s), see the action mask"
             )
         return index
 
     def _describe(self, index: int) -> str:
         """What ``index`` means now, or why it means nothing (outside the space, another phase's range)."""
-        codec = self.codec
+        m: Any = self
+        codec = m.codec
         if not 0 <= index < codec.n:
             return f"outside the action space 0..{codec.n - 1}"
         phase = codec.phase_of(index)
-        if phase != self.phase:
+        if phase != m.phase:
             r = codec.ranges[phase]
             return f"in the {phase!r} range {r.start}..{r.stop - 1}, not the current phase's"
         try:
-            return codec.action_to_text(self.game, index)  # the reference game (rebuilt on the compiled engine)
+            return codec.action_to_text(m.game, index)  # the reference game (rebuilt on the compiled engine)
         except (IllegalActionError, ValueError) as exc:
             return f"not a legal {phase} action here: {exc}"
 

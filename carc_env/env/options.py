@@ -63,6 +63,13 @@ OBS_FORMATS = ("dict", "classic")
 RENDER_MODES = ("ansi", "rgb_array", "human", "svg")
 
 
+
+def _int_in(name: str, value: Any, lo: int, hi: int) -> None:
+    """ConfigError unless ``value`` is a Python int (not a bool) from ``lo`` to ``hi``."""
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ConfigError(f"option {name} must be an integer from {lo} to {hi}, got {value!r}")
+
+
 @dataclass(frozen=True)
 class EnvOptions:
     """Validated environment options (see the module docstring)."""
@@ -98,9 +105,13 @@ class EnvOptions:
         return opts
 
     def validate(self) -> None:
+        self._validate_game()
+        self._validate_env()
+
+    def _validate_game(self) -> None:
+        """The options that make the game: players, expansions, rules, followers."""
         n = self.num_players
-        if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(f"option num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
+        _int_in("num_players", n, MIN_PLAYERS, MAX_PLAYERS)
         exps = self.expansions
         if not isinstance(exps, (tuple, list)) or not all(isinstance(e, str) for e in exps):
             raise ConfigError(f"option expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}")
@@ -120,6 +131,9 @@ class EnvOptions:
                 f"option followers x num_players must be at most 255 (the observation counts followers in uint8 "
                 f"planes), got {f} x {n} = {f * n}; use at most {255 // n} followers for {n} players"
             )
+
+    def _validate_env(self) -> None:
+        """The env's own options, then the game as the core validates it (which fixes the window)."""
         if self.reward not in REWARD_MODES:
             raise ConfigError(f"option reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
         rs = self.reward_scale
@@ -136,21 +150,15 @@ class EnvOptions:
             raise ConfigError(
                 f"option render_mode must be None or one of {list(RENDER_MODES)}, got {self.render_mode!r}"
             )
-        px = self.tile_px
-        if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 512:
-            raise ConfigError(f"option tile_px must be an integer from 8 to 512, got {px!r}")
+        _int_in("tile_px", self.tile_px, 8, 512)
         if self.engine not in ENGINES:
             raise ConfigError(f"option engine must be one of {list(ENGINES)}, got {self.engine!r}")
         if self.obs_format not in OBS_FORMATS:
             raise ConfigError(f"option obs_format must be one of {list(OBS_FORMATS)}, got {self.obs_format!r}")
-        cap = self.render_max_px
-        if not isinstance(cap, int) or isinstance(cap, bool) or not 256 <= cap <= 16384:
-            raise ConfigError(f"option render_max_px must be an integer from 256 to 16384, got {cap!r}")
+        _int_in("render_max_px", self.render_max_px, 256, 16384)
         if not isinstance(self.action_features, bool):
             raise ConfigError(f"option action_features must be True or False, got {self.action_features!r}")
-        k = self.action_feature_rows
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 4096:
-            raise ConfigError(f"option action_feature_rows must be an integer from 1 to 4096, got {k!r}")
+        _int_in("action_feature_rows", self.action_feature_rows, 1, 4096)
         # The core validates the game itself (expansion keys, combinations, rule options); the rule set
         # it resolves is kept: the engines read it (rule_set, engine_config) instead of resolving it again.
         rules = ruleset(self.game_config())
@@ -179,7 +187,8 @@ class EnvOptions:
         """What the compiled engine reads of these options: choosing and building an engine read this."""
         cfg = self.__dict__.get("_engine_config")
         if cfg is None:
-            cfg = EngineConfig(self.rule_set(), tuple(self.window), self.reward, float(self.reward_scale),
+            rows, cols = self.window or default_window(self.rule_set())  # validate() always sets the window
+            cfg = EngineConfig(self.rule_set(), (int(rows), int(cols)), self.reward, float(self.reward_scale),
                                self.action_features)
             object.__setattr__(self, "_engine_config", cfg)
         return cfg

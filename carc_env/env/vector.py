@@ -318,17 +318,9 @@ class CarcassonneVectorEnv(VectorEnv):
             raise RuntimeError(f"actions[{suspects[0]}]: the published mask and game {suspects[0]}'s check disagree")
         return ints
 
-    def _reset_args(self, seed: Any, options: Any) -> tuple[list[int | None], list[dict[str, Any] | None], int | None]:
-        """Per-game seeds and records and the learner seat of a reset, all checked before anything changes."""
+    def _game_seeds(self, seed: Any) -> list[int | None]:
+        """One seed per game from ``reset(seed=...)``: a list (one each), an int (``seed + i``) or None."""
         N = self.num_envs
-        if options is not None and not isinstance(options, dict):
-            raise ConfigError(f"reset options must be a dict (keys {list(VECTOR_RESET_OPTIONS)}) or None, got {options!r}")
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(VECTOR_RESET_OPTIONS), key=repr)
-        if unknown:
-            raise ConfigError(f"unknown reset option(s) {unknown}; known: {list(VECTOR_RESET_OPTIONS)}")
-        if isinstance(seed, np.ndarray):
-            seed = seed.tolist()
         if isinstance(seed, Sequence) and not isinstance(seed, str):
             if len(seed) != N:
                 raise ValueError(f"seed as a list must have one entry per game ({N}), got {len(seed)}")
@@ -342,20 +334,42 @@ class CarcassonneVectorEnv(VectorEnv):
         for i, s in enumerate(seeds):
             if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0):
                 raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+        return seeds
+
+    def _game_records(self, options: dict[str, Any], listed_seeds: list[int | None] | None) -> list[dict[str, Any] | None]:
+        """One position record (or None) per game from the reset options ``record`` / ``upto``, checked
+        against the configuration; ``listed_seeds``: the seeds given as a list (a record has its own)."""
+        N = self.num_envs
         records: list[dict[str, Any] | None] = [None] * N
         if "upto" in options and "record" not in options:
             raise ConfigError("reset option upto needs a record: options={'record': rec, 'upto': k}")
-        if "record" in options:
-            rec = options["record"]
-            per_game = rec if isinstance(rec, list) else [rec] * N
-            if len(per_game) != N:
-                raise ValueError(f"reset option record as a list must have one entry per game ({N}), got {len(per_game)}")
-            for i, r in enumerate(per_game):
-                if r is not None:
-                    if isinstance(seed, Sequence) and seeds[i] is not None:
-                        raise ConfigError(f"game {i}: a record carries its own seed; pass None as seed[{i}]")
-                    records[i] = position_record(r, options.get("upto"))
-                    check_config(records[i], self.options.game_config())
+        if "record" not in options:
+            return records
+        rec = options["record"]
+        per_game = rec if isinstance(rec, list) else [rec] * N
+        if len(per_game) != N:
+            raise ValueError(f"reset option record as a list must have one entry per game ({N}), got {len(per_game)}")
+        for i, r in enumerate(per_game):
+            if r is None:
+                continue
+            if listed_seeds is not None and listed_seeds[i] is not None:
+                raise ConfigError(f"game {i}: a record carries its own seed; pass None as seed[{i}]")
+            records[i] = record = position_record(r, options.get("upto"))
+            check_config(record, self.options.game_config())
+        return records
+
+    def _reset_args(self, seed: Any, options: Any) -> tuple[list[int | None], list[dict[str, Any] | None], int | None]:
+        """Per-game seeds and records and the learner seat of a reset, all checked before anything changes."""
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(f"reset options must be a dict (keys {list(VECTOR_RESET_OPTIONS)}) or None, got {options!r}")
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(VECTOR_RESET_OPTIONS), key=repr)
+        if unknown:
+            raise ConfigError(f"unknown reset option(s) {unknown}; known: {list(VECTOR_RESET_OPTIONS)}")
+        if isinstance(seed, np.ndarray):
+            seed = seed.tolist()
+        seeds = self._game_seeds(seed)
+        records = self._game_records(options, seeds if isinstance(seed, Sequence) else None)
         learner = options.get("learner_seat")
         n = self.num_players
         if learner is not None and (isinstance(learner, bool) or not isinstance(learner, (int, np.integer)) or not 0 <= learner < n):

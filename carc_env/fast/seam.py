@@ -50,8 +50,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..expansions import part
-from ..expansions import plugins as _registered
+from ..core.registry import part
+from ..core.registry import plugins as _registered
 
 
 def _njit() -> Any:
