@@ -89,8 +89,8 @@ def test_the_vector_env_with_greedy_opponents_matches_across_engines():
         trace = []
         for _ in range(80):
             acts = [int(rng.choice(np.flatnonzero(m))) for m in obs["action_mask"]]
-            obs, r, dones, _ = venv.step(acts)
-            trace.append((np.asarray(r).tolist(), np.asarray(dones).tolist(), obs["globals"].tobytes()))
+            obs, r, terminated, truncated, _ = venv.step(acts)
+            trace.append((np.asarray(r).tolist(), np.asarray(terminated | truncated).tolist(), obs["globals"].tobytes()))
         out[engine] = trace
     assert out["python"] == out["numba"]
 

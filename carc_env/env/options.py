@@ -189,7 +189,7 @@ class EnvOptions:
         if cfg is None:
             rows, cols = self.window or default_window(self.rule_set())  # validate() always sets the window
             cfg = EngineConfig(self.rule_set(), (int(rows), int(cols)), self.reward, float(self.reward_scale),
-                               self.action_features)
+                               self.action_features, self.action_feature_rows)
             object.__setattr__(self, "_engine_config", cfg)
         return cfg
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.config import RuleSet
+from ..encoding.spec import DEFAULT_PLACEMENT_ROWS
 
 REWARD_MODES = ("win_loss", "score_diff", "score_delta")
 DEFAULT_WINDOW = (27, 27)
@@ -36,6 +37,8 @@ class EngineConfig:
     action_features: bool = False
     """Whether observations carry the one-ply action features (their kernels must cover the rules too:
     :func:`~carc_env.fast.tables.features_coverage`)."""
+    action_feature_rows: int = DEFAULT_PLACEMENT_ROWS
+    """Placement rows of those features (a fixed shape)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, RuleSet):
