@@ -1,0 +1,110 @@
+"""A griffe extension for the docs site: the project's reST-flavoured docstrings as Markdown.
+
+The module docstrings are the specification (the env's actions, observations and rewards live in
+``carc_env.env.aec``'s), written in the reStructuredText subset Python docstrings use: ``literal``,
+Sphinx roles (``:mod:`x```), ``Usage::`` literal blocks and simple tables bordered by ``=====``.
+mkdocstrings renders docstrings as Markdown, where a simple table would come out as a heading and a
+run-on paragraph.  This extension rewrites each docstring once, when griffe loads it:
+
+* a simple table becomes a pipe table (a row whose first column is blank continues the row above);
+* a role becomes inline code (``:class:`~a.b.C``` -> ``C``, otherwise the full target), so the site
+  never depends on every target having a page;
+* ``text::`` before an indented block becomes ``text:`` (the indented block stays code).
+
+The docstrings themselves are left as they are in the source (``help()`` and editors read them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+_ROLE = re.compile(r":(?:py:)?(?:mod|class|func|meth|data|attr|exc|obj|const):`(~?)([^`]+)`")
+_BORDER = re.compile(r"^( *)(=+)(?: +=+)+ *$")
+
+
+def _role(match: re.Match[str]) -> str:
+    tilde, target = match.groups()
+    target = target.strip()
+    if tilde:
+        target = target.rsplit(".", 1)[-1]
+    return f"``{target}``"
+
+
+def _columns(border: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+
+
+def _split_row(line: str, cols: list[tuple[int, int]]) -> list[str]:
+    cells = []
+    for i, (start, _end) in enumerate(cols):
+        stop = cols[i + 1][0] if i + 1 < len(cols) else len(line)
+        cells.append(line[start:stop].strip())
+    return cells
+
+
+def _table(lines: list[str], cols: list[tuple[int, int]]) -> list[str]:
+    """Pipe-table lines for a simple table's body lines (header and rows, borders removed)."""
+    rows: list[list[str]] = []
+    header: list[str] | None = None
+    for line in lines:
+        if _BORDER.match(line):
+            header = rows.pop() if rows and header is None else header
+            continue
+        if not line.strip():
+            continue
+        cells = _split_row(line, cols)
+        if not cells[0] and rows:
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
+        else:
+            rows.append(cells)
+    if header is None:
+        header, rows = [""] * len(cols), rows
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    return out
+
+
+def rst_to_markdown(text: str) -> str:
+    """The docstring ``text`` with simple tables, roles and ``::`` rewritten as Markdown."""
+    text = _ROLE.sub(_role, text)
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = _BORDER.match(line)
+        if match:
+            cols = _columns(line)
+            # a simple table: top border, header, border, rows, bottom border (3 borders) or no header (2)
+            end = i + 1
+            borders = 1
+            while end < len(lines) and borders < 3:
+                if _BORDER.match(lines[end]):
+                    borders += 1
+                    if borders == 3 or (end + 1 < len(lines) and not lines[end + 1].strip()):
+                        break
+                end += 1
+            body = lines[i + 1 : end]
+            if out and out[-1].strip():
+                out.append("")
+            out += _table(body, cols)
+            out.append("")
+            i = end + 1
+            continue
+        if line.rstrip().endswith("::") and not line.strip().startswith(".."):
+            stripped = line.rstrip()
+            line = stripped[:-1] if stripped != "::" else ""
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+class RstDocstrings(griffe.Extension):
+    """Rewrites every loaded docstring with :func:`rst_to_markdown`."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = rst_to_markdown(obj.docstring.value)
