@@ -299,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for b in blocks:
             extra = f" {b.seconds:g}s" if b.mode == "smoke" else ""
-            print(f"{b.id:42s} {b.lang or '-':7s} {b.mode}{extra}  {b.reason}{'  ERROR: ' + '; '.join(b.errors) if b.errors else ''}")
+            print(
+                f"{b.id:42s} {b.lang or '-':7s} {b.mode}{extra}  {b.reason}{'  ERROR: ' + '; '.join(b.errors) if b.errors else ''}"
+            )
         return 0
     results = []
     for b in selected(blocks, args.all):
