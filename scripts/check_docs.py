@@ -5,7 +5,8 @@
     python scripts/check_docs.py --list       # every block, where it is and how it is checked
     python scripts/check_docs.py docs/engines.md README.md   # only these files
 
-Every fenced block needs a language.  How each is checked:
+The module docstrings' examples (``Usage::`` and an indented block that imports something; the API
+reference shows them) run too, as python blocks.  Every fenced block needs a language.  How each is checked:
 
 * ``python``: written to a file and run as a script (``python block.py``), so a block that only works
   pasted into a REPL fails (``if __name__ == "__main__":`` guards, ``SubprocVecEnv``);
@@ -34,6 +35,7 @@ Exit status 0 when every checked block passed, 1 otherwise, 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -42,6 +44,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -153,8 +156,37 @@ def extract(path: Path, root: Path = ROOT) -> list[Block]:
     return blocks
 
 
+def docstring_blocks(root: Path = ROOT) -> list[Block]:
+    """The code examples of the module docstrings the API reference shows (``text::`` then an
+    indented block that imports something), as python blocks: the site renders them, so they run."""
+    blocks = []
+    for path in sorted([*(root / "carc_env").rglob("*.py"), *(root / "agents").rglob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        doc = ast.get_docstring(tree, clean=False)
+        if not doc:
+            continue
+        first = tree.body[0].lineno
+        lines = doc.splitlines()
+        for i, line in enumerate(lines):
+            if not line.rstrip().endswith("::"):
+                continue
+            base = len(line) - len(line.lstrip())
+            body: list[str] = []
+            for nxt in lines[i + 1 :]:
+                if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= base:
+                    break
+                body.append(nxt)
+            code = textwrap.dedent("\n".join(body)).strip("\n")
+            if any(c.startswith(("import ", "from ")) for c in code.splitlines()):
+                rel = path.relative_to(root).as_posix()
+                blocks.append(Block(rel, first + i, "python", code + "\n"))
+    return blocks
+
+
 def all_blocks(files: list[Path] | None = None, root: Path = ROOT) -> list[Block]:
-    return [b for f in (files or doc_files(root)) for b in extract(f, root)]
+    """The blocks of ``files`` (default: README.md, docs/**/*.md and the module docstrings' examples)."""
+    blocks = [b for f in (files or doc_files(root)) for b in extract(f, root)]
+    return blocks if files else blocks + docstring_blocks(root)
 
 
 def shell_script(code: str) -> tuple[str, int]:

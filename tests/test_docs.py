@@ -9,6 +9,7 @@ block marked ``skip`` says why no check can run it.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,17 @@ def test_blocks_are_found_in_the_readme_and_the_pages():
     assert "README.md" in files and "docs/getting-started.md" in files and "docs/env.md" in files
     readme_python = [b for b in RUN if b.path == "README.md" and b.kind == "python"]
     assert readme_python, "the README's example must be a python block the suite runs"
+    assert any(b.path == "carc_env/env/aec.py" for b in RUN), "the docstrings' examples run too"
+
+
+def test_the_readmes_links_point_at_files_that_exist():
+    # the README is read on the repository's page, outside the site's strict build
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [t.split("#")[0] for t in targets if not t.startswith(("http://", "https://", "#"))]
+    assert len(local) > 20
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, missing
 
 
 def test_every_block_has_a_language_and_a_valid_marker():
