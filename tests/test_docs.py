@@ -126,4 +126,8 @@ def test_rst_tables_and_roles_become_markdown():
     assert "| name | meaning |" in md
     assert "| ``a`` | first line continued |" in md
     assert "| ``b`` | one \\| two |" in md
-    assert "Usage:\n" in md and "Usage::" not in md
+    assert "Usage:\n\n```text\nx = 1\n```" in md and "Usage::" not in md
+    terms = rst_docstrings.rst_to_markdown(
+        "Parts:\n\n``a.py``\n    the a part\n``b.py``\n    the b part,\n    two lines\n"
+    )
+    assert "``a.py``\n:   the a part\n\n``b.py``\n:   the b part,\n    two lines" in terms

@@ -7,9 +7,12 @@ mkdocstrings renders docstrings as Markdown, where a simple table would come out
 run-on paragraph.  This extension rewrites each docstring once, when griffe loads it:
 
 * a simple table becomes a pipe table (a row whose first column is blank continues the row above);
+* a definition list (a term line, its definition indented below) becomes a Markdown one (the
+  ``def_list`` extension);
 * a role becomes inline code (``:class:`~a.b.C``` -> ``C``, otherwise the full target), so the site
   never depends on every target having a page;
-* ``text::`` before an indented block becomes ``text:`` (the indented block stays code).
+* ``text::`` before an indented block becomes ``text:`` and a fenced block (Python when it imports
+  something, text otherwise).
 
 The docstrings themselves are left as they are in the source (``help()`` and editors read them).
 """
@@ -17,6 +20,7 @@ The docstrings themselves are left as they are in the source (``help()`` and edi
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 import griffe
@@ -96,10 +100,69 @@ def rst_to_markdown(text: str) -> str:
             continue
         if line.rstrip().endswith("::") and not line.strip().startswith(".."):
             stripped = line.rstrip()
-            line = stripped[:-1] if stripped != "::" else ""
+            out.append(stripped[:-1] if stripped != "::" else "")
+            i = _literal_block(lines, i, out)
+            continue
+        if _is_term(lines, i):
+            i = _definition(lines, i, out)
+            continue
         out.append(line)
         i += 1
     return "\n".join(out)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _is_term(lines: list[str], i: int) -> bool:
+    """A definition list's term: a lone line after a blank one, the next line indented deeper."""
+    line = lines[i]
+    if not line.strip() or i + 1 >= len(lines) or not lines[i + 1].strip():
+        return False
+    if i > 0 and lines[i - 1].strip():
+        return False
+    if re.match(r"^\s*([*+-]|\d+[.)]|#|\|)\s", line) or line.rstrip().endswith(":"):
+        return False
+    return _indent(lines[i + 1]) > _indent(line) and not _BORDER.match(lines[i + 1])
+
+
+def _definition(lines: list[str], i: int, out: list[str]) -> int:
+    """The definition list starting at ``i`` (terms, each with its indented definition) as Markdown."""
+    base = _indent(lines[i])
+    j = i
+    while j + 1 < len(lines) and lines[j].strip() and _indent(lines[j]) == base and _indent(lines[j + 1]) > base:
+        term = lines[j]
+        j += 1
+        body: list[str] = []
+        while j < len(lines) and lines[j].strip() and _indent(lines[j]) > base:
+            body.append(lines[j])
+            j += 1
+        text = textwrap.dedent("\n".join(body)).splitlines()
+        out += [term, f":   {text[0]}", *("    " + t for t in text[1:]), ""]
+    return j
+
+
+def _literal_block(lines: list[str], i: int, out: list[str]) -> int:
+    """Fence the indented block after line ``i`` (``text::``); return the index of the line after it.
+
+    Code that imports something is fenced as Python (highlighted), anything else as text."""
+    base = len(lines[i]) - len(lines[i].lstrip())
+    j = i + 1
+    body: list[str] = []
+    while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+        body.append(lines[j])
+        j += 1
+    while body and not body[-1].strip():
+        body.pop()
+        j -= 1
+    code = textwrap.dedent("\n".join(body)).strip("\n")
+    if not code:
+        return i + 1
+    lang = "python" if any(c.startswith(("import ", "from ")) for c in code.splitlines()) else "text"
+    pad = " " * base
+    out += ["", f"{pad}```{lang}", *(pad + c if c else "" for c in code.splitlines()), f"{pad}```", ""]
+    return j
 
 
 class RstDocstrings(griffe.Extension):
