@@ -127,6 +127,8 @@ def test_rst_tables_and_roles_become_markdown():
     assert "| ``a`` | first line continued |" in md
     assert "| ``b`` | one \\| two |" in md
     assert "Usage:\n\n```text\nx = 1\n```" in md and "Usage::" not in md
+    lists = rst_docstrings.rst_to_markdown("* a:\n\n  - nested\n\n  more about a.\n* b\n")
+    assert lists == "* a:\n\n    - nested\n\n    more about a.\n\n* b"
     terms = rst_docstrings.rst_to_markdown(
         "Parts:\n\n``a.py``\n    the a part\n``b.py``\n    the b part,\n    two lines\n"
     )

@@ -9,6 +9,7 @@ run-on paragraph.  This extension rewrites each docstring once, when griffe load
 * a simple table becomes a pipe table (a row whose first column is blank continues the row above);
 * a definition list (a term line, its definition indented below) becomes a Markdown one (the
   ``def_list`` extension);
+* indentation is doubled (reST nests lists by 2 spaces, Python-Markdown needs 4);
 * a role becomes inline code (``:class:`~a.b.C``` -> ``C``, otherwise the full target), so the site
   never depends on every target having a page;
 * ``text::`` before an indented block becomes ``text:`` and a fenced block (Python when it imports
@@ -27,6 +28,7 @@ import griffe
 
 _ROLE = re.compile(r":(?:py:)?(?:mod|class|func|meth|data|attr|exc|obj|const):`(~?)([^`]+)`")
 _BORDER = re.compile(r"^( *)(=+)(?: +=+)+ *$")
+_LIST_ITEM = re.compile(r"^\s*([*+-]|\d+[.)])\s")
 
 
 def _role(match: re.Match[str]) -> str:
@@ -100,15 +102,59 @@ def rst_to_markdown(text: str) -> str:
             continue
         if line.rstrip().endswith("::") and not line.strip().startswith(".."):
             stripped = line.rstrip()
-            out.append(stripped[:-1] if stripped != "::" else "")
+            out.append(_widen(stripped[:-1]) if stripped != "::" else "")
             i = _literal_block(lines, i, out)
             continue
         if _is_term(lines, i):
             i = _definition(lines, i, out)
             continue
-        out.append(line)
+        if line.strip() and _indent(line) and i and not lines[i - 1].strip():
+            parent = _parent(lines, i)
+            if parent is None or not _LIST_ITEM.match(parent):
+                # a block quote (indented under a paragraph): Markdown would make it code; un-indent it
+                n, p = _indent(line), _indent(parent) if parent else 0
+                j = i
+                while j < len(lines) and (
+                    _indent(lines[j]) >= n if lines[j].strip() else _blank_inside(lines, j, n - 1)
+                ):
+                    j += 1
+                inner = rst_to_markdown("\n".join(ln[n:] for ln in lines[i:j]))
+                out += [" " * (2 * p) + ln if ln else "" for ln in inner.splitlines()]
+                i = j
+                continue
+        out.append(_widen(line))
         i += 1
-    return "\n".join(out)
+    return "\n".join(_separate_lists(out))
+
+
+def _separate_lists(lines: list[str]) -> list[str]:
+    """A blank line before a list that follows a paragraph: Python-Markdown would run them together."""
+    out: list[str] = []
+    run: list[str] = []  # the non-blank lines since the last blank one
+    fenced = False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and _LIST_ITEM.match(line) and run:
+            if not any(_LIST_ITEM.match(r) and _indent(r) <= _indent(line) for r in run):
+                out.append("")
+                run = []
+        out.append(line)
+        run = run + [line] if line.strip() and not fenced else ([] if not line.strip() else run)
+    return out
+
+
+def _parent(lines: list[str], i: int) -> str | None:
+    """The nearest line above ``i`` indented less than it (the block it belongs to), or None."""
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip() and _indent(lines[j]) < _indent(lines[i]):
+            return lines[j]
+    return None
+
+
+def _widen(line: str) -> str:
+    """The line with its indentation doubled: reST nests lists by 2 spaces, Python-Markdown by 4."""
+    return " " * (2 * _indent(line)) + line.lstrip() if line.strip() else ""
 
 
 def _indent(line: str) -> int:
@@ -122,9 +168,19 @@ def _is_term(lines: list[str], i: int) -> bool:
         return False
     if i > 0 and lines[i - 1].strip():
         return False
-    if re.match(r"^\s*([*+-]|\d+[.)]|#|\|)\s", line) or line.rstrip().endswith(":"):
+    if _LIST_ITEM.match(line) or re.match(r"^\s*[#|]\s", line) or line.rstrip().endswith(":"):
         return False
     return _indent(lines[i + 1]) > _indent(line) and not _BORDER.match(lines[i + 1])
+
+
+def _blank_inside(lines: list[str], j: int, base: int) -> bool:
+    """Line ``j`` is blank and the next non-blank line is indented deeper than ``base``."""
+    if lines[j].strip():
+        return False
+    for k in range(j + 1, len(lines)):
+        if lines[k].strip():
+            return _indent(lines[k]) > base
+    return False
 
 
 def _definition(lines: list[str], i: int, out: list[str]) -> int:
@@ -135,11 +191,12 @@ def _definition(lines: list[str], i: int, out: list[str]) -> int:
         term = lines[j]
         j += 1
         body: list[str] = []
-        while j < len(lines) and lines[j].strip() and _indent(lines[j]) > base:
+        while j < len(lines) and (lines[j].strip() and _indent(lines[j]) > base or _blank_inside(lines, j, base)):
             body.append(lines[j])
             j += 1
         text = textwrap.dedent("\n".join(body)).splitlines()
-        out += [term, f":   {text[0]}", *("    " + t for t in text[1:]), ""]
+        pad = " " * (2 * base)
+        out += [_widen(term), f"{pad}:   {text[0]}", *(f"{pad}    {_widen(t)}" if t else "" for t in text[1:]), ""]
     return j
 
 
@@ -160,7 +217,7 @@ def _literal_block(lines: list[str], i: int, out: list[str]) -> int:
     if not code:
         return i + 1
     lang = "python" if any(c.startswith(("import ", "from ")) for c in code.splitlines()) else "text"
-    pad = " " * base
+    pad = " " * (2 * base)
     out += ["", f"{pad}```{lang}", *(pad + c if c else "" for c in code.splitlines()), f"{pad}```", ""]
     return j
 
