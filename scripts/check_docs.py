@@ -4,6 +4,7 @@
     python scripts/check_docs.py --all        # + the slow ones and the smoke runs: the nightly check
     python scripts/check_docs.py --list       # every block, where it is and how it is checked
     python scripts/check_docs.py docs/engines.md README.md   # only these files
+    python scripts/check_docs.py --block docs/agents.md:20    # one block, whatever its mode
 
 The module docstrings' examples (``Usage::`` and an indented block that imports something; the API
 reference shows them) run too, as python blocks.  Every fenced block needs a language.  How each is checked:
@@ -318,6 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the blocks and how each is checked")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per block (not smoke)")
     parser.add_argument("--json", action="store_true", help="one JSON line with every result")
+    parser.add_argument(
+        "--block",
+        action="append",
+        default=[],
+        metavar="FILE:LINE",
+        help="only this block (as --list names it; repeatable); its mode is ignored",
+    )
     args = parser.parse_args(argv)
     if args.timeout <= 0:
         parser.error(f"--timeout must be positive, got {args.timeout:g}")
@@ -335,8 +343,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{b.id:42s} {b.lang or '-':7s} {b.mode}{extra}  {b.reason}{'  ERROR: ' + '; '.join(b.errors) if b.errors else ''}"
             )
         return 0
+    if args.block:
+        unknown = sorted(set(args.block) - {b.id for b in blocks})
+        if unknown:
+            parser.error(f"no block {', '.join(unknown)} (see --list)")
+        chosen = [b for b in blocks if b.id in args.block]
+    else:
+        chosen = selected(blocks, args.all)
     results = []
-    for b in selected(blocks, args.all):
+    for b in chosen:
         r = run_block(b, timeout=args.timeout)
         results.append(r)
         if not args.json:
@@ -365,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
             f"passed, {len(failed)} failed, in {summary['seconds']} s; {len(not_run)} not run; "
             f"{text_blocks} text blocks (not code)"
         )
-        for b in not_run:
+        for b in [] if args.block else not_run:
             print(f"  not run  {b.id}  [{b.mode}] {b.reason}")
     return 1 if failed else 0
 
