@@ -25,7 +25,7 @@ modules; it does import ``gymnasium`` and ``pettingzoo`` themselves (their
 registries live there).  That is the price of ids that resolve after a plain
 ``import carc_env``: measured on the 2-core development machine, ``import
 carc_env`` takes about 1.4 times as long as without registering (0.26 s instead of
-0.19 s in a fresh interpreter; see the README).
+0.19 s in a fresh interpreter; see docs/gymnasium.md).
 Registering is idempotent, and an id that another package already registered
 with a different entry point is left alone with a warning rather than
 overwritten.

@@ -3,7 +3,7 @@
 Registered as ``"carc_env/Carcassonne-v0"``::
 
     import gymnasium, carc_env
-    env = gymnasium.make("carc_env/Carcassonne-v0", opponents=[GreedyPolicy(0.1)])
+    env = gymnasium.make("carc_env/Carcassonne-v0", opponents=[carc_env.GreedyPolicy(0.1)])
 
 Contract
 --------
