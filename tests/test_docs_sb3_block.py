@@ -27,7 +27,10 @@ def _sb3_block() -> str:
 
 
 def _shrunk(block: str) -> str:
-    small = block.replace('"MultiInputPolicy", vec_env,', '"MultiInputPolicy", vec_env, n_steps=16, batch_size=16,')
+    small = re.sub(r"\bn_steps=\d+", "n_steps=16", block)
+    small = re.sub(r"\bbatch_size=\d+", "batch_size=16", small)
+    if "n_steps=16" not in small:  # the block leaves SB3's defaults: give the small ones
+        small = small.replace('"MultiInputPolicy", vec_env,', '"MultiInputPolicy", vec_env, n_steps=16, batch_size=16,')
     small = re.sub(r"make_vec_env\(\d+,", "make_vec_env(2,", small)
     small = re.sub(r"\.learn\([\d_]+\)", ".learn(16)", small)
     assert small.count("n_steps=16") == 1 and ".learn(16)" in small, "the block's shape changed: update this test"

@@ -3,8 +3,15 @@
 Every environment takes the same reset options for this (the AEC env, the
 Gymnasium single-agent env and the vector env)::
 
+    import carc_env
+    from carc_env.core import Game, GameConfig
     from carc_env.core.record import to_record
-    rec = to_record(env.unwrapped.game)          # or FastBatch.record, or a saved file
+
+    game = Game(GameConfig(num_players=2), seed=3)
+    for _ in range(12):
+        game.apply(game.legal_actions()[0])
+    rec = to_record(game)                        # or FastBatch.record, or a saved file
+    env = carc_env.env()
     env.reset(options={"record": rec})           # the position the record reached
     env.reset(options={"record": rec, "upto": 10})  # the position after its first 10 actions
 
