@@ -55,7 +55,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     except Exception as exc:  # torch raises many kinds for a damaged file
         raise CheckpointError(f"{path}: corrupt or not a carc_env checkpoint ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a carc_env PPO checkpoint (format {data.get('format') if isinstance(data, dict) else None!r})")
+        raise CheckpointError(
+            f"{path}: not a carc_env PPO checkpoint (format {data.get('format') if isinstance(data, dict) else None!r})"
+        )
     if data.get("version") != VERSION:
         raise CheckpointError(f"{path}: checkpoint version {data.get('version')!r}, this code reads version {VERSION}")
     for key in ("shapes", "net_config", "trainer", "config"):
@@ -65,8 +67,13 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def net_from_checkpoint(data: dict[str, Any], expect: NetShapes | None = None, where: str = "checkpoint") -> PolicyNet:
-    shapes = NetShapes(**{**data["shapes"], "board_high": tuple(data["shapes"].get("board_high", ())),
-                          "windows_high": tuple(data["shapes"].get("windows_high", ()))})
+    shapes = NetShapes(
+        **{
+            **data["shapes"],
+            "board_high": tuple(data["shapes"].get("board_high", ())),
+            "windows_high": tuple(data["shapes"].get("windows_high", ())),
+        }
+    )
     if expect is not None and shapes != expect:
         diff = {k: (v, getattr(expect, k)) for k, v in asdict(shapes).items() if getattr(expect, k) != v}
         raise CheckpointError(

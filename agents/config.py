@@ -199,7 +199,9 @@ def load_config(path: str | Path) -> TrainConfig:
     except IsADirectoryError:
         raise TrainConfigError(f"{path}: is a directory; give a YAML file such as configs/default.yaml") from None
     except UnicodeDecodeError:
-        raise TrainConfigError(f"{path}: not a text (UTF-8) file; give a YAML file such as configs/default.yaml") from None
+        raise TrainConfigError(
+            f"{path}: not a text (UTF-8) file; give a YAML file such as configs/default.yaml"
+        ) from None
     except OSError as exc:
         raise TrainConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:

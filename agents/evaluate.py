@@ -56,7 +56,10 @@ def _fresh(policy: Any, seed: int) -> Any:
 
 
 def _game_results(
-    candidate: Any, opponent: Any, jobs: list[tuple[int, int]], env_kwargs: dict[str, Any],
+    candidate: Any,
+    opponent: Any,
+    jobs: list[tuple[int, int]],
+    env_kwargs: dict[str, Any],
     progress: Callable[[], None] | None,
 ) -> list[list[int]]:
     """Final scores of each ``(deal seed, candidate seat)`` game.  A candidate with ``act_envs(envs)``

@@ -230,7 +230,9 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     kw = parse_search_options(opts, spec, 100)
     for bad in ("rollout", "epsilon", "utility", "margin_scale", "engine"):
         if bad in kw:
-            raise PlayerSpecError(f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S")
+            raise PlayerSpecError(
+                f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S"
+            )
     if not path or not Path(path).is_file():
         raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r}")
     return PPOSearchPolicy.from_checkpoint(path, env_kwargs, seed=seed, name=spec, **kw)
@@ -315,9 +317,14 @@ register_player("mcts", _mcts, f"Monte Carlo tree search: mcts:N[:OPT]...; optio
 register_player("ppo", _ppo, "a PPO checkpoint of agents/ (a bare checkpoint path works too)")
 register_player("pretrained", _pretrained, "an agent shipped with the package: pretrained:NAME (agents.pretrained)")
 register_player("ppo-mcts", _ppo_mcts, "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S]")
-register_player("rllib", _integration("carc_env.integrations.rllib", "rllib"),
-                "an RLlib checkpoint directory; samples, PATH:argmax for the argmax")
-register_player("sb3", _integration("carc_env.integrations.sb3", "sb3"), "a MaskablePPO .zip; samples, PATH:argmax for the argmax")
+register_player(
+    "rllib",
+    _integration("carc_env.integrations.rllib", "rllib"),
+    "an RLlib checkpoint directory; samples, PATH:argmax for the argmax",
+)
+register_player(
+    "sb3", _integration("carc_env.integrations.sb3", "sb3"), "a MaskablePPO .zip; samples, PATH:argmax for the argmax"
+)
 register_player("py", _python, "your own policy: py:MODULE:NAME (see agents/players.py)")
 
 
@@ -340,7 +347,6 @@ def make_player(spec: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     )
 
 
-
 def evaluate_against(policy: Any, opponents: str, games: int, seed: int, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Evaluate ``policy`` against each comma-separated opponent spec (seat-swapped games on deals ``seed``...).
 
@@ -359,5 +365,6 @@ def evaluate_against(policy: Any, opponents: str, games: int, seed: int, env_kwa
         print(f"vs {name}: win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin "
               f"{res['mean_margin']:+.1f} over {res['games']} games", file=sys.stderr)  # fmt: skip
     return out
+
 
 __all__ = ["FunctionPolicy", "PlayerSpecError", "evaluate_against", "make_player", "player_kinds", "register_player"]

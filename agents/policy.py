@@ -93,8 +93,16 @@ class Batch(NamedTuple):
 
     def inputs(self) -> tuple[torch.Tensor, ...]:
         """The network's positional inputs, in :meth:`PolicyNet.forward`'s order."""
-        return (self.board, self.globs, self.spots, self.place_index, self.place_features, self.windows,
-                self.valid, self.place_pos)
+        return (
+            self.board,
+            self.globs,
+            self.spots,
+            self.place_index,
+            self.place_features,
+            self.windows,
+            self.valid,
+            self.place_pos,
+        )
 
 
 def crop_region(board: np.ndarray) -> tuple[int, int, int, int]:

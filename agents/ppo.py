@@ -71,7 +71,7 @@ from .policy import collate, sample_from_obs, shapes_from_env
 
 @dataclass
 class PPOConfig:
-    # Defaults = configs/default.yaml (tests/test_agents.py keeps them equal), so a config that
+    # Defaults = configs/default.yaml (tests/agents/test_agents.py keeps them equal), so a config that
     # leaves a key out gets the value of the documented default run.
     num_envs: int = 32
     steps_per_update: int = 4096  # learner decisions per update (over all games)

@@ -46,7 +46,9 @@ class NetworkGuide:
 
     uses_priors = True
 
-    def __init__(self, net: PolicyNet, env_kwargs: dict[str, Any], score_scale: float = 0.05, win_bonus: float = 1.0) -> None:
+    def __init__(
+        self, net: PolicyNet, env_kwargs: dict[str, Any], score_scale: float = 0.05, win_bonus: float = 1.0
+    ) -> None:
         import carc_env
 
         self.net = net.eval()
@@ -147,8 +149,15 @@ class PPOSearchPolicy(MCTSPolicy):
         data = load_checkpoint(path)
         net = net_from_checkpoint(data, expect=shapes_from_env(carc_env.raw_env(**env_kwargs)), where=str(path))
         ppo = (data.get("config") or {}).get("ppo") or {}
-        return cls(net, env_kwargs, seed=seed, name=name or f"ppo-mcts:{path}",
-                   score_scale=float(ppo.get("score_scale", 0.05)), win_bonus=float(ppo.get("win_bonus", 1.0)), **kw)
+        return cls(
+            net,
+            env_kwargs,
+            seed=seed,
+            name=name or f"ppo-mcts:{path}",
+            score_scale=float(ppo.get("score_scale", 0.05)),
+            win_bonus=float(ppo.get("win_bonus", 1.0)),
+            **kw,
+        )
 
 
 __all__ = ["NetworkGuide", "PPOSearchPolicy"]

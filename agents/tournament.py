@@ -86,6 +86,8 @@ SEATINGS = ("auto", "permutations", "rotations")
 
 class PlayerFailed(ValueError):
     """A player raised or returned an illegal action; the message names it, the seat and the deal."""
+
+
 BOOTSTRAP = 200
 
 
@@ -103,7 +105,9 @@ class GameTask:
     player_seeds: tuple[int, ...]  # per player index of ``seats`` (same order as sorted(set(seats)))
 
 
-def make_lineups(n_players: int, candidates: Sequence[int], opponents: Sequence[int] | None, seats: int) -> list[tuple[int, ...]]:
+def make_lineups(
+    n_players: int, candidates: Sequence[int], opponents: Sequence[int] | None, seats: int
+) -> list[tuple[int, ...]]:
     """Line-ups (player index per seat, before seating) as described in the module docstring."""
     if opponents is not None:
         return [(c,) + (o,) * (seats - 1) for c in candidates for o in opponents]
@@ -169,7 +173,9 @@ def _init_worker(players: Sequence[Any], env_kwargs: dict[str, Any], seed: int) 
         sys.modules["torch"].set_num_threads(1)
 
 
-def play_task(task: GameTask, players: Sequence[Any] | None = None, env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+def play_task(
+    task: GameTask, players: Sequence[Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Play one game of the plan; returns its scores and the time each seat spent deciding."""
     import carc_env
 
@@ -339,8 +345,10 @@ def ratings(
     if samples:  # the union with the bootstrap's percentile interval
         arr = np.array(samples)
         for i in range(k):
-            ci[i] = [min(ci[i][0], float(np.percentile(arr[:, i], 2.5))),
-                     max(ci[i][1], float(np.percentile(arr[:, i], 97.5)))]
+            ci[i] = [
+                min(ci[i][0], float(np.percentile(arr[:, i], 2.5))),
+                max(ci[i][1], float(np.percentile(arr[:, i], 97.5))),
+            ]
     return [float(e) for e in elo], ci, warnings
 
 
@@ -390,33 +398,51 @@ def summarize(
             secs[p] += r["seconds"][seat]
             decs[p] += r["decisions"][seat]
         rated.append((t.seats, scores, t.deal))
-        game_rows.append({"lineup": t.lineup, "deal": t.deal, "deal_seed": t.deal_seed,
-                          "seats": [names[p] for p in t.seats], "scores": scores})
+        game_rows.append(
+            {
+                "lineup": t.lineup,
+                "deal": t.deal,
+                "deal_seed": t.deal_seed,
+                "seats": [names[p] for p in t.seats],
+                "scores": scores,
+            }
+        )
     elo, ci, warnings = ratings(names, rated, anchor, seed)
     players = []
     for i, name in enumerate(names):
         st = _stats(per_player[i])
-        players.append({
-            "name": name,
-            "rating": round(elo[i], 1),
-            "rating_ci95": [round(x, 1) for x in ci[i]],
-            **st,
-            "decisions": decs[i],
-            "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
-        })
+        players.append(
+            {
+                "name": name,
+                "rating": round(elo[i], 1),
+                "rating_ci95": [round(x, 1) for x in ci[i]],
+                **st,
+                "decisions": decs[i],
+                "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
+            }
+        )
     lus = []
     for li, lu in enumerate(lineups):
-        lus.append({
-            "seats": [names[p] for p in lu],
-            "games": sum(1 for t in tasks if t.lineup == li),
-            "results": {names[p]: _stats(rows) for p, rows in per_lineup[li].items()},
-        })
+        lus.append(
+            {
+                "seats": [names[p] for p in lu],
+                "games": sum(1 for t in tasks if t.lineup == li),
+                "results": {names[p]: _stats(rows) for p, rows in per_lineup[li].items()},
+            }
+        )
     wins = _pair_wins(len(names), [(s, sc) for s, sc, _ in rated])
     pairwise = []
     for a, b in itertools.combinations(range(len(names)), 2):
         if wins[a, b] + wins[b, a]:
-            pairwise.append({"a": names[a], "b": names[b], "a_score": float(wins[a, b]), "b_score": float(wins[b, a]),
-                             "pairs": int(round(wins[a, b] + wins[b, a]))})
+            pairwise.append(
+                {
+                    "a": names[a],
+                    "b": names[b],
+                    "a_score": float(wins[a, b]),
+                    "b_score": float(wins[b, a]),
+                    "pairs": int(round(wins[a, b] + wins[b, a])),
+                }
+            )
     return {
         "players": players,
         "lineups": lus,
@@ -546,8 +572,10 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
         if "games" not in r or "players" not in r or "lineups" not in r:
             raise ValueError(f"report {i} is not a tournament report (no games, players or lineups)")
         if r.get("env") != env:
-            raise ValueError(f"report {i} is of another game configuration ({r.get('env')} vs {env}); "
-                             "only runs of one configuration can be rated together")
+            raise ValueError(
+                f"report {i} is of another game configuration ({r.get('env')} vs {env}); "
+                "only runs of one configuration can be rated together"
+            )
     names: list[str] = []
     for r in reports:
         for p in r["players"]:
@@ -575,23 +603,36 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
             game_rows.append({**g, "lineup": len(lineups) + g["lineup"], "run": ri})
         lineups.extend(r["lineups"])
     elo, ci, warnings = ratings(names, rated, anchor, seed)
-    players = [{
-        "name": name,
-        "rating": round(elo[i], 1),
-        "rating_ci95": [round(x, 1) for x in ci[i]],
-        **_stats(per_player[i]),
-        "decisions": decs[i],
-        "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
-    } for i, name in enumerate(names)]
+    players = [
+        {
+            "name": name,
+            "rating": round(elo[i], 1),
+            "rating_ci95": [round(x, 1) for x in ci[i]],
+            **_stats(per_player[i]),
+            "decisions": decs[i],
+            "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
+        }
+        for i, name in enumerate(names)
+    ]
     wins = _pair_wins(len(names), [(st, sc) for st, sc, _ in rated])
-    pairwise = [{"a": names[a], "b": names[b], "a_score": float(wins[a, b]), "b_score": float(wins[b, a]),
-                 "pairs": int(round(wins[a, b] + wins[b, a]))}
-                for a, b in itertools.combinations(range(len(names)), 2) if wins[a, b] + wins[b, a]]
+    pairwise = [
+        {
+            "a": names[a],
+            "b": names[b],
+            "a_score": float(wins[a, b]),
+            "b_score": float(wins[b, a]),
+            "pairs": int(round(wins[a, b] + wins[b, a])),
+        }
+        for a, b in itertools.combinations(range(len(names)), 2)
+        if wins[a, b] + wins[b, a]
+    ]
     return {
         "env": env,
         "mode": "merged",
-        "runs": [{k: r.get(k) for k in ("seed", "games_per_lineup", "deals_per_lineup", "seating", "mode", "run")}
-                 for r in reports],
+        "runs": [
+            {k: r.get(k) for k in ("seed", "games_per_lineup", "deals_per_lineup", "seating", "mode", "run")}
+            for r in reports
+        ],
         "players": players,
         "lineups": lineups,
         "pairwise": pairwise,
@@ -606,10 +647,36 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
 
 
 # --------------------------------------------------------------------------------- outputs
-PLAYER_COLUMNS = ["name", "rating", "rating_lo", "rating_hi", "games", "wins", "ties", "losses", "win_rate",
-                  "win_lo", "win_hi", "mean_margin", "mean_score", "seconds_per_move"]
-LINEUP_COLUMNS = ["lineup", "seats", "player", "games", "wins", "ties", "losses", "win_rate", "win_lo", "win_hi",
-                  "mean_margin", "mean_score"]
+PLAYER_COLUMNS = [
+    "name",
+    "rating",
+    "rating_lo",
+    "rating_hi",
+    "games",
+    "wins",
+    "ties",
+    "losses",
+    "win_rate",
+    "win_lo",
+    "win_hi",
+    "mean_margin",
+    "mean_score",
+    "seconds_per_move",
+]
+LINEUP_COLUMNS = [
+    "lineup",
+    "seats",
+    "player",
+    "games",
+    "wins",
+    "ties",
+    "losses",
+    "win_rate",
+    "win_lo",
+    "win_hi",
+    "mean_margin",
+    "mean_score",
+]
 
 
 def write_csv(report: dict[str, Any], players_path: str | Path, lineups_path: str | Path | None = None) -> None:
@@ -618,9 +685,22 @@ def write_csv(report: dict[str, Any], players_path: str | Path, lineups_path: st
         w = csv.writer(fh)
         w.writerow(PLAYER_COLUMNS)
         for p in sorted(report["players"], key=lambda p: -p["rating"]):
-            w.writerow([p["name"], p["rating"], *p["rating_ci95"], p["games"], p["wins"], p["ties"], p["losses"],
-                        round(p["win_rate"], 4), *p["win_rate_ci95"], round(p["mean_margin"], 2),
-                        round(p["mean_score"], 2), p["seconds_per_move"]])
+            w.writerow(
+                [
+                    p["name"],
+                    p["rating"],
+                    *p["rating_ci95"],
+                    p["games"],
+                    p["wins"],
+                    p["ties"],
+                    p["losses"],
+                    round(p["win_rate"], 4),
+                    *p["win_rate_ci95"],
+                    round(p["mean_margin"], 2),
+                    round(p["mean_score"], 2),
+                    p["seconds_per_move"],
+                ]
+            )
     if lineups_path is None:
         return
     with open(lineups_path, "w", newline="") as fh:
@@ -628,9 +708,21 @@ def write_csv(report: dict[str, Any], players_path: str | Path, lineups_path: st
         w.writerow(LINEUP_COLUMNS)
         for i, lu in enumerate(report["lineups"]):
             for name, st in lu["results"].items():
-                w.writerow([i, " | ".join(lu["seats"]), name, st["games"], st["wins"], st["ties"], st["losses"],
-                            round(st["win_rate"], 4), *st["win_rate_ci95"], round(st["mean_margin"], 2),
-                            round(st["mean_score"], 2)])
+                w.writerow(
+                    [
+                        i,
+                        " | ".join(lu["seats"]),
+                        name,
+                        st["games"],
+                        st["wins"],
+                        st["ties"],
+                        st["losses"],
+                        round(st["win_rate"], 4),
+                        *st["win_rate_ci95"],
+                        round(st["mean_margin"], 2),
+                        round(st["mean_score"], 2),
+                    ]
+                )
 
 
 def write_png(report: dict[str, Any], path: str | Path, title: str | None = None) -> None:
@@ -656,8 +748,12 @@ def write_png(report: dict[str, Any], path: str | Path, title: str | None = None
     def px(v: float) -> float:
         return label_w + (v - lo) / (hi - lo) * plot_w
 
-    d.text((10, 10), title or f"Ratings (Elo scale, Bradley-Terry), {report['env'].get('num_players', 2)} players",
-           fill="black", font=font)
+    d.text(
+        (10, 10),
+        title or f"Ratings (Elo scale, Bradley-Terry), {report['env'].get('num_players', 2)} players",
+        fill="black",
+        font=font,
+    )
     step = 10 ** math.floor(math.log10(max(hi - lo, 1.0) / 4))
     step *= 5 if (hi - lo) / step > 20 else 2 if (hi - lo) / step > 8 else 1
     v = math.ceil(lo / step) * step
@@ -681,5 +777,18 @@ def write_png(report: dict[str, Any], path: str | Path, title: str | None = None
     img.save(path)
 
 
-__all__ = ["GameTask", "PlayerFailed", "bradley_terry", "make_lineups", "merge_reports", "plan", "play_task", "ratings",
-           "run_tournament", "seatings", "summarize", "write_csv", "write_png"]
+__all__ = [
+    "GameTask",
+    "PlayerFailed",
+    "bradley_terry",
+    "make_lineups",
+    "merge_reports",
+    "plan",
+    "play_task",
+    "ratings",
+    "run_tournament",
+    "seatings",
+    "summarize",
+    "write_csv",
+    "write_png",
+]

@@ -51,10 +51,28 @@ from .policy import PPOPolicy
 from .ppo import SelfPlayTrainer
 
 PROGRESS_FIELDS = [
-    "update", "env_steps", "learner_steps", "episodes", "seconds", "env_steps_per_s", "learner_steps_per_s",
-    "collect_seconds", "update_seconds", "policy_loss", "value_loss", "entropy", "approx_kl", "old_approx_kl",
-    "clipfrac", "explained_variance", "imitation_accuracy", "mean_reward", "train_win_rate", "train_margin",
-    "train_win_rate_vs_random", "train_win_rate_vs_greedy",
+    "update",
+    "env_steps",
+    "learner_steps",
+    "episodes",
+    "seconds",
+    "env_steps_per_s",
+    "learner_steps_per_s",
+    "collect_seconds",
+    "update_seconds",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "old_approx_kl",
+    "clipfrac",
+    "explained_variance",
+    "imitation_accuracy",
+    "mean_reward",
+    "train_win_rate",
+    "train_margin",
+    "train_win_rate_vs_random",
+    "train_win_rate_vs_greedy",
 ]
 TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
 """The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
@@ -197,7 +215,9 @@ def train(
     The config is validated first (:func:`agents.config.validate`), so a bad value fails before
     anything is built or written."""
     validate(cfg)
-    if max_updates is not None and (isinstance(max_updates, bool) or not isinstance(max_updates, int) or max_updates < 1):
+    if max_updates is not None and (
+        isinstance(max_updates, bool) or not isinstance(max_updates, int) or max_updates < 1
+    ):
         raise TrainConfigError(f"max_updates: {max_updates!r} is not allowed; it must be None or an integer >= 1")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -214,8 +234,11 @@ def train(
                 f"{ckpt} belongs to a run with another config (game, ppo or seed differ); use another --out, "
                 "or --no-resume to start over (only the run's length and logging may change on resume)"
             )
-        saved = {**data["shapes"], "board_high": tuple(data["shapes"]["board_high"]),
-                 "windows_high": tuple(data["shapes"].get("windows_high", ()))}
+        saved = {
+            **data["shapes"],
+            "board_high": tuple(data["shapes"]["board_high"]),
+            "windows_high": tuple(data["shapes"].get("windows_high", ())),
+        }
         if NetShapes(**saved) != trainer.shapes:
             raise CheckpointError(f"{ckpt}: network shapes do not match the env")
         trainer.load_state_dict(data["trainer"])
@@ -242,11 +265,18 @@ def train(
             dt = time.perf_counter() - t0
             seconds += dt
             stats.update(trainer.pop_episode_stats())
-            row = {"update": trainer.updates, "env_steps": trainer.env_steps, "learner_steps": trainer.learner_steps,
-                   "episodes": trainer.episodes, "seconds": round(seconds, 2),
-                   "env_steps_per_s": round((trainer.env_steps - steps0) / dt, 1),
-                   "learner_steps_per_s": round((trainer.learner_steps - learner0) / dt, 1),
-                   "collect_seconds": round(t1 - t0, 2), "update_seconds": round(dt - (t1 - t0), 2), **stats}
+            row = {
+                "update": trainer.updates,
+                "env_steps": trainer.env_steps,
+                "learner_steps": trainer.learner_steps,
+                "episodes": trainer.episodes,
+                "seconds": round(seconds, 2),
+                "env_steps_per_s": round((trainer.env_steps - steps0) / dt, 1),
+                "learner_steps_per_s": round((trainer.learner_steps - learner0) / dt, 1),
+                "collect_seconds": round(t1 - t0, 2),
+                "update_seconds": round(dt - (t1 - t0), 2),
+                **stats,
+            }
             _append_csv(out / "progress.csv", PROGRESS_FIELDS, row)
             if writer:
                 _log_update(writer, row)
@@ -256,8 +286,9 @@ def train(
                 save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds))
             if bar:
                 bar.update(1)
-                bar.set_postfix(win=f"{stats.get('train_win_rate', float('nan')):.2f}",
-                                sps=f"{row['env_steps_per_s']:.0f}")
+                bar.set_postfix(
+                    win=f"{stats.get('train_win_rate', float('nan')):.2f}", sps=f"{row['env_steps_per_s']:.0f}"
+                )
     finally:
         if bar:
             bar.close()
@@ -268,13 +299,18 @@ def train(
 
 def _periodic_eval(trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer: Any, bar: Any) -> None:
     policy = PPOPolicy(trainer.net, name="ppo")
-    for name, opp in (("random", RandomPolicy(seed=cfg.run.seed + 11)), ("greedy", GreedyPolicy(seed=cfg.run.seed + 12))):
+    for name, opp in (
+        ("random", RandomPolicy(seed=cfg.run.seed + 11)),
+        ("greedy", GreedyPolicy(seed=cfg.run.seed + 12)),
+    ):
         res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=cfg.env_kwargs())
         row = {"update": trainer.updates, "env_steps": trainer.env_steps, "opponent": name, **res}
         _append_csv(out / "eval.csv", EVAL_FIELDS, row)
         if writer:
             _log_eval(writer, row)
         if bar:
-            bar.write(f"update {trainer.updates}: vs {name} win rate {res['win_rate']:.2f} "
-                      f"(margin {res['mean_margin']:+.1f}, {res['games']} games)")
+            bar.write(
+                f"update {trainer.updates}: vs {name} win rate {res['win_rate']:.2f} "
+                f"(margin {res['mean_margin']:+.1f}, {res['games']} games)"
+            )
     trainer.net.train(False)

@@ -163,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     ap.add_argument("--players", type=cli.players, default=2, help="2 to 5")
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys ('base' is added)")
-    ap.add_argument("--seconds", type=cli.positive_float, default=10.0,
-                    help="time per measurement, split over the rounds (> 0)")
+    ap.add_argument(
+        "--seconds", type=cli.positive_float, default=10.0, help="time per measurement, split over the rounds (> 0)"
+    )
     ap.add_argument("--rounds", type=cli.int_range(1), default=2, help="interleaved rounds (>= 1, default 2)")
     ap.add_argument("--seed", type=cli.seed, default=0, help=">= 0")
     ap.add_argument("--num-envs", type=cli.int_range(1), default=64, help="games in the vector env measurements")
@@ -229,16 +230,19 @@ def main(argv: list[str] | None = None) -> int:
             result["env_error"] = f"env benchmark unavailable: {exc}"
             env_ok = False
     if env_ok:
+
         def aec(engine: str):
             def run(r: Row) -> None:
                 d = env_bench.env_benchmark(per, args.seed, engine=engine, **kw)
                 r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+
             return run
 
         def vec(engine: str, threads: int | None):
             def run(r: Row) -> None:
                 d = env_bench.vector_env_benchmark(args.num_envs, per, args.seed, threads=threads, engine=engine, **kw)
                 r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+
             return run
 
         specs = [("env_steps_per_s", aec("python")), ("vector_env_steps_per_s", vec("python", None))]
@@ -258,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                     def run(r: Row) -> None:
                         d = env_bench.pettingzoo_benchmark(name, per, args.seed)
                         r.add(d["steps"], d["seconds"], d["cpu_seconds"])
+
                     return run
 
                 specs.append((f"peer_{name}_steps_per_s", peer()))
@@ -283,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     peers = {}
     for key, row in rows.items():
         if key.startswith("peer_"):
-            peers[key[len("peer_"):-len("_steps_per_s")]] = round(row.rate, 1)
+            peers[key[len("peer_") : -len("_steps_per_s")]] = round(row.rate, 1)
         elif key not in result:
             result[key] = round(row.rate, 1)
     if peers:
@@ -306,11 +311,16 @@ def main(argv: list[str] | None = None) -> int:
         "env / connect_four": ratio("env_steps_per_s", "peer_connect_four"),
         "fast_vector (1 thread) / vector": ratio("fast_vector_env_steps_per_s", "vector_env_steps_per_s"),
         "fast_vector (2 threads) / vector": ratio("fast_vector_env_steps_per_s_2_threads", "vector_env_steps_per_s"),
-        "fast_vector 2 threads / 1 thread": ratio("fast_vector_env_steps_per_s_2_threads", "fast_vector_env_steps_per_s"),
+        "fast_vector 2 threads / 1 thread": ratio(
+            "fast_vector_env_steps_per_s_2_threads", "fast_vector_env_steps_per_s"
+        ),
     }
     result["ratios"] = {k: v for k, v in ratios.items() if v is not None}
-    result["targets"] = {k: {"bar": bar, "measured": result.get(k), "met": bool(result.get(k) and result[k] >= bar)}
-                         for k, bar in TARGETS.items() if k in result}
+    result["targets"] = {
+        k: {"bar": bar, "measured": result.get(k), "met": bool(result.get(k) and result[k] >= bar)}
+        for k, bar in TARGETS.items()
+        if k in result
+    }
     if fast_ok and not args.no_jit:
         result["jit"] = jit_cost(kw)
     result["load_average_after"] = [round(v, 2) for v in os.getloadavg()]

@@ -100,14 +100,35 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             res = mcts.search(game, simulations=sims)
             dt = time.perf_counter() - t0
-            rows.append({"turn": turn, "search": name, "actions": len(res.actions), "simulations": sims,
-                         "seconds": round(dt, 3), "sims_per_s": round(sims / dt, 1)})
+            rows.append(
+                {
+                    "turn": turn,
+                    "search": name,
+                    "actions": len(res.actions),
+                    "simulations": sims,
+                    "seconds": round(dt, 3),
+                    "sims_per_s": round(sims / dt, 1),
+                }
+            )
             if not args.json:
-                print(f"turn {turn:2d}  {name:26s} {len(res.actions):3d} actions  {sims:5d} sims  "
-                      f"{dt:7.2f} s  {sims / dt:8.1f} sims/s", flush=True)
+                print(
+                    f"turn {turn:2d}  {name:26s} {len(res.actions):3d} actions  {sims:5d} sims  "
+                    f"{dt:7.2f} s  {sims / dt:8.1f} sims/s",
+                    flush=True,
+                )
     if args.json:
-        print(json.dumps({"players": args.players, "seed": args.seed, "machine": platform.machine(),
-                          "cpus": os.cpu_count(), "python": platform.python_version(), "rows": rows}))
+        print(
+            json.dumps(
+                {
+                    "players": args.players,
+                    "seed": args.seed,
+                    "machine": platform.machine(),
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "rows": rows,
+                }
+            )
+        )
     return 0
 
 

@@ -1,6 +1,6 @@
 """Run the code blocks of README.md and docs/**/*.md, as a reader would paste them.
 
-    python scripts/check_docs.py              # the blocks the test suite runs (tests/test_docs.py)
+    python scripts/check_docs.py              # the blocks the test suite runs (tests/docs/test_docs.py)
     python scripts/check_docs.py --all        # + the slow ones and the smoke runs: the nightly check
     python scripts/check_docs.py --list       # every block, where it is and how it is checked
     python scripts/check_docs.py docs/engines.md README.md   # only these files

@@ -87,13 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = cli.Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("player", nargs="*", help="player specs (see above)")
     ap.add_argument("--opponents", default=None, help="comma-separated opponent specs (each player meets each)")
-    ap.add_argument("--games", type=cli.int_range(1), default=200,
-                    help="games per line-up, rounded up to whole deals (default 200)")
+    ap.add_argument(
+        "--games", type=cli.int_range(1), default=200, help="games per line-up, rounded up to whole deals (default 200)"
+    )
     ap.add_argument("--players", type=cli.players, default=2, help="seats: 2-5")
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys (default base)")
     ap.add_argument("--seed", type=cli.seed, default=12345, help="deal d is game seed SEED + d")
-    ap.add_argument("--seating", choices=SEATINGS, default="auto",
-                    help="every permutation of the seats per deal, or the rotations (auto: permutations up to 3 seats)")
+    ap.add_argument(
+        "--seating",
+        choices=SEATINGS,
+        default="auto",
+        help="every permutation of the seats per deal, or the rotations (auto: permutations up to 3 seats)",
+    )
     ap.add_argument("--workers", type=cli.int_range(1), default=None, help="processes (default: every core)")
     ap.add_argument("--anchor", default="random", help="player rated 0 (default random; else the mean is 0)")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
@@ -102,8 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--png", default=None, help="draw the ratings with their intervals to this PNG file")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--list", action="store_true", help="list the player kinds and exit")
-    ap.add_argument("--merge", nargs="+", default=None, metavar="REPORT",
-                    help="rate the games of earlier runs' report.json files together (no game is played)")
+    ap.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        metavar="REPORT",
+        help="rate the games of earlier runs' report.json files together (no game is played)",
+    )
     args = ap.parse_args(argv)
 
     if args.list:
@@ -129,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(bad)
         return _write_and_print(args, report)
     if not args.player:
-        return _fail("give at least one player (e.g. scripts/evaluate.py greedy --opponents random); --list shows the kinds")
+        return _fail(
+            "give at least one player (e.g. scripts/evaluate.py greedy --opponents random); --list shows the kinds"
+        )
 
     import carc_env
     from carc_env.core.expansion import ConfigError, registry
@@ -137,8 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     expansions = tuple(e.strip() for e in args.expansions.split(",") if e.strip())
     unknown = [e for e in expansions if e not in registry()]
     if not expansions or unknown:
-        return _fail(f"argument --expansions: {args.expansions!r}: unknown {unknown or 'empty'}; "
-                     f"allowed: comma-separated keys of {sorted(registry())}")
+        return _fail(
+            f"argument --expansions: {args.expansions!r}: unknown {unknown or 'empty'}; "
+            f"allowed: comma-separated keys of {sorted(registry())}"
+        )
     env_kwargs = {"num_players": args.players, "expansions": expansions}
     try:
         carc_env.raw_env(**env_kwargs)
@@ -161,9 +175,17 @@ def main(argv: list[str] | None = None) -> int:
             where = "--opponents" if opponents and spec in opponents and spec not in players else "player"
             return _fail(f"argument {where}: {exc}")
     try:
-        report = run_tournament(players, env_kwargs, games=args.games, seed=args.seed, opponents=opponents,
-                                seating=args.seating, workers=args.workers, progress=not args.no_progress,
-                                anchor=args.anchor)
+        report = run_tournament(
+            players,
+            env_kwargs,
+            games=args.games,
+            seed=args.seed,
+            opponents=opponents,
+            seating=args.seating,
+            workers=args.workers,
+            progress=not args.no_progress,
+            anchor=args.anchor,
+        )
     except (PlayerSpecError, CheckpointError, ConfigError, ValueError) as exc:
         return _fail(str(exc))
 
@@ -197,14 +219,20 @@ def _write_and_print(args: argparse.Namespace, report: dict) -> int:
         head = lu["seats"][0]
         st = lu["results"][head]
         lo, hi = st["win_rate_ci95"]
-        print(f"{' | '.join(lu['seats'])}: {head} wins {st['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], ties {st['ties']}, "
-              f"mean margin {st['mean_margin']:+.1f} over {st['games']} games")
-    print(f"\n{'player':32s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'win rate':>9s} {'margin':>7s} {'s/move':>8s}")
+        print(
+            f"{' | '.join(lu['seats'])}: {head} wins {st['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], ties {st['ties']}, "
+            f"mean margin {st['mean_margin']:+.1f} over {st['games']} games"
+        )
+    print(
+        f"\n{'player':32s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'win rate':>9s} {'margin':>7s} {'s/move':>8s}"
+    )
     for p in sorted(report["players"], key=lambda p: -p["rating"]):
         a, b = p["rating_ci95"]
         spm = p["seconds_per_move"]
-        print(f"{p['name'][:32]:32s} {p['rating']:7.0f} {f'[{a:.0f}, {b:.0f}]':>17s} {p['games']:6d} "
-              f"{p['win_rate']:9.3f} {p['mean_margin']:+7.1f} {spm if spm is not None else float('nan'):8.4f}")
+        print(
+            f"{p['name'][:32]:32s} {p['rating']:7.0f} {f'[{a:.0f}, {b:.0f}]':>17s} {p['games']:6d} "
+            f"{p['win_rate']:9.3f} {p['mean_margin']:+7.1f} {spm if spm is not None else float('nan'):8.4f}"
+        )
     print(f"\n{report['rating_method']}")
     return 0
 

@@ -47,8 +47,11 @@ CONFIGS = [
     {"expansions": ("king_robber",), "rules": {"base": {"count_tile_once": False}}, "num_players": 3},
     {"expansions": ("river2",)},
     {"expansions": ("river2", "king_robber"), "num_players": 3, "window": (9, 9), "reward": "score_delta"},
-    {"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river",
-                                                     "lake_extra_turn": False}}, "num_players": 4},
+    {
+        "expansions": ("river2",),
+        "rules": {"river2": {"end_city_last": True, "start_tile": "after_river", "lake_extra_turn": False}},
+        "num_players": 4,
+    },
 ]
 
 

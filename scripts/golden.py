@@ -17,7 +17,7 @@ final scores must be those of the Python engine.
     python scripts/golden.py            # check: print the games that changed, exit 1 if any
     python scripts/golden.py --update   # rewrite tests/golden/ and print the games that changed
 
-``tests/test_golden.py`` runs the check, one test per game.
+``tests/core/test_golden.py`` runs the check, one test per game.
 """
 
 from __future__ import annotations

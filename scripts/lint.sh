@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/.."
 status=0
-echo "== ruff check" && ruff check . || status=1
-echo "== ruff format --check" && ruff format --check . || status=1
+echo "== ruff check" && python -m ruff check . || status=1
+echo "== ruff format --check" && python -m ruff format --check . || status=1
 echo "== mypy (core, encoding, env)" && python -m mypy || status=1
 exit $status

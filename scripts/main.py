@@ -45,9 +45,14 @@ def machine_info(threads: int) -> dict:
             model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), model)
     except OSError:
         pass
-    return {"cpu": model, "arch": platform.machine(), "logical_cpus": os.cpu_count(), "torch_threads": threads,
-            "gpu": "none used (training and evaluation run on the CPU)",
-            "cuda_available": bool(torch.cuda.is_available())}
+    return {
+        "cpu": model,
+        "arch": platform.machine(),
+        "logical_cpus": os.cpu_count(),
+        "torch_threads": threads,
+        "gpu": "none used (training and evaluation run on the CPU)",
+        "cuda_available": bool(torch.cuda.is_available()),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,8 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     save_record(game, os.path.join(args.out, "game.json"))
     save_png(render_image(game, tile_px=48), os.path.join(args.out, "game.png"))
     save_gif(frames_from_record(record, every=2, tile_px=32), os.path.join(args.out, "game.gif"))
-    summary["example_game"] = {"agent_seat": 0, "opponent": "greedy", "scores": list(game.scores),
-                               "record": "game.json", "png": "game.png", "gif": "game.gif"}
+    summary["example_game"] = {
+        "agent_seat": 0,
+        "opponent": "greedy",
+        "scores": list(game.scores),
+        "record": "game.json",
+        "png": "game.png",
+        "gif": "game.gif",
+    }
     usage = resource.getrusage(resource.RUSAGE_SELF)
     summary["cpu_seconds_this_call_total"] = round(usage.ru_utime + usage.ru_stime, 1)
     summary["wall_seconds_this_call_total"] = round(time.time() - t0, 1)

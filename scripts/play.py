@@ -20,14 +20,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port)")
-    ap.add_argument("--hint", action="append", default=None,
-                    help="network for hints and the inspector: pretrained:NAME or a checkpoint path (repeatable)")
+    ap.add_argument(
+        "--hint",
+        action="append",
+        default=None,
+        help="network for hints and the inspector: pretrained:NAME or a checkpoint path (repeatable)",
+    )
     args = ap.parse_args(argv)
     try:
         import uvicorn
     except ImportError:
-        print('scripts/play.py needs the extra [play]: python -m pip install -c constraints.txt -e ".[play]"',
-              file=sys.stderr)
+        print(
+            'scripts/play.py needs the extra [play]: python -m pip install -c constraints.txt -e ".[play]"',
+            file=sys.stderr,
+        )
         return 2
     from agents.play.app import create_app
     from agents.players import PlayerSpecError, make_player

@@ -55,12 +55,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("runs", nargs="+", help="run directories (with eval.csv / progress.csv)")
     ap.add_argument("--out", default="learning_curve.png")
     ap.add_argument("--smooth", type=int, default=10, help="moving-average window of the training win rate")
-    ap.add_argument("--mark", action="append", default=[], metavar="STEPS:LABEL",
-                    help="a vertical line at STEPS environment steps, labelled (repeatable)")
-    ap.add_argument("--points", action="append", default=[], metavar="CSV",
-                    help="extra evaluation points: columns label,env_steps,win_rate[,lo,hi] (repeatable)")
-    ap.add_argument("--target", action="append", default=[], metavar="Y:LABEL",
-                    help="a dotted horizontal line at win rate Y, labelled (repeatable)")
+    ap.add_argument(
+        "--mark",
+        action="append",
+        default=[],
+        metavar="STEPS:LABEL",
+        help="a vertical line at STEPS environment steps, labelled (repeatable)",
+    )
+    ap.add_argument(
+        "--points",
+        action="append",
+        default=[],
+        metavar="CSV",
+        help="extra evaluation points: columns label,env_steps,win_rate[,lo,hi] (repeatable)",
+    )
+    ap.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="Y:LABEL",
+        help="a dotted horizontal line at win rate Y, labelled (repeatable)",
+    )
     args = ap.parse_args(argv)
     targets = _number_labels(ap, "--target", "Y", args.target)
     for y, _ in targets:
@@ -82,9 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         wins = [(float(r["env_steps"]), float(r["train_win_rate"])) for r in pr if r.get("train_win_rate")]
         if wins:
             k = max(1, args.smooth)
-            avg = [(wins[j][0], sum(w for _, w in wins[max(0, j - k + 1) : j + 1]) / len(wins[max(0, j - k + 1) : j + 1]))
-                   for j in range(len(wins))]
-            series.append((f"{run_dir.name}: training (all opponents)", tuple(c // 2 + 100 for c in colour), False, avg))
+            avg = [
+                (wins[j][0], sum(w for _, w in wins[max(0, j - k + 1) : j + 1]) / len(wins[max(0, j - k + 1) : j + 1]))
+                for j in range(len(wins))
+            ]
+            series.append(
+                (f"{run_dir.name}: training (all opponents)", tuple(c // 2 + 100 for c in colour), False, avg)
+            )
     bars = {}  # label -> [(x, lo, hi)]
     extra = 0  # point series drawn so far: each gets the next colour after the runs'
     for path in args.points:
@@ -98,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
             mine = sorted((r for r in rows if r["label"] == label), key=lambda r: float(r["env_steps"]))
             colour = COLOURS[(len(args.runs) + extra) % len(COLOURS)]
             extra += 1
-            series.append((f"eval vs {label}", colour, False, [(float(r["env_steps"]), float(r["win_rate"])) for r in mine]))
+            series.append(
+                (f"eval vs {label}", colour, False, [(float(r["env_steps"]), float(r["win_rate"])) for r in mine])
+            )
             if all(r.get("lo") and r.get("hi") for r in mine):
                 bars[f"eval vs {label}"] = [(float(r["env_steps"]), float(r["lo"]), float(r["hi"])) for r in mine]
     for _, _, _, pts in series:

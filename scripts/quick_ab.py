@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("name")
     ap.add_argument("overrides", nargs="?", default="{}", help="JSON object of PPOConfig fields and extra keys")
     ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--updates", type=int, default=0, help="budget in updates instead of minutes (evaluations at 25/50/75 %%)")
+    ap.add_argument(
+        "--updates", type=int, default=0, help="budget in updates instead of minutes (evaluations at 25/50/75 %%)"
+    )
     ap.add_argument("--out", default="runs/ab")
     ap.add_argument("--eval-games", type=int, default=40, help="games against greedy at 25/50/75 %% of the budget")
     ap.add_argument("--greedy-games", type=int, default=200, help="games against greedy at the end")
@@ -82,8 +84,16 @@ def main(argv: list[str] | None = None) -> int:
         trainer._live.net = trainer.net
     os.makedirs(args.out, exist_ok=True)
     log = open(os.path.join(args.out, f"{args.name}.log"), "w")
-    print("CONFIG", json.dumps(dataclasses.asdict(cfg)), "seed", seed, "threads", torch.get_num_threads(),
-          file=log, flush=True)
+    print(
+        "CONFIG",
+        json.dumps(dataclasses.asdict(cfg)),
+        "seed",
+        seed,
+        "threads",
+        torch.get_num_threads(),
+        file=log,
+        flush=True,
+    )
 
     def vs(opp: object, games: int) -> dict:
         return evaluate(PPOPolicy(trainer.net), opp, games, args.deals, GAME)
@@ -91,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = args.minutes * 60
     t0 = time.time()
     marks = [0.25, 0.5, 0.75]
+
     def progress() -> float:
         return trainer.updates / args.updates if args.updates else (time.time() - t0) / budget
 
@@ -114,20 +125,43 @@ def main(argv: list[str] | None = None) -> int:
             f"acc={stats.get('imitation_accuracy', -1):.2f} vloss={stats['value_loss']:.3f} "
             f"vr={ep.get('train_win_rate_vs_random', -1):.2f} "
             f"vg={ep.get('train_win_rate_vs_greedy', -1):.2f} m={ep.get('train_margin', 0):.1f}",
-            file=log, flush=True,
+            file=log,
+            flush=True,
         )
         if marks and progress() > marks[0]:
             marks.pop(0)
             t_eval = time.time()
             g = vs(GreedyPolicy(seed=1), args.eval_games)
             t0 += time.time() - t_eval  # evaluation time does not count
-            print("EVAL", trainer.updates, f"{el:.0f}s", trainer.env_steps, "greedy", g["win_rate"],
-                  round(g["mean_margin"], 1), file=log, flush=True)
+            print(
+                "EVAL",
+                trainer.updates,
+                f"{el:.0f}s",
+                trainer.env_steps,
+                "greedy",
+                g["win_rate"],
+                round(g["mean_margin"], 1),
+                file=log,
+                flush=True,
+            )
     r = vs(RandomPolicy(seed=1), 100)
     g = vs(GreedyPolicy(seed=1), args.greedy_games)
     lo, hi = g["win_rate_ci95"]
-    print("FINAL", args.name, trainer.updates, trainer.env_steps, "random", r["win_rate"], round(r["mean_margin"], 1),
-          "greedy", g["win_rate"], f"[{lo:.3f},{hi:.3f}]", round(g["mean_margin"], 1), file=log, flush=True)
+    print(
+        "FINAL",
+        args.name,
+        trainer.updates,
+        trainer.env_steps,
+        "random",
+        r["win_rate"],
+        round(r["mean_margin"], 1),
+        "greedy",
+        g["win_rate"],
+        f"[{lo:.3f},{hi:.3f}]",
+        round(g["mean_margin"], 1),
+        file=log,
+        flush=True,
+    )
     torch.save(trainer.net.state_dict(), os.path.join(args.out, f"{args.name}.pt"))
     print(open(os.path.join(args.out, f"{args.name}.log")).read().splitlines()[-1])
     return 0

@@ -44,14 +44,20 @@ def _parser() -> argparse.ArgumentParser:
         "--gif", type=cli.output_file, help="write an animation of the game (one frame per placed tile) to this GIF"
     )
     p.add_argument(
-        "--tile-px", type=cli.int_range(8, 512), default=None,
+        "--tile-px",
+        type=cli.int_range(8, 512),
+        default=None,
         help="pixels per tile, 8..512 (default: 64 for the PNG, 32 for the GIF)",
     )
     p.add_argument(
-        "--every", type=cli.int_range(1), default=1,
+        "--every",
+        type=cli.int_range(1),
+        default=1,
         help="GIF: keep every K-th placement frame (default 1; the last is always kept)",
     )
-    p.add_argument("--duration-ms", type=cli.int_range(1), default=300, help="GIF: milliseconds per frame (default 300)")
+    p.add_argument(
+        "--duration-ms", type=cli.int_range(1), default=300, help="GIF: milliseconds per frame (default 300)"
+    )
     p.add_argument("--text", action="store_true", help="also print the final board as text")
     return p
 

@@ -24,7 +24,7 @@ accept (all of them: the core registry's list), and random values for the boolea
 
 Prints one JSON line (games, decisions, checks, failures with the first few
 described, seconds, games per expansion) and exits 1 if any check failed.
-Progress goes to stderr.  Not part of the test suite (``tests/test_soak.py``
+Progress goes to stderr.  Not part of the test suite (``tests/scripts/test_soak.py``
 runs two games as a smoke test); run it before a release, under ``nice``.
 """
 
@@ -110,7 +110,9 @@ def random_options(rng: np.random.Generator, keys: tuple[str, ...]) -> dict[str,
     reg = registry()
     for k in keys:
         opts = reg[k].Options
-        bools = {f.name: bool(rng.integers(2)) for f in dataclasses.fields(opts) if isinstance(getattr(opts(), f.name), bool)}
+        bools = {
+            f.name: bool(rng.integers(2)) for f in dataclasses.fields(opts) if isinstance(getattr(opts(), f.name), bool)
+        }
         if bools:
             out[k] = bools
     return out
@@ -148,8 +150,10 @@ class Soak:
     def step_invariants(self, game: Any, before: list[int], events: list[Any], where: str) -> None:
         self.check(game.followers_conserved(), f"{where}: followers not conserved")
         gained = [a - b for a, b in zip(game.scores, before, strict=True)]
-        self.check(gained == scored(events, len(before)),
-                   f"{where}: scores {before} -> {game.scores} are not the points of the step's events")
+        self.check(
+            gained == scored(events, len(before)),
+            f"{where}: scores {before} -> {game.scores} are not the points of the step's events",
+        )
 
     def end_invariants(self, game: Any, where: str) -> None:
         from carc_env.core.record import replay, to_record
@@ -162,8 +166,13 @@ class Soak:
             return
         self.check(again.scores == game.scores, f"{where}: replayed scores {again.scores} != {game.scores}")
         if game_snapshot(again) != game_snapshot(game):
-            diff = [k for k in vars(game) if k not in _SHARED and k not in ("events", "parent")
-                    and snapshot(getattr(game, k)) != snapshot(getattr(again, k, None))]
+            diff = [
+                k
+                for k in vars(game)
+                if k not in _SHARED
+                and k not in ("events", "parent")
+                and snapshot(getattr(game, k)) != snapshot(getattr(again, k, None))
+            ]
             diff += ["parent (features)"] if _roots(game) != _roots(again) else []
             self.check(False, f"{where}: replayed state differs in {diff}")
         else:
@@ -196,8 +205,9 @@ class Soak:
     def env_game(self, config: Any, seed: int, rng: np.random.Generator, where: str) -> None:
         from carc_env.env.aec import raw_env
 
-        env = raw_env(num_players=config.num_players, expansions=config.expansions, rules=config.options,
-                      reward="score_delta")
+        env = raw_env(
+            num_players=config.num_players, expansions=config.expansions, rules=config.options, reward="score_delta"
+        )
         env.reset(seed=seed)
         game = env.game
         space = env.observation_space(env.possible_agents[0])
@@ -210,11 +220,15 @@ class Soak:
             legal = game.legal_actions()
             decoded = [env.codec.decode(game, int(i)) for i in enabled]
             for a in decoded:  # legal, or another name of a legal move (a feature named by another segment)
-                self.check(a in legal or self._applies(game, a), f"{where}: the mask enables an illegal {a!r} in {game.phase}")
+                self.check(
+                    a in legal or self._applies(game, a), f"{where}: the mask enables an illegal {a!r} in {game.phase}"
+                )
             self.check(len(set(decoded)) == len(decoded), f"{where}: two indices decode to one action in {game.phase}")
             missing = len(set(legal)) - len(set(decoded))
-            self.check(missing == view.outside + view.dropped,
-                       f"{where}: {missing} legal actions missing from the mask, reported {view.outside + view.dropped}")
+            self.check(
+                missing == view.outside + view.dropped,
+                f"{where}: {missing} legal actions missing from the mask, reported {view.outside + view.dropped}",
+            )
             if k % 8 == 0:
                 obs = env.observe(env.agent_selection)
                 self.check(obs in space, f"{where}: observation outside the observation space")
@@ -259,8 +273,12 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 - a crash is a failed check; the soak goes on
             soak.check(False, f"{where}: crashed: {type(exc).__name__}: {exc}")
         if not args.quiet and ((g + 1) % 10 == 0 or g + 1 == args.games):
-            print(f"soak: {g + 1}/{args.games} games, {soak.checks} checks, {soak.n_failures} failures, "
-                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"soak: {g + 1}/{args.games} games, {soak.checks} checks, {soak.n_failures} failures, "
+                f"{time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     summary = {
         "games": args.games,
         "seed": args.seed,

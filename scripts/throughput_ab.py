@@ -66,8 +66,9 @@ RUNNER = textwrap.dedent(
 
 def run_variant(tree: Path, spec: dict) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", RUNNER, json.dumps(spec)], cwd=tree, env=env, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUNNER, json.dumps(spec)], cwd=tree, env=env, check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -91,10 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     old_game = {k: v for k, v in (old_yaml.get("game") or {}).items() if k == "engine"}
     variants = {
         "old/old-config": (old, {"config": "configs/default.yaml", "override": {"imitation_updates": 0}}),
-        "new/old-config": (ROOT, {"config": "configs/default.yaml",
-                                  "override": {**old_ppo, "imitation_updates": 0,
-                                               "snapshot_every": old_ppo.get("snapshot_every", 10)},
-                                  "game": old_game}),
+        "new/old-config": (
+            ROOT,
+            {
+                "config": "configs/default.yaml",
+                "override": {**old_ppo, "imitation_updates": 0, "snapshot_every": old_ppo.get("snapshot_every", 10)},
+                "game": old_game,
+            },
+        ),
         "new/new-config": (ROOT, {"config": "configs/default.yaml", "override": {"imitation_updates": 0}}),
     }
     if args.only:
@@ -104,8 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, (tree, spec) in variants.items():
             rows = run_variant(tree, {**spec, "updates": args.updates})
             results[name] += rows
-            print(f"round {r + 1} {name}: " + ", ".join(
-                f"{x['env_steps'] / (x['collect_s'] + x['update_s']):.0f} sps" for x in rows), flush=True)
+            print(
+                f"round {r + 1} {name}: "
+                + ", ".join(f"{x['env_steps'] / (x['collect_s'] + x['update_s']):.0f} sps" for x in rows),
+                flush=True,
+            )
     summary = {}
     for name, rows in results.items():
         secs = sum(x["collect_s"] + x["update_s"] for x in rows)

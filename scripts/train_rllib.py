@@ -62,8 +62,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys")
     ap.add_argument("--reward", default="win_loss", help="win_loss, score_diff or score_delta")
-    ap.add_argument("--action-features", action="store_true",
-                    help="add the one-ply action features to the observation (the module scores them)")
+    ap.add_argument(
+        "--action-features",
+        action="store_true",
+        help="add the one-ply action features to the observation (the module scores them)",
+    )
     ap.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration")
     ap.add_argument("--minibatch-size", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=3, help="passes over each batch")
@@ -71,16 +74,25 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--entropy", type=float, default=0.01, help="entropy bonus coefficient")
     ap.add_argument("--conv-channels", default="32,32", help="conv trunk widths, comma-separated")
     ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--frozen-opponent-every", type=int, default=None, metavar="K",
-                    help="play a frozen copy of main, refreshed every K iterations (default: pure self-play)")
+    ap.add_argument(
+        "--frozen-opponent-every",
+        type=int,
+        default=None,
+        metavar="K",
+        help="play a frozen copy of main, refreshed every K iterations (default: pure self-play)",
+    )
     ap.add_argument("--checkpoint-every", type=int, default=5)
     ap.add_argument("--no-resume", action="store_true", help="ignore OUT/checkpoint and start over")
     ap.add_argument("--eval-games", type=int, default=20, help="games per evaluation opponent (0: no evaluation)")
     ap.add_argument("--eval-opponents", default="random,greedy")
     ap.add_argument("--eval-seed", type=int, default=12345)
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--torch-threads", type=int, default=1,
-                    help="torch threads of this process (the learner); 1 is fastest on a small busy machine")
+    ap.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads of this process (the learner); 1 is fastest on a small busy machine",
+    )
     ap.add_argument("--json", action="store_true", help="print the summary as one JSON line")
     args = ap.parse_args(argv)
     for name in ("iterations", "checkpoint_every", "torch_threads"):

@@ -52,8 +52,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys")
     ap.add_argument("--reward", default="win_loss", help="win_loss, score_diff or score_delta")
-    ap.add_argument("--action-features", action="store_true",
-                    help="add the one-ply action features to the observation (the extractor pools them)")
+    ap.add_argument(
+        "--action-features",
+        action="store_true",
+        help="add the one-ply action features to the observation (the extractor pools them)",
+    )
     ap.add_argument("--n-steps", type=int, default=256, help="steps per env per rollout")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=4)
@@ -106,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.action_features:
         env_kwargs["action_features"] = True
     try:
-        pool = [make_player(spec, env_kwargs, seed=args.seed + 100 + i) for i, spec in enumerate(args.opponents.split(","))]
+        pool = [
+            make_player(spec, env_kwargs, seed=args.seed + 100 + i) for i, spec in enumerate(args.opponents.split(","))
+        ]
         channels = tuple(int(c) for c in args.conv_channels.split(","))
         vec_env = make_vec_env(
             args.envs, opponents=pool, seed=args.seed, subprocess=args.vec == "subproc", **env_kwargs

@@ -14,7 +14,7 @@ so a new one joins every property test without editing them.  A combination
 that must be refused at configuration time (two start layouts with no
 combined setup, a CONFLICTS entry) goes into ``REFUSED`` with the words its
 ``ConfigError`` must contain; it is left out of the played combinations and
-``tests/test_expansion_combinations.py`` checks that it is refused.
+``tests/expansions/test_expansion_combinations.py`` checks that it is refused.
 """
 
 from __future__ import annotations

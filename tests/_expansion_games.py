@@ -1,6 +1,6 @@
 """Random whole games over the King & Robber, Shrines and Darmstadt expansions.
 
-Shared by the property tests of tests/test_king_robber.py, test_shrines.py and
+Shared by the property tests of tests/expansions/test_king_robber.py, test_shrines.py and
 test_darmstadt.py.  Every action is checked against the invariants every
 expansion must keep: no crash, followers conserved, scores never decrease.
 """

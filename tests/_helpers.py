@@ -122,7 +122,7 @@ def printed_board(game: Game) -> tuple[frozenset, set, set] | None:
         return None
     pieces = layout.pieces
     printed = {(p.x, p.y) for p in pieces}
-    placed = {(x, y) for x, y, *_ in game.placements[len(pieces):]}
+    placed = {(x, y) for x, y, *_ in game.placements[len(pieces) :]}
     active = set(placed)
     for g in {p.group for p in pieces if p.square}:
         group = [(p.x, p.y) for p in pieces if p.square and p.group == g]

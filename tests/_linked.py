@@ -48,7 +48,9 @@ def _gates(tile: TileType) -> list[tuple[int, str]]:
 class LinkedFeatures:
     """Physical features joined by gate links: the partition the engine should hold."""
 
-    def __init__(self, game: Game | Hypothetical, unpaired_gate_blocks_completion: bool = True, upto: int | None = None) -> None:
+    def __init__(
+        self, game: Game | Hypothetical, unpaired_gate_blocks_completion: bool = True, upto: int | None = None
+    ) -> None:
         k_end = len(game.placements) if upto is None else upto
         self.physical = BruteFeatures(_Prefix(game, k_end))  # type: ignore[arg-type]
         self.links: list[tuple[int, int]] = []
@@ -134,7 +136,6 @@ def gate_nodes(game: Game | Hypothetical) -> dict[str, list[int]]:
         for seg, tag in _gates(game.rules.tiles[t]):
             out[tag].append(base + seg)
     return out
-
 
 
 class Hypothetical:

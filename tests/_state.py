@@ -37,7 +37,10 @@ def freeze(obj: Any, _seen: set[int] | None = None) -> Any:
         return ("seen", type(obj).__name__)
     seen.add(id(obj))
     if dataclasses.is_dataclass(obj):
-        return (type(obj).__name__, tuple((f.name, freeze(getattr(obj, f.name), seen)) for f in dataclasses.fields(obj)))
+        return (
+            type(obj).__name__,
+            tuple((f.name, freeze(getattr(obj, f.name), seen)) for f in dataclasses.fields(obj)),
+        )
     if hasattr(obj, "__dict__"):
         return (type(obj).__name__, tuple((k, freeze(v, seen)) for k, v in vars(obj).items() if k not in _SHARED))
     if hasattr(obj, "__slots__"):

@@ -72,7 +72,9 @@ def create_app(hints: list[Any] | None = None, pretrained: list[str] | None = No
         gid = request.path_params["gid"]
         g = games.get(gid)
         if g is None:
-            raise LookupError(f"no game {gid!r} here (the server was restarted or the game is too old); start a new game")
+            raise LookupError(
+                f"no game {gid!r} here (the server was restarted or the game is too old); start a new game"
+            )
         return g
 
     async def locked(session: Any, fn: Any) -> Any:

@@ -163,15 +163,26 @@ def _placement(text: str) -> tuple[int, int, int] | None:
     return int(x), int(y), int(r)
 
 
-def board_state(env: Any, marks: list[tuple[int, int, str, float]] | None = None, interactive: bool = True) -> dict[str, Any]:
+def board_state(
+    env: Any, marks: list[tuple[int, int, str, float]] | None = None, interactive: bool = True
+) -> dict[str, Any]:
     """What the page draws of ``env``'s current position (see the module docstring)."""
     game = env.game
     lay = svg_layout(game, TILE_PX, svg_view(game))
     n = game.num_players
     out: dict[str, Any] = {
         "svg": board_svg(game, lay, highlight_legal=interactive, marks=marks or []),
-        "layout": {"x0": lay.x0, "x1": lay.x1, "y0": lay.y0, "y1": lay.y1, "tile_px": lay.tile_px,
-                   "left": lay.left, "top": lay.top, "width": lay.width, "height": lay.height},  # fmt: skip
+        "layout": {
+            "x0": lay.x0,
+            "x1": lay.x1,
+            "y0": lay.y0,
+            "y1": lay.y1,
+            "tile_px": lay.tile_px,
+            "left": lay.left,
+            "top": lay.top,
+            "width": lay.width,
+            "height": lay.height,
+        },  # fmt: skip
         "n": len(game.history),
         "over": game.over,
         "phase": None if game.over else game.phase,

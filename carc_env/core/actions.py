@@ -160,7 +160,9 @@ def parse_basic(text: str, parsers: Mapping[str, Callable[[str], Action]] = {}) 
 
 
 def parse_action(
-    text: str, last_tile: TileType | None, parsers: Mapping[str, Callable[[str], Action]] = {}  # noqa: B006
+    text: str,
+    last_tile: TileType | None,
+    parsers: Mapping[str, Callable[[str], Action]] = {},  # noqa: B006
 ) -> Action:
     """Parse an action's text form; a follower's feature name is resolved against ``last_tile``, the
     tile just placed (None before any).  The one parser of both engines (``Game.parse_action``, the

@@ -84,7 +84,9 @@ class GameConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
         if not isinstance(data, Mapping):
-            raise ConfigError(f"a game config must be a mapping of {[f.name for f in dataclasses.fields(cls)]}, got {data!r}")
+            raise ConfigError(
+                f"a game config must be a mapping of {[f.name for f in dataclasses.fields(cls)]}, got {data!r}"
+            )
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:

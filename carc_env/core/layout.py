@@ -133,7 +133,9 @@ class BoardLayout:
         object.__setattr__(self, "groups", {g: tuple(v) for g, v in groups.items()})
         object.__setattr__(self, "bounds", (min(xs), max(xs), min(ys), max(ys)))
 
-    def _index_pieces(self, types: dict[str, TileType]) -> tuple[dict[Cell, int], dict[Cell, int], dict[int, list[int]]]:
+    def _index_pieces(
+        self, types: dict[str, TileType]
+    ) -> tuple[dict[Cell, int], dict[Cell, int], dict[int, list[int]]]:
         """Cell -> piece index, square piece's cell -> group, group -> its pieces; every piece checked."""
         piece_at: dict[Cell, int] = {}
         group_of: dict[Cell, int] = {}

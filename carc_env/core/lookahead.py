@@ -133,8 +133,9 @@ class _Group:
     raw_open: int
 
 
-def _joined(game: Game, segs: tuple, gs: set[int], gr: set[int], matched: dict[int, int],
-            closed: dict[int, int]) -> _Group:
+def _joined(
+    game: Game, segs: tuple, gs: set[int], gr: set[int], matched: dict[int, int], closed: dict[int, int]
+) -> _Group:
     """The feature a group of the tile's segments would form with the roots it joins."""
     occ, followers, tiles, pennants, open_ = game.occupants, game.followers, game.tiles, game.pennants, game.open
     open_after = (

@@ -72,7 +72,9 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except IsADirectoryError:
         raise RecordError(f"{path}: is a directory, not a record file") from None
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not a text (UTF-8) file, so not a JSON record ({exc.reason} at byte {exc.start})") from None
+        raise RecordError(
+            f"{path}: not a text (UTF-8) file, so not a JSON record ({exc.reason} at byte {exc.start})"
+        ) from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON ({exc})") from None
     except OSError as exc:

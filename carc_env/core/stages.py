@@ -114,12 +114,20 @@ def build_stages(expansions: list[Expansion], known: Collection[str] = ()) -> tu
                 )
             sid = f"{exp.KEY}.{stage.stage_key()}"
             if sid in where:
-                raise ConfigError(f"expansion {exp.KEY!r} declares two stages named {stage.stage_key()!r}; give each a key")
+                raise ConfigError(
+                    f"expansion {exp.KEY!r} declares two stages named {stage.stage_key()!r}; give each a key"
+                )
             where[sid] = anchor
             stage.owner = exp.KEY
             decl[anchor].append((sid, stage, exp.KEY))
     ordered = {a: _order(a, decl[a], where, enabled, known) for a in ANCHORS}
-    stages: list[Stage] = [DrawStage(), TileStage(), *ordered["after_tile"], FollowerStage(), *ordered["after_follower"]]
+    stages: list[Stage] = [
+        DrawStage(),
+        TileStage(),
+        *ordered["after_tile"],
+        FollowerStage(),
+        *ordered["after_follower"],
+    ]
     stages += [DetectCompletionsStage(), *ordered["before_score"], *ordered["score_begin"], ScoreStage()]
     stages += [*ordered["score_end"], *ordered["after_score"], *ordered["end_turn"], EndTurnStage()]
     final = [*ordered["before_final"], FinalScoreStage()]

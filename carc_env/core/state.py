@@ -3,14 +3,14 @@
 A game is the state below and nothing else.  :data:`STATE` lists every
 attribute a :class:`~carc_env.core.Game` holds, field by field: the module
 that owns it (keeps its invariants; a private ``_name`` is read and written
-there only, ``tests/test_core_shape.py`` checks it), how :meth:`Game.clone`
+there only, ``tests/core/test_core_shape.py`` checks it), how :meth:`Game.clone`
 copies it, and what it means.
 ``Game.clone`` copies exactly these fields (an attribute missing here makes it
 raise), the printed board's cached setup copies the :data:`BOARD_SETUP`
 fields with the same copiers, and a game record
 (:mod:`carc_env.core.record`) keeps the :data:`RECORD` fields, from which
 every other field is rebuilt by replaying (``replay(to_record(g))`` is ``g``:
-``tests/test_clone.py``, ``scripts/soak.py``).  The compiled engine's
+``tests/core/test_clone.py``, ``scripts/soak.py``).  The compiled engine's
 conversion of a game (:mod:`carc_env.fast.playout`) takes the same record
 fields (seed, draw order, actions).
 

@@ -184,8 +184,9 @@ def _parse_tile(where_file: str, raw: dict, set_name: str, buildings: set[str], 
     )
 
 
-def _edge_feature(fw: str, f: dict, kind_name: Any, edges: str, side_owner: dict[int, str],
-                  buildings: set[str]) -> tuple[tuple[int, ...], int, str]:
+def _edge_feature(
+    fw: str, f: dict, kind_name: Any, edges: str, side_owner: dict[int, str], buildings: set[str]
+) -> tuple[tuple[int, ...], int, str]:
     """(sides, kind, building) of a feature that is not a field; its sides are claimed in ``side_owner``."""
     if kind_name in EDGE_KIND_LETTER:
         sides = _parse_sides(fw, f.get("edges"))
@@ -206,8 +207,15 @@ def _edge_feature(fw: str, f: dict, kind_name: Any, edges: str, side_owner: dict
     raise _fail(fw, f"unknown kind {kind_name!r}; known: city, road, river, {', '.join(sorted(buildings))}")
 
 
-def _parse_features(where: str, raw: dict, edges: str, buildings: set[str], tags: set[str],
-                    segments: list[Segment], names: dict[str, int]) -> None:
+def _parse_features(
+    where: str,
+    raw: dict,
+    edges: str,
+    buildings: set[str],
+    tags: set[str],
+    segments: list[Segment],
+    names: dict[str, int],
+) -> None:
     """The tile's cities, roads, rivers and buildings, appended to ``segments``."""
     side_owner: dict[int, str] = {}
     for f in raw.get("features", []):
@@ -227,7 +235,9 @@ def _parse_features(where: str, raw: dict, edges: str, buildings: set[str], tags
         if pennants and kind != CITY:
             raise _fail(fw, "only cities carry pennants")
         names[name] = len(segments)
-        segments.append(Segment(name, kind, building, sides, (), pennants, (), _parse_tags(fw, f.get("tags", []), tags)))
+        segments.append(
+            Segment(name, kind, building, sides, (), pennants, (), _parse_tags(fw, f.get("tags", []), tags))
+        )
     for s, letter in enumerate(edges):
         if letter in "CRI" and s not in side_owner:
             raise _fail(where, f"side {SIDES[s]} is {letter!r} but no feature touches it")
@@ -250,8 +260,9 @@ def _field_halves(fw: str, halves_raw: Any, edges: str, half_owner: dict[int, st
     return halves
 
 
-def _parse_fields(where: str, raw: dict, edges: str, tags: set[str], segments: list[Segment],
-                  names: dict[str, int]) -> None:
+def _parse_fields(
+    where: str, raw: dict, edges: str, tags: set[str], segments: list[Segment], names: dict[str, int]
+) -> None:
     """The tile's fields (after its other features, whose cities they name), appended to ``segments``."""
     half_owner: dict[int, str] = {}
     for i, fld in enumerate(raw.get("fields", [])):

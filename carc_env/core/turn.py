@@ -239,7 +239,9 @@ class TurnFlow:
             else:
                 why = f"its edges {edges} (N E S W) do not fit there"
                 rest = f"; rotations that fit: {fits}" if fits else "; no rotation fits this cell"
-            raise IllegalActionError(f"cannot place {tile.id} at ({x},{y}) in rotation {r}: {why}{rest} (see legal_actions())")
+            raise IllegalActionError(
+                f"cannot place {tile.id} at ({x},{y}) in rotation {r}: {why}{rest} (see legal_actions())"
+            )
 
     def _vetoed_by(self, t: int, slot: int, r: int) -> str:
         """Which expansion's ``placement_veto`` refuses rotation ``r`` of tile type ``t`` at frontier ``slot``, in words."""

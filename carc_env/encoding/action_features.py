@@ -7,7 +7,7 @@ legal in-window placements of the drawn tile in ascending action order, from
 :func:`~carc_env.encoding.placements.placement_features`, zero-padded to
 ``rows``) and ``spots`` (:func:`~carc_env.encoding.spots.spot_features`).  The
 compiled engine writes the same bytes (:mod:`carc_env.fast.features`;
-``tests/test_fast_differential.py``).
+``tests/fast/test_fast_differential.py``).
 """
 
 from __future__ import annotations

@@ -308,10 +308,19 @@ class ObservationEncoder:
             high.append(h)
             return len(names) - 1
 
-        dyn_values = {"S": list(SIDES), "i": [str(i) for i in range(n)], "r": [str(r) for r in range(4)],
-                      "kind": list(_FOLLOWER_KINDS)}
-        dyn_high = {"followers_p{i}": followers, "follower_on_{kind}": n * followers, "open_{S}": OPEN_CAP,
-                    "size_{S}": SIZE_CAP, "building_neighbours": 8}
+        dyn_values = {
+            "S": list(SIDES),
+            "i": [str(i) for i in range(n)],
+            "r": [str(r) for r in range(4)],
+            "kind": list(_FOLLOWER_KINDS),
+        }
+        dyn_high = {
+            "followers_p{i}": followers,
+            "follower_on_{kind}": n * followers,
+            "open_{S}": OPEN_CAP,
+            "size_{S}": SIZE_CAP,
+            "building_neighbours": 8,
+        }
         for e in DYNAMIC_CHANNELS:
             first[e.name] = len(names)
             for name in expand(e.name, **dyn_values):
@@ -353,10 +362,22 @@ class ObservationEncoder:
             for r in range(4):
                 sides_r.append(
                     (
-                        np.array([t.center[r][d] for d in range(4) if t.center[r][d] >= 0
-                                  and t.segments[t.center[r][d]].kind in (CITY, ROAD)], dtype=np.intp),
-                        np.array([d for d in range(4) if t.center[r][d] >= 0
-                                  and t.segments[t.center[r][d]].kind in (CITY, ROAD)], dtype=np.intp),
+                        np.array(
+                            [
+                                t.center[r][d]
+                                for d in range(4)
+                                if t.center[r][d] >= 0 and t.segments[t.center[r][d]].kind in (CITY, ROAD)
+                            ],
+                            dtype=np.intp,
+                        ),
+                        np.array(
+                            [
+                                d
+                                for d in range(4)
+                                if t.center[r][d] >= 0 and t.segments[t.center[r][d]].kind in (CITY, ROAD)
+                            ],
+                            dtype=np.intp,
+                        ),
                     )
                 )
                 seg_ix: list[int] = []
@@ -393,8 +414,12 @@ class ObservationEncoder:
         # ----------------------------------------------------------------- globals
         g: list[str] = []
         self.phases = list(rules.phases) + ["game_over"]
-        g_values = {"id": [t.id for t in tiles], "r": [str(r) for r in range(4)], "i": [str(i) for i in range(n)],
-                    "name": self.phases}
+        g_values = {
+            "id": [t.id for t in tiles],
+            "r": [str(r) for r in range(4)],
+            "i": [str(i) for i in range(n)],
+            "name": self.phases,
+        }
         g_first: dict[str, int] = {}
         for e in GLOBAL_FEATURES:
             g_first[e.name] = len(g)

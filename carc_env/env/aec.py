@@ -360,8 +360,12 @@ class _ResetChecked:
 
 
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper, guard=False)
-AssertOutOfBoundsWrapper = _fast(type("AssertOutOfBoundsWrapper", (_BoundsChecked, wrappers.AssertOutOfBoundsWrapper), {}), guard=False)
-OrderEnforcingWrapper = _fast(type("OrderEnforcingWrapper", (_ResetChecked, wrappers.OrderEnforcingWrapper), {}), guard=True)
+AssertOutOfBoundsWrapper = _fast(
+    type("AssertOutOfBoundsWrapper", (_BoundsChecked, wrappers.AssertOutOfBoundsWrapper), {}), guard=False
+)
+OrderEnforcingWrapper = _fast(
+    type("OrderEnforcingWrapper", (_ResetChecked, wrappers.OrderEnforcingWrapper), {}), guard=True
+)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -540,7 +544,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         view = self.match.view()
         mask = view.mask
         if not mask.any():  # pragma: no cover - an engine/codec bug, never user input
-            raise RuntimeError(f"the deciding agent's action mask is all zero in phase {self.match.phase!r} (engine/codec bug)")
+            raise RuntimeError(
+                f"the deciding agent's action mask is all zero in phase {self.match.phase!r} (engine/codec bug)"
+            )
         info: dict[str, Any] = {"action_mask": mask}
         if view.outside:
             info["placements_outside_window"] = view.outside
@@ -561,7 +567,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'svg'", stacklevel=2)
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'svg'", stacklevel=2
+            )
             return None
         if not self.match.started:
             raise RuntimeError("call reset() before render()")

@@ -74,8 +74,14 @@ def _aec_loop(e: Any, seconds: float, seed: int) -> dict[str, float]:
             break
     dt = time.perf_counter() - t0
     cpu = time.process_time() - c0
-    return {"steps_per_s": steps / dt, "games_per_s": games / dt, "steps": steps, "games": games, "seconds": dt,
-            "cpu_seconds": cpu}
+    return {
+        "steps_per_s": steps / dt,
+        "games_per_s": games / dt,
+        "steps": steps,
+        "games": games,
+        "seconds": dt,
+        "cpu_seconds": cpu,
+    }
 
 
 def env_steps_per_s(seconds: float = 5.0, seed: int = 0, **options: Any) -> float:
@@ -141,7 +147,7 @@ def pettingzoo_benchmark(name: str, seconds: float = 5.0, seed: int = 0) -> dict
         mod = importlib.import_module(f"{module}.{env_name}")
         e = mod.env(**kwargs)
     except Exception as exc:  # noqa: BLE001 - an optional peer: report why, measure the rest
-        return {"error": f"not installed ({type(exc).__name__}: {exc}); pip install -e \".[bench]\""}
+        return {"error": f'not installed ({type(exc).__name__}: {exc}); pip install -e ".[bench]"'}
     return _aec_loop(e, seconds, seed)
 
 

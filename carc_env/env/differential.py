@@ -10,7 +10,7 @@ features ``place_index``, ``place_features`` and ``spots``; byte-equal) of the
 acting seat at every step and of every seat at some steps, the rewards of every seat, the scores and supplies,
 and the itemised scoring (every ``FeatureScored`` / ``PointsAwarded`` event
 against the compiled engine's score log).  Used by
-``tests/test_fast_differential.py`` (hundreds of games) and
+``tests/fast/test_fast_differential.py`` (hundreds of games) and
 ``scripts/fast_differential.py`` (thousands).
 """
 
@@ -61,10 +61,14 @@ def _same(name: str, ref: Any, fast: Any, where: str) -> None:
             detail = ""
             if ref.shape == fast.shape:
                 diff = np.argwhere(ref != fast)
-                detail = f"; first differing index {tuple(diff[0])}: {ref[tuple(diff[0])]} vs {fast[tuple(diff[0])]}" \
-                    if len(diff) else "; equal values, different bytes"
-            raise Mismatch(f"{where}: {name} differs (reference {ref.dtype}{ref.shape}, compiled "
-                           f"{fast.dtype}{fast.shape}){detail}")
+                detail = (
+                    f"; first differing index {tuple(diff[0])}: {ref[tuple(diff[0])]} vs {fast[tuple(diff[0])]}"
+                    if len(diff)
+                    else "; equal values, different bytes"
+                )
+            raise Mismatch(
+                f"{where}: {name} differs (reference {ref.dtype}{ref.shape}, compiled {fast.dtype}{fast.shape}){detail}"
+            )
     elif ref != fast:
         raise Mismatch(f"{where}: {name} differs: reference {ref!r}, compiled {fast!r}")
 

@@ -4,12 +4,12 @@
 :class:`FastMatch` when the compiled engine (:mod:`carc_env.fast`) covers the
 configuration and the ``engine`` option allows it, else the reference
 :class:`~carc_env.env.match.Match`.  Both step, observe and reward
-identically (``tests/test_fast_differential.py``); ``match.engine`` says
+identically (``tests/fast/test_fast_differential.py``); ``match.engine`` says
 which one runs (``"numba"`` or ``"python"``) and ``match.engine_reason`` why
 the Python engine runs when it does.
 
 ``FastMatch`` keeps every contract of ``Match``, with the same errors and
-messages (``tests/test_env_reliability.py``, ``tests/test_fuzz.py`` run on both
+messages (``tests/env/test_env_reliability.py``, ``tests/env/test_fuzz.py`` run on both
 engines): ``check``/``step`` take integers only (:func:`carc_env.core.as_index`)
 and refuse an illegal index before anything changes; the observation and mask
 arrays it hands out are read-only; ``reset`` checks the seed and builds the
@@ -195,8 +195,9 @@ class FastMatch(MatchChecks):
         from ..fast.features import kernels_of
 
         rows = self.options.action_feature_rows
-        out, _ = kernels_of(self.batch).features(np.array([self.g]), np.array([seat]), self.batch.mask(self.g)[None],
-                                                 rows)
+        out, _ = kernels_of(self.batch).features(
+            np.array([self.g]), np.array([seat]), self.batch.mask(self.g)[None], rows
+        )
         return {k: v[0] for k, v in out.items()}
 
     def greedy_action(self, policy: Any) -> int | None:

@@ -196,10 +196,14 @@ class CarcassonneGymEnv(gymnasium.Env):
             raise ConfigError(f"unknown reset option(s) {unknown}; known: {list(GYM_RESET_OPTIONS)}")
         n = self.num_players
         seat = options.get("learner_seat", self.learner_seat_option)
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n
+        ):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {seat!r}")
         # The game first: a reset that fails there (bad seed, bad draw order) changes nothing.
-        aec_options: dict[str, Any] | None = {k: options[k] for k in ("draw_order", "record", "upto") if k in options} or None
+        aec_options: dict[str, Any] | None = {
+            k: options[k] for k in ("draw_order", "record", "upto") if k in options
+        } or None
         self.aec.reset(seed=seed, options=aec_options)
         super().reset(seed=seed)
         if seed is not None:

@@ -149,7 +149,9 @@ class Match(MatchChecks):
         ``seed`` itself (and a new stream), else the next seed of the last seeded stream."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+                raise ValueError(
+                    f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}"
+                )
             return int(seed), np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
         stream = np.random.default_rng() if self._seed_rng is None else copy.deepcopy(self._seed_rng)
         return int(stream.integers(2**62)), stream
@@ -252,8 +254,9 @@ class Match(MatchChecks):
 
     def action_features(self, seat: int) -> dict[str, np.ndarray]:
         """The action-feature arrays (option ``action_features``, :mod:`carc_env.encoding.spec`) for ``seat``."""
-        feats, _ = encode_action_features(self.game, seat, self.codec, self.codec.view(self.game),
-                                          self.options.action_feature_rows)
+        feats, _ = encode_action_features(
+            self.game, seat, self.codec, self.codec.view(self.game), self.options.action_feature_rows
+        )
         return feats
 
     def features_missing(self) -> int:

@@ -63,7 +63,6 @@ OBS_FORMATS = ("dict", "classic")
 RENDER_MODES = ("ansi", "rgb_array", "human", "svg")
 
 
-
 def _int_in(name: str, value: Any, lo: int, hi: int) -> None:
     """ConfigError unless ``value`` is a Python int (not a bool) from ``lo`` to ``hi``."""
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
@@ -114,7 +113,9 @@ class EnvOptions:
         _int_in("num_players", n, MIN_PLAYERS, MAX_PLAYERS)
         exps = self.expansions
         if not isinstance(exps, (tuple, list)) or not all(isinstance(e, str) for e in exps):
-            raise ConfigError(f"option expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}")
+            raise ConfigError(
+                f"option expansions must be a tuple of expansion keys (str), e.g. ('base',), got {exps!r}"
+            )
         object.__setattr__(self, "expansions", with_default_expansions(tuple(exps)))
         if not isinstance(self.rules, Mapping) or not all(
             isinstance(k, str) and isinstance(v, Mapping) for k, v in self.rules.items()
@@ -188,8 +189,14 @@ class EnvOptions:
         cfg = self.__dict__.get("_engine_config")
         if cfg is None:
             rows, cols = self.window or default_window(self.rule_set())  # validate() always sets the window
-            cfg = EngineConfig(self.rule_set(), (int(rows), int(cols)), self.reward, float(self.reward_scale),
-                               self.action_features, self.action_feature_rows)
+            cfg = EngineConfig(
+                self.rule_set(),
+                (int(rows), int(cols)),
+                self.reward,
+                float(self.reward_scale),
+                self.action_features,
+                self.action_feature_rows,
+            )
             object.__setattr__(self, "_engine_config", cfg)
         return cfg
 

@@ -21,7 +21,7 @@ format, written by either engine), its JSON text, or the path of a record file
 keeps only the record's first ``upto`` actions.  The game is rebuilt by
 replaying the record on the env's own engine (the compiled one where it runs),
 so the position's observation, mask, rewards and everything played from it are
-those of the game that was recorded (``tests/test_env_start.py``).  A later
+those of the game that was recorded (``tests/env/test_env_start.py``).  A later
 reset without a seed continues the record's seed stream, as after
 ``reset(seed=record["seed"])``.
 
@@ -64,7 +64,9 @@ def position_record(value: Any, upto: Any = None) -> dict[str, Any]:
     rec = dict(value)
     if upto is not None:
         if isinstance(upto, bool) or not isinstance(upto, int) or not 0 <= upto <= len(actions):
-            raise RecordError(f"reset option upto must be an integer from 0 to {len(actions)} (the record's actions), got {upto!r}")
+            raise RecordError(
+                f"reset option upto must be an integer from 0 to {len(actions)} (the record's actions), got {upto!r}"
+            )
         rec["actions"] = actions[:upto]
         rec.pop("scores", None)  # the recorded scores are those of the whole record
         rec.pop("over", None)

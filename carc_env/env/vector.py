@@ -5,7 +5,7 @@ and ``action_space``, ``single_observation_space`` / ``single_action_space``,
 the 5-tuple ``step``, infos as a dict of arrays with ``_key`` masks,
 ``metadata["autoreset_mode"]``), so Gymnasium's vector wrappers
 (``RecordEpisodeStatistics``, ``NormalizeReward``, ``VectorizeTransformObservation``,
-``DictInfoToList`` ...) work on it (``tests/test_env_vector_gymnasium.py``).
+``DictInfoToList`` ...) work on it (``tests/env/test_env_vector_gymnasium.py``).
 
 Contract
 --------
@@ -329,14 +329,18 @@ class CarcassonneVectorEnv(VectorEnv):
             seeds = [None if self._seed is None else self._seed + i for i in range(N)]
         else:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer, a list of them or None, got {seed!r} of type {type(seed).__name__}")
+                raise ValueError(
+                    f"seed must be a non-negative integer, a list of them or None, got {seed!r} of type {type(seed).__name__}"
+                )
             seeds = [int(seed) + i for i in range(N)]
         for i, s in enumerate(seeds):
             if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0):
                 raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
         return seeds
 
-    def _game_records(self, options: dict[str, Any], listed_seeds: list[int | None] | None) -> list[dict[str, Any] | None]:
+    def _game_records(
+        self, options: dict[str, Any], listed_seeds: list[int | None] | None
+    ) -> list[dict[str, Any] | None]:
         """One position record (or None) per game from the reset options ``record`` / ``upto``, checked
         against the configuration; ``listed_seeds``: the seeds given as a list (a record has its own)."""
         N = self.num_envs
@@ -361,7 +365,9 @@ class CarcassonneVectorEnv(VectorEnv):
     def _reset_args(self, seed: Any, options: Any) -> tuple[list[int | None], list[dict[str, Any] | None], int | None]:
         """Per-game seeds and records and the learner seat of a reset, all checked before anything changes."""
         if options is not None and not isinstance(options, dict):
-            raise ConfigError(f"reset options must be a dict (keys {list(VECTOR_RESET_OPTIONS)}) or None, got {options!r}")
+            raise ConfigError(
+                f"reset options must be a dict (keys {list(VECTOR_RESET_OPTIONS)}) or None, got {options!r}"
+            )
         options = dict(options or {})
         unknown = sorted(set(options) - set(VECTOR_RESET_OPTIONS), key=repr)
         if unknown:
@@ -372,7 +378,9 @@ class CarcassonneVectorEnv(VectorEnv):
         records = self._game_records(options, seeds if isinstance(seed, Sequence) else None)
         learner = options.get("learner_seat")
         n = self.num_players
-        if learner is not None and (isinstance(learner, bool) or not isinstance(learner, (int, np.integer)) or not 0 <= learner < n):
+        if learner is not None and (
+            isinstance(learner, bool) or not isinstance(learner, (int, np.integer)) or not 0 <= learner < n
+        ):
             raise ConfigError(f"reset option learner_seat must be a seat 0..{n - 1}, got {learner!r}")
         return seeds, records, None if learner is None else int(learner)
 
@@ -394,8 +402,14 @@ class CarcassonneVectorEnv(VectorEnv):
             _info(infos, "learner_seat", self.learner_seats.copy(), everywhere.copy())
         return infos
 
-    def _final_infos(self, infos: dict[str, np.ndarray], dones: np.ndarray, final: np.ndarray,
-                     lengths: np.ndarray, learners: np.ndarray | None) -> None:
+    def _final_infos(
+        self,
+        infos: dict[str, np.ndarray],
+        dones: np.ndarray,
+        final: np.ndarray,
+        lengths: np.ndarray,
+        learners: np.ndarray | None,
+    ) -> None:
         if not dones.any():
             return
         best = final.max(axis=1, keepdims=True)
@@ -524,7 +538,9 @@ class CarcassonneVectorEnv(VectorEnv):
             self._batch.close()
 
 
-def make_vec(num_envs: int, opponents: Any = None, learner_seat: int | None = None, **options: Any) -> CarcassonneVectorEnv:
+def make_vec(
+    num_envs: int, opponents: Any = None, learner_seat: int | None = None, **options: Any
+) -> CarcassonneVectorEnv:
     """``gymnasium.make_vec("carc_env/Carcassonne-v0", num_envs=N, **options)``: the single-agent env's
     batched form, with the same default opponents (``[RandomPolicy()]``).  The Gymnasium env's
     ``illegal_action`` options have no vector counterpart: an illegal action raises here."""

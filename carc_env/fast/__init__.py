@@ -26,7 +26,7 @@ Public names:
 * :class:`~carc_env.fast.engine.FastBatch`: N games stepped by the kernels
   (what the vector env and the AEC env drive);
 * :func:`~carc_env.env.differential.compare_game`: the differential check
-  against the reference (``tests/test_fast_differential.py``,
+  against the reference (``tests/fast/test_fast_differential.py``,
   ``scripts/fast_differential.py``);
 * :class:`~carc_env.fast.support.FastSupport`: what a plug-in's ``fast`` part
   declares; :mod:`carc_env.fast.seam`: how its kernels join the engine.

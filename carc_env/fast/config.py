@@ -42,8 +42,9 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, RuleSet):
-            raise TypeError(f"EngineConfig.rules must be a RuleSet (core.config.ruleset(config)), got "
-                            f"{type(self.rules).__name__}")
+            raise TypeError(
+                f"EngineConfig.rules must be a RuleSet (core.config.ruleset(config)), got {type(self.rules).__name__}"
+            )
         if self.reward not in REWARD_MODES:
             raise ValueError(f"EngineConfig.reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
 
@@ -68,8 +69,9 @@ def engine_config(options: Any) -> EngineConfig:
         return options
     get = getattr(options, "engine_config", None)
     if get is None:
-        raise TypeError(f"the compiled engine takes an EngineConfig or env options (EnvOptions), got "
-                        f"{type(options).__name__}")
+        raise TypeError(
+            f"the compiled engine takes an EngineConfig or env options (EnvOptions), got {type(options).__name__}"
+        )
     return get()
 
 

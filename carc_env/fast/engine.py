@@ -111,8 +111,10 @@ class FastBatch:
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
         lay = self.layout
-        self._off = {k: int(self.tables.P[k]) for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG,
-                                                       P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)}
+        self._off = {
+            k: int(self.tables.P[k])
+            for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG, P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)
+        }
         self.codec = lay.codec
         self.encoder = lay.encoder
         self._scratch_rewards = np.zeros(8, dtype=np.float64)
@@ -141,7 +143,9 @@ class FastBatch:
         (``Match``'s rule: ``seed`` itself and a new stream, else the next seed of the last stream)."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}")
+                raise ValueError(
+                    f"seed must be a non-negative integer or None, got {seed!r} of type {type(seed).__name__}"
+                )
             return int(seed), np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED]))
         rng = self._seed_rngs[g]
         stream = np.random.default_rng() if rng is None else copy.deepcopy(rng)
@@ -224,9 +228,19 @@ class FastBatch:
 
         fk = kernels_of(self)
         counts = np.zeros(len(games), dtype=np.int64)
-        features_range(self.tables, self.state, fk.X, fk.W, np.asarray(games, dtype=np.int64),
-                       np.asarray(seats, dtype=np.int64), obs["action_mask"], obs["place_index"],
-                       obs["place_features"], obs["spots"], counts)
+        features_range(
+            self.tables,
+            self.state,
+            fk.X,
+            fk.W,
+            np.asarray(games, dtype=np.int64),
+            np.asarray(seats, dtype=np.int64),
+            obs["action_mask"],
+            obs["place_index"],
+            obs["place_features"],
+            obs["spots"],
+            counts,
+        )
         return np.where(counts < 0, -counts - 1, 0)
 
     @property
@@ -263,8 +277,20 @@ class FastBatch:
         obs = self.empty_obs(G) if observe else self.empty_obs(1)
         # reference games someone holds follow the step (decoded before the kernel moves the window)
         follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
-        args = (actions, auto_reset, rewards, dones, final, eplen, observe, obs["board"], obs["globals"],
-                obs["windows"], obs["action_mask"], seats)
+        args = (
+            actions,
+            auto_reset,
+            rewards,
+            dones,
+            final,
+            eplen,
+            observe,
+            obs["board"],
+            obs["globals"],
+            obs["windows"],
+            obs["action_mask"],
+            seats,
+        )
         T, S = self.tables, self.state
         self._epoch += 1
         if self.threads == 1:
@@ -310,8 +336,9 @@ class FastBatch:
         obs = self.empty_obs(G)
         games = np.arange(G, dtype=np.int64)
         seats = self.state.gi[:, K.G_PLAYER].copy()
-        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
-                        obs["action_mask"])
+        E().observe_range(
+            self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"], obs["action_mask"]
+        )
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
         return obs
@@ -322,8 +349,9 @@ class FastBatch:
         games = np.asarray(games, dtype=np.int64)
         seats = np.asarray(seats, dtype=np.int64)
         obs = self.empty_obs(len(games))
-        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
-                          obs["action_mask"])
+        E().observe_range(
+            self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"], obs["action_mask"]
+        )
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
         return obs
@@ -481,8 +509,14 @@ class FastBatch:
     def _save(self, g: int) -> tuple[Any, ...]:
         """Everything of game g (state rows and Python-side fields), for :meth:`_restore`."""
         rows = tuple(a[g].copy() for a in self.state)
-        return (rows, self.seeds[g], self.draw_orders[g], copy.deepcopy(self._seed_rngs[g]), self._next_seeds[g],
-                self._shadow[g])
+        return (
+            rows,
+            self.seeds[g],
+            self.draw_orders[g],
+            copy.deepcopy(self._seed_rngs[g]),
+            self._next_seeds[g],
+            self._shadow[g],
+        )
 
     def _restore(self, g: int, saved: tuple[Any, ...]) -> None:
         rows, self.seeds[g], self.draw_orders[g], self._seed_rngs[g], self._next_seeds[g], self._shadow[g] = saved
@@ -494,8 +528,9 @@ class FastBatch:
         """Observation of game g for absolute ``seat`` (fresh arrays)."""
         obs = self.empty_obs(1)
         games, seats = np.array([g], dtype=np.int64), np.array([seat], dtype=np.int64)
-        E().observe_range(self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"],
-                          obs["action_mask"])
+        E().observe_range(
+            self.tables, self.state, games, seats, obs["board"], obs["globals"], obs["windows"], obs["action_mask"]
+        )
         if "spots" in obs:
             self.add_action_features(obs, games, seats)
         return {k: v[0] for k, v in obs.items()}
@@ -597,8 +632,9 @@ class FastBatch:
         the compiled engine raises, so it is a check too."""
         shadow = self._shadow[g]
         if shadow is None:
-            shadow = self._shadow[g] = Game(self.layout.rules.config, seed=self.seeds[g],
-                                            draw_order=self.draw_orders[g])
+            shadow = self._shadow[g] = Game(
+                self.layout.rules.config, seed=self.seeds[g], draw_order=self.draw_orders[g]
+            )
         self._sync(g)
         return shadow
 

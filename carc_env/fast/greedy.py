@@ -6,7 +6,7 @@ of a :class:`~carc_env.fast.engine.FastBatch` exactly as
 policy draws its random numbers from its own generator with
 :meth:`~carc_env.policies.GreedyPolicy.draws` (the draws ``act`` takes), and
 one call of :func:`carc_env.fast.features.greedy_range` makes every decision.
-``tests/test_fast_greedy.py`` checks the choices against the Python policy,
+``tests/fast/test_fast_greedy.py`` checks the choices against the Python policy,
 game by game.  The environments on the compiled engine route
 ``GreedyPolicy.act`` here (``FastMatch.greedy_action``), so the vector env's
 opponents, the tournament and the trainer never rebuild a Python ``Game`` for

@@ -11,7 +11,7 @@ swap-removed in the same order (the window's re-centring looks at the first
 legal placement), union-find roots are chosen by the same rule (the larger
 tile set wins), completions are detected and scored in the same order, and
 floating-point features are computed with the same operations in the same
-precision.  ``tests/test_fast_differential.py`` checks all of it against the
+precision.  ``tests/fast/test_fast_differential.py`` checks all of it against the
 reference, observation bytes included.
 
 Plug-ins: the engine calls the enabled plug-ins' kernels at the compiled hooks
@@ -1059,8 +1059,9 @@ def step_one(T, S, g, kind, a, b, c, rewards):
 
 
 @kernel
-def step_range(T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows,
-               mask, seats):
+def step_range(
+    T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+):
     """Vector-env step of games lo..hi-1 (see the module docstring).  Returns the number of illegal actions."""
     gi = S.gi
     n = T.P[P_NPLAYERS]

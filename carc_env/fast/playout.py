@@ -14,7 +14,7 @@ of ``game.draw_order`` (after a search's ``Game.redeal``, the sampled order).
 Only for rule sets the compiled engine covers (:func:`covers`); the caller
 (the guide) checks.  The random numbers are the kernel's, seeded from
 ``rng``: the same ``rng`` gives the same play-out, but not the Python
-play-out's game (the distribution is the same; ``tests/test_search.py``
+play-out's game (the distribution is the same; ``tests/agents/test_search.py``
 checks the state handed over exactly and the scores' distribution).
 
 How a leaf gets to the kernels: :meth:`begin` (called by the search once per

@@ -63,6 +63,7 @@ def _njit() -> Any:
         return None
     return njit
 
+
 # Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
 # plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
 # "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran).
@@ -171,8 +172,10 @@ def order_problem(keys: list[str]) -> str | None:
     for hook in HOOKS:
         takers = [k for k in keys if hook in support(k).kernels]
         if takers != sorted(takers, key=index.__getitem__):
-            return (f"plug-ins {takers} take part in compiled hook {hook!r} in another order than the compiled "
-                    "engine calls them")
+            return (
+                f"plug-ins {takers} take part in compiled hook {hook!r} in another order than the compiled "
+                "engine calls them"
+            )
     return None
 
 
@@ -214,7 +217,9 @@ def _source() -> str:
                 "any": [f"    if pb and {call}:", "        out = True"],
                 "sum": ["    if pb:", f"        out += {call}"],
             }[how]
-        lines.append({"each": "    return", "veto": "    return ran", "any": "    return out", "sum": "    return out"}[how])
+        lines.append(
+            {"each": "    return", "veto": "    return ran", "any": "    return out", "sum": "    return out"}[how]
+        )
     for name in ENTRY_POINTS:
         params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)
         lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return K.{name}({params})"]
@@ -225,8 +230,10 @@ def _source() -> str:
 def _cache_dir() -> Path:
     env = os.environ.get("CARC_ENV_CACHE_DIR")
     candidates = [Path(env)] if env else []
-    candidates += [Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "carc_env" / "fast",
-                   Path(tempfile.gettempdir()) / "carc_env_fast"]
+    candidates += [
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "carc_env" / "fast",
+        Path(tempfile.gettempdir()) / "carc_env_fast",
+    ]
     for d in candidates:
         try:
             d.mkdir(parents=True, exist_ok=True)
@@ -234,8 +241,9 @@ def _cache_dir() -> Path:
                 return d
         except OSError:
             continue
-    raise RuntimeError(f"no writable directory for the compiled engine among {[str(c) for c in candidates]}; "
-                       "set CARC_ENV_CACHE_DIR")
+    raise RuntimeError(
+        f"no writable directory for the compiled engine among {[str(c) for c in candidates]}; set CARC_ENV_CACHE_DIR"
+    )
 
 
 _engine: ModuleType | None = None
@@ -269,5 +277,17 @@ def engine() -> ModuleType:
     return module
 
 
-__all__ = ["B_AWARD", "B_LS", "B_OWN", "B_TILE", "HOOKS", "award_codes", "engine", "inline", "kernel", "own_positions",
-           "plugin_index", "support"]
+__all__ = [
+    "B_AWARD",
+    "B_LS",
+    "B_OWN",
+    "B_TILE",
+    "HOOKS",
+    "award_codes",
+    "engine",
+    "inline",
+    "kernel",
+    "own_positions",
+    "plugin_index",
+    "support",
+]

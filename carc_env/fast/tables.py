@@ -104,8 +104,10 @@ def rules_coverage(rules: RuleSet) -> str | None:
             return f"expansion {exp.KEY!r} has no compiled rules (its plug-in has no fast part)"
         unknown_hooks = set(sup.kernels) - set(HOOKS)
         if unknown_hooks:
-            raise ValueError(f"plug-in {exp.KEY!r} gives kernels for unknown compiled hooks {sorted(unknown_hooks)}; "
-                             f"the hooks are {list(HOOKS)}")
+            raise ValueError(
+                f"plug-in {exp.KEY!r} gives kernels for unknown compiled hooks {sorted(unknown_hooks)}; "
+                f"the hooks are {list(HOOKS)}"
+            )
         extra = [h for h in _HOOKS if overrides(exp, h) and h not in sup.hooks]
         if extra:
             return f"expansion {exp.KEY!r} overrides hook(s) {extra} the compiled engine does not implement"
@@ -115,11 +117,14 @@ def rules_coverage(rules: RuleSet) -> str | None:
     # What the kernels read besides the hooks: an unbounded table, the configured followers and no
     # pieces printed on the board (a printed board's squares, pieces and borders are not compiled).
     if rules.layout is not None:
-        return (f"the game is played on the printed board {rules.layout.name!r} "
-                "(the compiled engine has no board layout)")
+        return (
+            f"the game is played on the printed board {rules.layout.name!r} (the compiled engine has no board layout)"
+        )
     if rules.followers != rules.config.followers:
-        return (f"an expansion sets {rules.followers} followers per player "
-                f"(the compiled engine uses the configured {rules.config.followers})")
+        return (
+            f"an expansion sets {rules.followers} followers per player "
+            f"(the compiled engine uses the configured {rules.config.followers})"
+        )
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     if list(rules.phases) != ["tile", "follower"]:
@@ -165,15 +170,19 @@ def _params(rules: RuleSet, encoder: Any = None) -> tuple[dict[str, int], dict[s
                 mine[name] = int(value)
                 continue
             if name not in PARAMETERS:
-                raise ValueError(f"plug-in {exp.KEY!r} gives an unknown compiled-engine parameter {name!r} "
-                                 f"(engine parameters: {PARAMETERS}; its own: {sup.own})")
+                raise ValueError(
+                    f"plug-in {exp.KEY!r} gives an unknown compiled-engine parameter {name!r} "
+                    f"(engine parameters: {PARAMETERS}; its own: {sup.own})"
+                )
             if name in out:
                 raise _NotCovered(f"{owner[name]!r} and {exp.KEY!r} both set {name!r} (e.g. two start layouts)")
             out[name] = int(value)
             owner[name] = exp.KEY
         missing = [n for n in sup.own if n not in mine]
         if encoder is not None and missing:
-            raise ValueError(f"plug-in {exp.KEY!r} declares own parameters {missing} its params / positions do not give")
+            raise ValueError(
+                f"plug-in {exp.KEY!r} declares own parameters {missing} its params / positions do not give"
+            )
     if "start_tile" not in out:
         raise _NotCovered("no enabled plug-in lays a start layout the compiled engine knows")
     return out, own
@@ -290,8 +299,9 @@ def build_layout(options: Any) -> Layout:
     nt = len(tiles)
     S = rules.max_segments
     if S > SEG_CAP or n > MAX_PLAYERS_CAP:
-        raise ValueError(f"the compiled engine handles at most {SEG_CAP} segments per tile and "
-                         f"{MAX_PLAYERS_CAP} players")
+        raise ValueError(
+            f"the compiled engine handles at most {SEG_CAP} segments per tile and {MAX_PLAYERS_CAP} players"
+        )
     names = list(encoder.channel_names)
     sides = "NESW"
     ch_complete = _channel(names, "complete_N")
@@ -380,9 +390,11 @@ def build_layout(options: Any) -> Layout:
     P[P_MAXSEG] = S
     P[P_TILE_N] = codec.tile_range.size
     P[P_FOL_START] = codec.follower_range.start
-    _expect(codec.follower_range.size == S + 1 and codec.tile_range.start == 0,
-            f"the codec's layout changed: follower range {codec.follower_range.size} (expected {S + 1}), "
-            f"tile range from {codec.tile_range.start} (expected 0)")
+    _expect(
+        codec.follower_range.size == S + 1 and codec.tile_range.start == 0,
+        f"the codec's layout changed: follower range {codec.follower_range.size} (expected {S + 1}), "
+        f"tile range from {codec.tile_range.start} (expected 0)",
+    )
     P[P_NACT] = codec.n
     P[P_TOTAL] = max(1, total)
     P[P_START_T] = start_t
@@ -440,10 +452,21 @@ def build_layout(options: Any) -> Layout:
     # the per-game lists, one after the other in State.ls
     off = 0
     for pos, size in (
-        (P_O_FMASK, fcap), (P_O_FL, total + 1), (P_O_SPOTS, SEG_CAP + 1), (P_O_PEND, PEND_CAP),
-        (P_O_COMP, 2 * SEG_CAP + PEND_CAP + 8), (P_O_SCORES, MAX_PLAYERS_CAP), (P_O_SUPPLY, MAX_PLAYERS_CAP),
-        (P_O_BEFORE, MAX_PLAYERS_CAP), (P_O_CNT, MAX_PLAYERS_CAP), (P_O_BAG, total), (P_O_NEXTBAG, total),
-        (P_O_REM, nt), (P_O_MARK, total + 1), (P_O_HIST, HIST_W * hcap), (P_O_LOG, LOG_W * lcap),
+        (P_O_FMASK, fcap),
+        (P_O_FL, total + 1),
+        (P_O_SPOTS, SEG_CAP + 1),
+        (P_O_PEND, PEND_CAP),
+        (P_O_COMP, 2 * SEG_CAP + PEND_CAP + 8),
+        (P_O_SCORES, MAX_PLAYERS_CAP),
+        (P_O_SUPPLY, MAX_PLAYERS_CAP),
+        (P_O_BEFORE, MAX_PLAYERS_CAP),
+        (P_O_CNT, MAX_PLAYERS_CAP),
+        (P_O_BAG, total),
+        (P_O_NEXTBAG, total),
+        (P_O_REM, nt),
+        (P_O_MARK, total + 1),
+        (P_O_HIST, HIST_W * hcap),
+        (P_O_LOG, LOG_W * lcap),
     ):
         P[pos] = off
         off += size
@@ -477,21 +500,40 @@ def build_layout(options: Any) -> Layout:
     F = np.zeros(F_LEN, dtype=np.float64)
     F[F_REWARD_SCALE] = float(options.reward_scale)
     F[F_INV_FOLLOWERS] = 1.0 / options.followers
-    _expect(encoder.static_table.shape == (nt, 4, encoder.n_static),
-            f"the encoder's static table has shape {encoder.static_table.shape}, expected {(nt, 4, encoder.n_static)}")
-    _expect(rules.compat.shape[1] == N_PATTERNS,
-            f"the compatibility table has {rules.compat.shape[1]} patterns, the kernels {N_PATTERNS}")
+    _expect(
+        encoder.static_table.shape == (nt, 4, encoder.n_static),
+        f"the encoder's static table has shape {encoder.static_table.shape}, expected {(nt, 4, encoder.n_static)}",
+    )
+    _expect(
+        rules.compat.shape[1] == N_PATTERNS,
+        f"the compatibility table has {rules.compat.shape[1]} patterns, the kernels {N_PATTERNS}",
+    )
     # The kernels leave the windows tensor zero: no covered plug-in declares windows columns.
     _expect(not encoder.window_names, f"windows columns {encoder.window_names} are not computed by the kernels")
     tables = Tables(
-        tile=tile, compat=np.ascontiguousarray(rules.compat), static=np.ascontiguousarray(encoder.static_table),
-        inv32=inv32, P=P, F=F,
+        tile=tile,
+        compat=np.ascontiguousarray(rules.compat),
+        static=np.ascontiguousarray(encoder.static_table),
+        inv32=inv32,
+        P=P,
+        F=F,
     )
     return Layout(
-        options=options, rules=rules, codec=codec, encoder=encoder, tables=tables, n_types=nt,
-        total_tiles=total, start_tile=start_t, base_bag=np.array(bag, dtype=np.int64), node_cap=node_cap,
+        options=options,
+        rules=rules,
+        codec=codec,
+        encoder=encoder,
+        tables=tables,
+        n_types=nt,
+        total_tiles=total,
+        start_tile=start_t,
+        base_bag=np.array(bag, dtype=np.int64),
+        node_cap=node_cap,
         bag_hooks=[e.build_bag for e in rules.expansions if overrides(e, "build_bag")],
-        grid_w=grid_w, frontier_cap=fcap, hist_cap=hcap, log_cap=lcap,
+        grid_w=grid_w,
+        frontier_cap=fcap,
+        hist_cap=hcap,
+        log_cap=lcap,
         award_codes={kind: c for (key, kind), c in codes.items() if key in {e.KEY for e in rules.expansions}},
     )
 

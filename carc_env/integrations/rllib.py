@@ -249,8 +249,9 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         self.value_head = nn.Linear(hidden, 1)
         self.action_features = "place_features" in space.spaces and "place_index" in space.spaces
         if self.action_features:  # the env's option action_features=True
-            self.place_scorer = nn.Sequential(nn.Linear(space["place_features"].shape[1], hidden), nn.ReLU(),
-                                              nn.Linear(hidden, 1))
+            self.place_scorer = nn.Sequential(
+                nn.Linear(space["place_features"].shape[1], hidden), nn.ReLU(), nn.Linear(hidden, 1)
+            )
 
     # -------------------------------------------------------------------------------- forward passes
     def _encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -478,7 +479,9 @@ def load_policy(
         raise FileNotFoundError(f"RLlib checkpoint {path} does not exist")
     module = RLModule.from_checkpoint(_module_dir(path.resolve(), module_id))
     if isinstance(module, MultiRLModule):
-        raise FileNotFoundError(f"{path} is a MultiRLModule without {module_id!r}; its modules: {sorted(module.keys())}")
+        raise FileNotFoundError(
+            f"{path} is a MultiRLModule without {module_id!r}; its modules: {sorted(module.keys())}"
+        )
     if env_kwargs is not None:
         env = raw_env(**dict(env_kwargs))
         agent = env.possible_agents[0]

@@ -71,8 +71,10 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
                 f"got {observation_space} (obs_format='classic' flattens it: leave that option out to use this "
                 "extractor, or use SB3's default extractor on the classic observation)"
             )
-        if isinstance(conv_channels, int) or not conv_channels or not all(
-            isinstance(c, int) and c > 0 for c in conv_channels
+        if (
+            isinstance(conv_channels, int)
+            or not conv_channels
+            or not all(isinstance(c, int) and c > 0 for c in conv_channels)
         ):
             raise ConfigError(f"conv_channels must be a non-empty list of positive ints, got {conv_channels!r}")
         if not isinstance(features_dim, int) or features_dim < 1:
@@ -92,7 +94,9 @@ class CarcassonneFeaturesExtractor(BaseFeaturesExtractor):
         n_in += int(np.prod(observation_space["windows"].shape))
         self.action_features = "place_features" in observation_space.spaces and "spots" in observation_space.spaces
         if self.action_features:  # the env's option action_features=True
-            self.place_mlp = nn.Sequential(nn.Linear(observation_space["place_features"].shape[1], PLACE_HIDDEN), nn.ReLU())
+            self.place_mlp = nn.Sequential(
+                nn.Linear(observation_space["place_features"].shape[1], PLACE_HIDDEN), nn.ReLU()
+            )
             n_in += 2 * PLACE_HIDDEN + int(np.prod(observation_space["spots"].shape))
         self.head = nn.Sequential(nn.Linear(n_in, features_dim), nn.ReLU())
 

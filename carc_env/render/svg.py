@@ -135,7 +135,9 @@ class SvgDraw:
             f"{self._paint(fill, outline, width)}/>"
         )
 
-    def rounded_rectangle(self, xy: Any, radius: float = 0, fill: Any = None, outline: Any = None, width: float = 1) -> None:
+    def rounded_rectangle(
+        self, xy: Any, radius: float = 0, fill: Any = None, outline: Any = None, width: float = 1
+    ) -> None:
         (x0, y0), (x1, y1) = _flat(xy)[:2]
         self.parts.append(
             f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(x1 - x0)}" height="{_n(y1 - y0)}" rx="{_n(radius)}" '
@@ -176,7 +178,9 @@ def _building(d: SvgDraw, kind: str, c: Point, size: float, s: float) -> None:
     cx, cy, g = c[0] * s, c[1] * s, size * s
     outline = (60, 44, 36)
     ow = max(1.0, 0.012 * s)
-    d.rectangle([cx - 0.32 * g, cy - 0.06 * g, cx + 0.32 * g, cy + 0.42 * g], fill=WALLS_COLOUR, outline=outline, width=ow)
+    d.rectangle(
+        [cx - 0.32 * g, cy - 0.06 * g, cx + 0.32 * g, cy + 0.42 * g], fill=WALLS_COLOUR, outline=outline, width=ow
+    )
     d.polygon([(cx - 0.46 * g, cy - 0.04 * g), (cx, cy - 0.42 * g), (cx + 0.46 * g, cy - 0.04 * g)],
               fill=building_roof(kind), outline=outline, width=ow)  # fmt: skip
     d.rectangle([cx - 0.08 * g, cy + 0.16 * g, cx + 0.08 * g, cy + 0.42 * g], fill=DOOR_COLOUR)
@@ -236,7 +240,9 @@ def draw_tile_svg(g: TileGeometry, s: float) -> str:
         else:
             k = 0.07 * s
             cx, cy = pos[0] * s, pos[1] * s
-            d.polygon([(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)], fill=_name_colour(tag), outline=(20, 20, 20))
+            d.polygon(
+                [(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)], fill=_name_colour(tag), outline=(20, 20, 20)
+            )
     d.rectangle([0, 0, s, s], fill=None, outline=(0, 0, 0, 80), width=max(1.0, s / 64))
     return d.svg()
 

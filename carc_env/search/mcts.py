@@ -332,7 +332,9 @@ class MCTSPolicy:
             raise ValueError(f"c must be a non-negative number, got {c!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.time_per_move = None if time_per_move is None else float(time_per_move)
-        self.guide = guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine)
+        self.guide = (
+            guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine)
+        )
         self.c = c
         self._seed = seed
         self.rng = np.random.default_rng(seed)

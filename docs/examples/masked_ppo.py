@@ -104,8 +104,10 @@ def main(args: Args) -> list[dict[str, float]]:
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     T, N = args.num_steps, args.num_envs
     space = envs.single_observation_space
-    obs_buf = {k: torch.zeros((T, N, *space[k].shape), dtype=torch.float32 if k == "globals" else torch.uint8)
-               for k in ("board", "globals")}
+    obs_buf = {
+        k: torch.zeros((T, N, *space[k].shape), dtype=torch.float32 if k == "globals" else torch.uint8)
+        for k in ("board", "globals")
+    }
     obs_buf["action_mask"] = torch.zeros((T, N, envs.single_action_space.n), dtype=torch.int8)
     actions = torch.zeros((T, N), dtype=torch.long)
     logprobs, rewards, dones, values = (torch.zeros((T, N)) for _ in range(4))
@@ -162,7 +164,9 @@ def main(args: Args) -> list[dict[str, float]]:
                     clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
                 mb_adv = b_advantages[mb]
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+                ).mean()
                 v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
                 entropy_loss = entropy.mean()
                 loss = pg_loss - args.ent_coef * entropy_loss + args.vf_coef * v_loss

@@ -202,5 +202,7 @@ class Darmstadt(Expansion):
             if root not in game.completed:  # an expansion stopped its completion after the count
                 continue
             for p in players:
-                game.award(p, BONUS, [ScoreItem(BONUS_KIND, f"church at ({x},{y}): most followers nearby +{BONUS}", BONUS)])
+                game.award(
+                    p, BONUS, [ScoreItem(BONUS_KIND, f"church at ({x},{y}): most followers nearby +{BONUS}", BONUS)]
+                )
         st.pending.clear()

@@ -63,7 +63,9 @@ class Observation(ObservationExtension):
             planes[5, p.y - y0, p.x - x0] = min(255, coats)
         self.planes = planes
         self.high = [1, 1, 2, 2, 2, max(1, int(planes[5].max()))]
-        self.group_cells = {g: [(layout.pieces[i].x, layout.pieces[i].y) for i in idx] for g, idx in layout.groups.items()}
+        self.group_cells = {
+            g: [(layout.pieces[i].x, layout.pieces[i].y) for i in idx] for g, idx in layout.groups.items()
+        }
 
     def channel_high(self) -> list[int]:
         return list(self.high)

@@ -107,7 +107,9 @@ class MapsGermanyOptions:
                 f"got {self.large_city_closed_edges!r}"
             )
         if self.followers < 0:
-            raise ConfigError(f"option {KEY}.followers must be 0 (use GameConfig.followers) or more, got {self.followers}")
+            raise ConfigError(
+                f"option {KEY}.followers must be 0 (use GameConfig.followers) or more, got {self.followers}"
+            )
         names = self.start_names()
         if not 2 <= len(names) <= 3 or len({n.lower() for n in names}) != len(names):
             raise ConfigError(

@@ -201,8 +201,12 @@ SUPPORT = FastSupport(
     params=params,
     positions=positions,
     kernels={
-        "setup": setup, "placement_veto": placement_veto, "after_placement": after_placement,
-        "no_follower": no_follower, "extra_turn": extra_turn, "observe": observe,
+        "setup": setup,
+        "placement_veto": placement_veto,
+        "after_placement": after_placement,
+        "no_follower": no_follower,
+        "extra_turn": extra_turn,
+        "observe": observe,
     },  # fmt: skip
     own=OWN,
     slots=ENDS + 4 * ENDS_CAP,

@@ -63,7 +63,6 @@ RIVER_CODE = EDGE_CODES["I"]
 START_TILE_CHOICES = ("main_stack", "after_river")
 
 
-
 @dataclass(frozen=True)
 class RiverOptions:
     """Rule variants of The River II (defaults: C2 rules / JCZ where the texts are silent)."""

@@ -38,7 +38,9 @@ def _crown(colour: tuple[int, int, int], pearl: bool):
         h = 0.6 * w
         cx, cy = c[0] * s, c[1] * s
         pts = [(-0.5, 0.5), (-0.5, -0.3), (-0.25, 0.05), (0.0, -0.5), (0.25, 0.05), (0.5, -0.3), (0.5, 0.5)]
-        d.polygon([(cx + x * w, cy + y * h) for x, y in pts], fill=colour, outline=(50, 40, 20), width=max(1, round(w / 14)))
+        d.polygon(
+            [(cx + x * w, cy + y * h) for x, y in pts], fill=colour, outline=(50, 40, 20), width=max(1, round(w / 14))
+        )
         if pearl:
             r = 0.09 * w
             d.ellipse([cx - r, cy - 0.5 * h - 2 * r, cx + r, cy - 0.5 * h], fill=(250, 250, 255), outline=(50, 40, 20))
@@ -52,7 +54,11 @@ def _dashed(d: ImageDraw.ImageDraw, a: Point, b: Point, colour: tuple[int, int, 
     steps = max(1, int(length // dash))
     for i in range(0, steps, 2):
         t0, t1 = i / steps, min(1.0, (i + 1) / steps)
-        d.line([(ax + (bx - ax) * t0, ay + (by - ay) * t0), (ax + (bx - ax) * t1, ay + (by - ay) * t1)], fill=colour, width=width)
+        d.line(
+            [(ax + (bx - ax) * t0, ay + (by - ay) * t0), (ax + (bx - ax) * t1, ay + (by - ay) * t1)],
+            fill=colour,
+            width=width,
+        )
 
 
 def _gate_pixel(game: Game, canvas: Canvas, x: int, y: int, tag: str) -> Point:
@@ -105,4 +111,6 @@ class Drawing(BaseDrawing):
                 _dashed(d, pts[0], pts[1], LINK_COLOURS[tag], max(2, round(0.05 * tp)), max(4.0, 0.12 * tp))
                 r = 0.07 * tp
                 for px, py in pts:
-                    d.ellipse([px - r, py - r, px + r, py + r], outline=LINK_COLOURS[tag], width=max(1, round(0.03 * tp)))
+                    d.ellipse(
+                        [px - r, py - r, px + r, py + r], outline=LINK_COLOURS[tag], width=max(1, round(0.03 * tp))
+                    )

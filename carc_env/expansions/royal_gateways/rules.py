@@ -93,7 +93,13 @@ class RoyalGateways(Expansion):
         """Per tile type: its gates as ``(segment, tag)`` (built on first use; one per rule set)."""
         if self._gate_segments is None:
             self._gate_segments = [
-                tuple((i, tag) for i, s in enumerate(tile.segments) if s.kind == CITY for tag in GATE_TAGS if tag in s.tags)
+                tuple(
+                    (i, tag)
+                    for i, s in enumerate(tile.segments)
+                    if s.kind == CITY
+                    for tag in GATE_TAGS
+                    if tag in s.tags
+                )
                 for tile in game.rules.tiles
             ]
         return self._gate_segments
@@ -195,11 +201,7 @@ def linked_cities(game: Game) -> list[LinkedCity]:
         if len(parts) < 2:
             continue
         part_of = {n: i for i, p in enumerate(parts) for n in p}
-        cells = tuple(
-            tuple(sorted({game.placements[game.node_tile[n]][:2] for n in p})) for p in parts
-        )
-        gate_list = tuple(
-            (tag, *game.placements[game.node_tile[node]][:2], part_of[node]) for tag, node in held
-        )
+        cells = tuple(tuple(sorted({game.placements[game.node_tile[n]][:2] for n in p})) for p in parts)
+        gate_list = tuple((tag, *game.placements[game.node_tile[node]][:2], part_of[node]) for tag, node in held)
         out.append(LinkedCity(root, cells, gate_list))  # type: ignore[arg-type]
     return out

@@ -40,8 +40,17 @@ def _towers(d: ImageDraw.ImageDraw, c: Point, s: int) -> None:
     for i, k in enumerate((0.7, 1.0, 1.0, 0.7)):
         x = cx + (i - 1.5) * w * 1.1
         top = cy - h * k / 2
-        d.polygon([(x - w / 2, cy + h / 2), (x - w / 2, top + 0.25 * h * k), (x, top), (x + w / 2, top + 0.25 * h * k),
-                   (x + w / 2, cy + h / 2)], fill=STONE, outline=outline)
+        d.polygon(
+            [
+                (x - w / 2, cy + h / 2),
+                (x - w / 2, top + 0.25 * h * k),
+                (x, top),
+                (x + w / 2, top + 0.25 * h * k),
+                (x + w / 2, cy + h / 2),
+            ],
+            fill=STONE,
+            outline=outline,
+        )
 
 
 class Drawing(BaseDrawing):

@@ -177,6 +177,7 @@ class SagradaFamilia(Expansion):
             return 0
         find = game.find
         return -1 if any(find(c) == city for c in game.adjacent_cities.get(root, ())) else 0
+
     # -- scoring -----------------------------------------------------------------
     def score_override(self, game: Game, root: int, final: bool) -> list[ScoreItem] | None:
         st: SagradaState = game.ext[KEY]

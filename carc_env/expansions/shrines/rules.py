@@ -162,7 +162,9 @@ class Shrines(Expansion):
                     continue
                 game.remove_followers(rival)
                 for n, p in lost:
-                    game.emit(FollowerReturned(p, n, f"lost a challenge: the {winner} at ({x},{y}) was completed first"))
+                    game.emit(
+                        FollowerReturned(p, n, f"lost a challenge: the {winner} at ({x},{y}) was completed first")
+                    )
 
 
 def _building_name(game: Game, node: int) -> str:

@@ -125,7 +125,9 @@ class StealCodec(PhaseCodec):
             return self.size - 1
         if type(action) is Steal:
             return self._index(game, action)
-        raise IllegalActionError(f"the {self.phase} phase needs 'steal PLAYER TOKEN' or 'pass', got {action.to_text()!r}")
+        raise IllegalActionError(
+            f"the {self.phase} phase needs 'steal PLAYER TOKEN' or 'pass', got {action.to_text()!r}"
+        )
 
 
 class WindowCodec(PhaseCodec):

@@ -67,7 +67,9 @@ class Drawing(BaseDrawing):
         super().__init__(rules)
         self.tokens = token_set()
         ts = self.tokens
-        self.window_kinds = [range(ts.window_of.index(w), ts.window_of.index(w) + len(b.tokens)) for w, b in enumerate(ts.windows)]
+        self.window_kinds = [
+            range(ts.window_of.index(w), ts.window_of.index(w) + len(b.tokens)) for w, b in enumerate(ts.windows)
+        ]
 
     def status_lines(self, game: Game) -> list[StatusLine]:
         st: GlassState = game.ext[KEY]
@@ -127,7 +129,9 @@ class Drawing(BaseDrawing):
                 for w in range(len(ts.windows)):
                     left = x + label_w + w * (win_w + gap)
                     frame = GOLD if done[w] else LEAD
-                    d.rectangle([left, top, left + win_w, top + 2 * u + 2], fill=LEAD, outline=frame, width=2 if done[w] else 1)
+                    d.rectangle(
+                        [left, top, left + win_w, top + 2 * u + 2], fill=LEAD, outline=frame, width=2 if done[w] else 1
+                    )
                     for j, k in enumerate(self.window_kinds[w]):
                         px0, py0 = left + 1 + j * u, top + 1
                         colour = GLASS[w % len(GLASS)][j % 3]

@@ -140,7 +140,9 @@ class StainedGlassOptions:
                 f"option stained_glass.final_windows must be one of {FINAL_WINDOWS}, got {self.final_windows!r}"
             )
         if self.loose_token_points < 0:
-            raise ConfigError(f"option stained_glass.loose_token_points cannot be negative, got {self.loose_token_points}")
+            raise ConfigError(
+                f"option stained_glass.loose_token_points cannot be negative, got {self.loose_token_points}"
+            )
         used = [0] * len(ts.kinds)
         for k in _token_list("bag_order", self.bag_order, ts):
             used[k] += 1
@@ -221,7 +223,9 @@ def check_token(text: str, token: object) -> None:
 def _parse_steal(text: str) -> Action:
     parts = text.split()
     if len(parts) not in (2, 3) or not parts[1].isdigit():
-        raise IllegalActionError(f"cannot parse {text!r}; expected 'steal PLAYER TOKEN' (e.g. 'steal 1 G2a') or 'steal PLAYER'")
+        raise IllegalActionError(
+            f"cannot parse {text!r}; expected 'steal PLAYER TOKEN' (e.g. 'steal 1 G2a') or 'steal PLAYER'"
+        )
     token = parts[2] if len(parts) == 3 else None
     check_token(text, token)
     return Steal(int(parts[1]), token)
@@ -412,9 +416,13 @@ class StainedGlass(Expansion):
         self.cloister_kinds = frozenset(kinds)
         self.points = options.points()
         ts = self.tokens
-        self.window_kinds = [tuple(k for k in range(len(ts.kinds)) if ts.window_of[k] == w) for w in range(len(ts.windows))]
+        self.window_kinds = [
+            tuple(k for k in range(len(ts.kinds)) if ts.window_of[k] == w) for w in range(len(ts.windows))
+        ]
         self._table: _TileTable | None = None
-        self._window_getters = [itemgetter(*kinds, kinds[0]) for kinds in self.window_kinds]  # a tuple even for one kind
+        self._window_getters = [
+            itemgetter(*kinds, kinds[0]) for kinds in self.window_kinds
+        ]  # a tuple even for one kind
         self.smallest_window = min(len(kinds) for kinds in self.window_kinds)
 
     def new_state(self) -> GlassState:
@@ -521,9 +529,7 @@ class StainedGlass(Expansion):
         x, y, t, _, base = game.placements[-1]
         if not tab.building[t]:
             return []
-        if self.options.thieves_need_monk and not any(
-            game.followers.get(base + i) == p for i in tab.building_seg[t]
-        ):
+        if self.options.thieves_need_monk and not any(game.followers.get(base + i) == p for i in tab.building_seg[t]):
             return []
         find = game.find
         out = []
@@ -616,7 +622,9 @@ class StainedGlass(Expansion):
         random_kind = self.options.steal_kind == "random"
         if random_kind != (action.token is None):
             want = "'steal PLAYER'" if random_kind else "'steal PLAYER TOKEN'"
-            raise IllegalActionError(f"{action.to_text()!r}: steals are {want} with steal_kind={self.options.steal_kind!r}")
+            raise IllegalActionError(
+                f"{action.to_text()!r}: steals are {want} with steal_kind={self.options.steal_kind!r}"
+            )
         if action.token is None:
             total = sum(can)
             if not total:
@@ -677,7 +685,11 @@ class StainedGlass(Expansion):
             items = [self._take_window(game, p, i, final=True) for i in shapes]
             left = sum(st.held[p])
             if loose and left:
-                items.append(ScoreItem(LOOSE_ITEM, f"{left} token{'s' * (left != 1)} in no finished window x {loose}", left * loose))
+                items.append(
+                    ScoreItem(
+                        LOOSE_ITEM, f"{left} token{'s' * (left != 1)} in no finished window x {loose}", left * loose
+                    )
+                )
             if items and total:
                 game.award(p, total, items, final=True)
 

@@ -162,9 +162,7 @@ def complete_shapes(ts: TokenSet, counts: Sequence[int]) -> list[int]:
     return [i for i, s in enumerate(ts.shapes) if complete_copies(counts, s) > 0]
 
 
-def best_windows(
-    ts: TokenSet, counts: Sequence[int], points: Sequence[int], loose: int = 0
-) -> tuple[int, list[int]]:
+def best_windows(ts: TokenSet, counts: Sequence[int], points: Sequence[int], loose: int = 0) -> tuple[int, list[int]]:
     """The most a player holding ``counts`` can score: ``(points, shape indices)``.
 
     Each token counts in one window at most; ``points[k - 1]`` is a window of k basic
@@ -176,7 +174,9 @@ def best_windows(
 
 
 @functools.lru_cache(maxsize=4096)
-def _best(ts: TokenSet, avail: tuple[int, ...], points: tuple[int, ...], loose: int, top: int) -> tuple[int, tuple[int, ...]]:
+def _best(
+    ts: TokenSet, avail: tuple[int, ...], points: tuple[int, ...], loose: int, top: int
+) -> tuple[int, tuple[int, ...]]:
     """Best value of shapes with index <= ``top`` fitting in ``avail`` (finished copies per basic
     window); each shape's value is its points less the loose value of its tokens.  Shapes are
     taken in non-increasing index order, so every multiset is tried once."""

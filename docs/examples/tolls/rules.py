@@ -143,4 +143,6 @@ class TollRoads(Expansion):
         pay = 2 * self.options.toll
         for p, n in enumerate(game.ext[KEY].banked):
             if n:
-                game.award(p, n * pay, [ScoreItem(TAG, f"{n} banked toll{'s' * (n != 1)} x {pay}", n * pay)], final=True)
+                game.award(
+                    p, n * pay, [ScoreItem(TAG, f"{n} banked toll{'s' * (n != 1)} x {pay}", n * pay)], final=True
+                )

@@ -1,0 +1,47 @@
+"""scripts/bench.py runs and reports every row, ratio and target (speed itself is never asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_reports_every_row_with_ratios():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench.py",
+            "--json",
+            "--seconds",
+            "0.4",
+            "--rounds",
+            "1",
+            "--num-envs",
+            "4",
+            "--no-jit",
+            "--no-peers",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    for key in (
+        "engine_games_per_s",
+        "fast_engine_games_per_s",
+        "env_steps_per_s",
+        "fast_env_steps_per_s",
+        "vector_env_steps_per_s",
+        "fast_vector_env_steps_per_s",
+    ):
+        assert res[key] > 0, key
+    assert res["followers_per_player"] == 7  # the count played (a map's plug-in raises it to 9)
+    assert res["fast_mean_legal_placements"] > 1 and res["mean_legal_placements"] > 1
+    assert set(res["ratios"]) >= {"fast_engine / engine", "fast_env / env", "fast_vector (1 thread) / vector"}
+    assert set(res["targets"]) >= {"fast_env_steps_per_s", "fast_engine_games_per_s", "fast_vector_env_steps_per_s"}
