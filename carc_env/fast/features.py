@@ -100,7 +100,10 @@ from .tables import (
     TC_SKIND,
 )
 
-_opts = {"cache": True, "nogil": True, "_nrt": False}
+# Not cached on disk: these call the engine's kernels, which are compiled against the composed plug-in
+# module (carc_env.fast.seam); Numba would reuse a cached copy after a kernel or plug-in changed (it
+# checks only this file), and a copy naming a composed module this process has not built fails to load.
+_opts = {"cache": False, "nogil": True, "_nrt": False}
 _inner = {**_opts, "no_cpython_wrapper": True}
 
 N_PLACE = 18  # len(spec.PLACEMENT_FEATURES); checked against the spec by the batch wrapper
