@@ -30,14 +30,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from PIL import ImageDraw
+from typing import TYPE_CHECKING, Any
 
 from ...render.expansions import Canvas, StatusLine, guests
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.geometry import INTERIOR_W
-from ...render.image import FIELD_COLOUR, GUEST_RING_COLOUR, font, meeple_sprite, player_colour, text_width
+from ...render.image import FIELD_COLOUR, GUEST_RING_COLOUR, font, text_width
 from ...render.text import CELL_H, CELL_W
 from .rules import BLOCK_X, BLOCK_Y, KEY, QUARTERS, CountState
 
@@ -78,6 +76,8 @@ def quarter_text(block: CountBlock, q: int) -> str:
 class Drawing(BaseDrawing):
     """The quarters, the Count and the followers sent from the quarters."""
 
+    vector = True
+
     def status_lines(self, game: Game) -> list[StatusLine]:
         block = count_block(game)
         out = [StatusLine(f"Count on the {QUARTERS[block.count]}")]
@@ -115,7 +115,7 @@ class Drawing(BaseDrawing):
         _draw_city_of_carcassonne(count_block(game), canvas)
 
 
-def _crown(d: ImageDraw.ImageDraw, cx: float, cy: float, w: float) -> None:
+def _crown(d: Any, cx: float, cy: float, w: float) -> None:
     """The Count: a gold crown ``w`` pixels wide centred on (cx, cy)."""
     h = 0.7 * w
     pts = [(-0.5, 0.5), (-0.5, -0.2), (-0.25, 0.1), (0.0, -0.5), (0.25, 0.1), (0.5, -0.2), (0.5, 0.5)]
@@ -131,8 +131,8 @@ def _draw_city_of_carcassonne(block: CountBlock, canvas: Canvas) -> None:
     bx, by = block.x0, block.y0
     if not canvas.shows(bx, by, bx + BLOCK_W - 1, by + BLOCK_H - 1):
         return
-    img, tp = canvas.img, canvas.tile_px
-    d = ImageDraw.Draw(img)
+    tp = canvas.tile_px
+    d = canvas.pen
     inset = 0.42 * tp
     ox, oy = canvas.cell_origin(bx, by)
     left, top = ox + inset, oy + inset
@@ -152,40 +152,56 @@ def _draw_city_of_carcassonne(block: CountBlock, canvas: Canvas) -> None:
             d.rectangle([xa, y - band, xb, y + band - 1], fill=FIELD_COLOUR)
             d.line([(xa, y - 1), (xb, y - 1)], fill=rim)
             d.line([(xa, y), (xb, y)], fill=rim)
+    with d.group("count-city"):
+        d.rounded_rectangle([left, top, right, bottom], radius=0.12 * tp, fill=CITADEL_WALL)
+    for q, (qx, qy, qw, qh) in enumerate(quarter_boxes(block, canvas)):
+        with d.group("count-quarter", quarter=block.names[q], count=int(q == block.count)):
+            _draw_quarter(d, block, q, qx, qy, qw, qh, tp)
+
+
+def quarter_boxes(block: CountBlock, canvas: Canvas) -> list[tuple[float, float, float, float]]:
+    """``(x, y, width, height)`` of each quarter (castle, market, blacksmith, cathedral) on ``canvas``."""
+    tp = canvas.tile_px
+    inset = 0.42 * tp
+    ox, oy = canvas.cell_origin(block.x0, block.y0)
+    left, top = ox + inset, oy + inset
+    right, bottom = left + BLOCK_W * tp - 2 * inset, top + BLOCK_H * tp - 2 * inset
     wall = max(2, round(0.07 * tp))
-    d.rounded_rectangle([left, top, right, bottom], radius=0.12 * tp, fill=CITADEL_WALL)
     gap = max(1, round(0.04 * tp))
     qw, qh = (right - left - 2 * wall - gap) / 2, (bottom - top - 2 * wall - gap) / 2
+    return [(left + wall + (q % 2) * (qw + gap), top + wall + (q // 2) * (qh + gap), qw, qh) for q in range(4)]
+
+
+def _draw_quarter(d: Any, block: CountBlock, q: int, qx: float, qy: float, qw: float, qh: float, tp: int) -> None:
+    """One quarter: its name, its followers (a meeple per player, the number when more than one), the Count."""
+    name = block.names[q]
     fsz = max(8, min(18, round(0.19 * tp)))
     f = font(fsz)
     msz = max(8, round(0.3 * tp))
-    for q, name in enumerate(block.names):
-        qx = left + wall + (q % 2) * (qw + gap)
-        qy = top + wall + (q // 2) * (qh + gap)
-        here = q == block.count
-        d.rectangle([qx, qy, qx + qw, qy + qh], fill=CITADEL_COLOUR,
-                    outline=COUNT_COLOUR if here else None, width=max(1, round(0.04 * tp)) if here else 0)  # fmt: skip
-        pad = max(2, round(0.06 * tp))
-        y = qy + pad
-        if tp >= 24:
-            d.text((qx + pad, y - 1), name, fill=(50, 36, 24), font=f)
-            y += fsz + 1
-        if here:  # bottom right, clear of the quarter's name
-            cw = 0.32 * tp
+    here = q == block.count
+    d.rectangle([qx, qy, qx + qw, qy + qh], fill=CITADEL_COLOUR,
+                outline=COUNT_COLOUR if here else None, width=max(1, round(0.04 * tp)) if here else 0)  # fmt: skip
+    pad = max(2, round(0.06 * tp))
+    y = qy + pad
+    if tp >= 24:
+        d.text((qx + pad, y - 1), name, fill=(50, 36, 24), font=f)
+        y += fsz + 1
+    if here:  # bottom right, clear of the quarter's name
+        cw = 0.32 * tp
+        with d.group("count-figure"):
             _crown(d, qx + qw - pad - cw / 2, qy + qh - pad - 0.35 * cw, cw)
-        x = qx + pad
-        for p, k in enumerate(block.quarters[q]):
-            if not k:
-                continue
-            label = str(k) if k > 1 else ""
-            w = msz + (text_width(f, label) + 2 if label else 0)
-            if x + w > qx + qw - pad and x > qx + pad:
-                x, y = qx + pad, y + msz
-            spr = meeple_sprite(player_colour(p), msz)
-            img.paste(spr, (round(x), round(y)), spr)
-            if label:
-                d.text((x + msz + 1, y + msz - fsz - 1), label, fill=(30, 22, 14), font=f)
-            x += w + 2
+    x = qx + pad
+    for p, k in enumerate(block.quarters[q]):
+        if not k:
+            continue
+        label = str(k) if k > 1 else ""
+        w = msz + (text_width(f, label) + 2 if label else 0)
+        if x + w > qx + qw - pad and x > qx + pad:
+            x, y = qx + pad, y + msz
+        d.meeple(p, x, y, msz)
+        if label:
+            d.text((x + msz + 1, y + msz - fsz - 1), label, fill=(30, 22, 14), font=f)
+        x += w + 2
 
 
-__all__ = ["COUNT_COLOUR", "CountBlock", "Drawing", "count_block", "quarter_text"]
+__all__ = ["COUNT_COLOUR", "CountBlock", "Drawing", "count_block", "quarter_boxes", "quarter_text"]

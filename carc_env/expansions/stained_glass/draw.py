@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image, ImageDraw
-
 from ...render.expansions import Canvas, PanelBlock, StatusLine
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.geometry import CENTRE, tile_geometry
@@ -63,6 +61,8 @@ def window_text(counts: list[int], kinds: range) -> str:
 class Drawing(BaseDrawing):
     """The bag, the thieves, and every player's windows."""
 
+    vector = True
+
     def __init__(self, rules: Any) -> None:
         super().__init__(rules)
         self.tokens = token_set()
@@ -88,7 +88,7 @@ class Drawing(BaseDrawing):
         st: GlassState = game.ext[KEY]
         if not st.thieves:
             return
-        d = ImageDraw.Draw(canvas.img)
+        d = canvas.pen
         tp = canvas.tile_px
         size = max(8, round(0.36 * tp))  # the meeple sprite's size (render.image)
         for node, p in st.thieves.items():
@@ -101,7 +101,8 @@ class Drawing(BaseDrawing):
             ox, oy = canvas.cell_origin(x, y)
             cx, cy = ox + ax * tp, oy + ay * tp - 0.06 * tp
             rr = 0.62 * size
-            d.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=THIEF_RING, outline=(0, 0, 0))
+            with d.group("glass-thief", player=p, x=x, y=y):
+                d.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=THIEF_RING, outline=(0, 0, 0))
 
     def panel_block(self, game: Game, font_px: int) -> PanelBlock:
         ts = self.tokens
@@ -116,8 +117,7 @@ class Drawing(BaseDrawing):
         title_h = font_px + 6
         height = title_h + n * row_h
 
-        def draw(img: Image.Image, x: int, y: int) -> None:
-            d = ImageDraw.Draw(img)
+        def draw(d: Any, x: int, y: int) -> None:
             d.text((x, y), "Windows (gold: finished)", fill=DIM_TEXT, font=f)
             st: GlassState = game.ext[KEY]
             for p in range(n):
@@ -147,7 +147,7 @@ class Drawing(BaseDrawing):
                     b = x + label_w + best.windows[-1] * (win_w + gap) + win_w
                     d.rectangle([a, top + 2 * u + 4, b, top + 2 * u + 5], fill=GOLD)
 
-        return PanelBlock(width, height, draw)
+        return PanelBlock(width, height, draw, vector=True)
 
 
 __all__ = ["Drawing", "window_text"]
