@@ -38,9 +38,9 @@ from carc_env.core.actions import IllegalActionError, Pass, PlaceFollower
 from carc_env.core.events import FeatureScored, PointsAwarded
 from carc_env.core.expansion import ConfigError
 from carc_env.core.record import RecordError, check_record, to_record
-from carc_env.render.expansions import status_lines
+from carc_env.render.expansions import decision, status_lines
 from carc_env.render.image import player_colour
-from carc_env.render.svg import board_svg, follower_spot_centre, svg_layout, svg_view, tile_svg
+from carc_env.render.svg import board_canvas, board_svg, follower_spot_centre, svg_layout, svg_view, tile_svg
 
 from ..players import PlayerSpecError, make_player
 
@@ -201,6 +201,7 @@ def board_state(
         "spots": [],
         "actions": [],
         "can_pass": False,
+        "decision": None,
     }
     if game.over or not interactive:
         return out
@@ -210,6 +211,11 @@ def board_state(
                         for x, y, m in zip(fx.tolist(), fy.tolist(), masks.tolist(), strict=True) if m}  # fmt: skip
         tile = game.rules.tiles[game.rules.tile_index[game.tile_id]]
         out["drawn_svg"] = [tile_svg(tile, r, TILE_PX) for r in range(4)]
+        return out
+    dec = decision(game, board_canvas(lay))
+    if dec is not None:
+        out["decision"] = controls = decision_controls(env, dec)
+        out["can_pass"] = "pass" in controls["other"] or any(c["action"] == "pass" for c in controls["choices"])
         return out
     x, y = game.placements[-1][:2] if game.placements else (0, 0)
     for a in game.legal_actions():
@@ -222,6 +228,29 @@ def board_state(
         else:
             out["actions"].append(text)
     return out
+
+
+def decision_controls(env: Any, dec: Any) -> dict[str, Any]:
+    """A plug-in's :class:`~carc_env.render.expansions.Decision` as the page's controls, driven by the
+    action mask: a choice whose action the mask does not enable is dropped, and an enabled action no
+    choice covers is listed in ``other`` (shown as a plain button), so the controls are exactly the
+    legal actions."""
+    mask = np.asarray(env.infos[env.agent_selection]["action_mask"])
+    covered: set[int] = set()
+    choices = []
+    for c in dec.choices:
+        try:
+            index = env.action_from_text(c.action)
+        except (IllegalActionError, ValueError):
+            continue
+        if not mask[index] or index in covered:
+            continue
+        covered.add(index)
+        # the action as the mask names it (a feature has several names; the codec's canonical one)
+        choices.append({"action": env.action_to_text(int(index)), "label": c.label, "tip": c.tip, "icon": c.icon, "group": c.group,
+                        "passes": c.passes, "area": c.area, "point": c.point})  # fmt: skip
+    other = [env.action_to_text(int(i)) for i in np.flatnonzero(mask) if int(i) not in covered]
+    return {"phase": dec.phase, "prompt": dec.prompt, "choices": choices, "other": other}
 
 
 class GameSession:

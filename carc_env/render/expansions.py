@@ -249,6 +249,26 @@ def panel_blocks(game: Game, font_px: int) -> list[PanelBlock]:
     return out
 
 
+def icon(paint: Callable[[Any], None]) -> str:
+    """SVG elements of what ``paint(pen)`` draws in the box ``(0, 0)..(32, 32)``: a control's picture
+    (:attr:`Choice.icon`), drawn with the same pen methods as the board."""
+    from .svg import SvgDraw  # the SVG renderer imports this module
+
+    pen = SvgDraw()
+    paint(pen)
+    return pen.svg()
+
+
+def segment_point(game: Game, where: Canvas, x: int, y: int, segment: int) -> tuple[float, float]:
+    """Where a follower on ``segment`` of the tile at (x, y) stands, on ``where`` (a board point)."""
+    from .geometry import CENTRE, tile_geometry
+
+    _, _, t, r, _ = game.placements[game.board[(x, y)]]
+    ax, ay = tile_geometry(game.rules.tiles[t], r).anchors.get(segment, CENTRE)
+    ox, oy = where.cell_origin(x, y)
+    return ox + ax * where.tile_px, oy + ay * where.tile_px
+
+
 def decision(game: Game, where: Canvas) -> Decision | None:
     """The controls of ``game``'s current phase from the plug-in that owns it (None: no plug-in does)."""
     for d in drawings(game.rules):
@@ -287,5 +307,5 @@ def guests(game: Game) -> list[Guest]:
 
 __all__ = [
     "BuildingStyle", "Canvas", "Choice", "Decision", "Drawing", "Guest", "PanelBlock", "StatusLine", "TagStyle", "building_style",
-    "covered_cells", "decision", "drawings", "guests", "panel_blocks", "status_lines", "tag_style",
+    "covered_cells", "decision", "drawings", "icon", "segment_point", "guests", "panel_blocks", "status_lines", "tag_style",
 ]  # fmt: skip

@@ -32,12 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...render.expansions import Canvas, StatusLine, guests
+from ...core.actions import Pass
+from ...core.tiles import KIND_NAMES
+from ...render.expansions import Canvas, Choice, Decision, StatusLine, guests, icon, segment_point
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.geometry import INTERIOR_W
 from ...render.image import FIELD_COLOUR, GUEST_RING_COLOUR, font, text_width
 from ...render.text import CELL_H, CELL_W
-from .rules import BLOCK_X, BLOCK_Y, KEY, QUARTERS, CountState
+from .rules import BLOCK_X, BLOCK_Y, KEY, QUARTERS, CountDeploy, CountMove, CountSend, CountState
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.game import Game
@@ -113,6 +115,88 @@ class Drawing(BaseDrawing):
 
     def draw_image(self, game: Game, canvas: Canvas) -> None:
         _draw_city_of_carcassonne(count_block(game), canvas)
+
+    def decision(self, game: Game, where: Canvas) -> Decision | None:
+        phase = game.phase
+        if phase not in PROMPTS:
+            return None
+        block = count_block(game)
+        boxes = quarter_boxes(block, where)
+        p = game.player
+        out = []
+        for a in game.legal_actions():
+            text = game.action_text(a)
+            if type(a) is CountDeploy:
+                q = QUARTERS[a.quarter]
+                out.append(Choice(text, f"into the {q}", f"Put a follower from your supply into the {q}: "
+                                  f"{QUARTER_USE[a.quarter]}", _quarter_icon(a.quarter, p, False), boxes[a.quarter]))  # fmt: skip
+            elif type(a) is CountMove:
+                q = QUARTERS[a.quarter]
+                who = quarter_text(block, a.quarter)
+                out.append(Choice(text, f"Count to the {q}", f"Move the Count to the {q} (followers there: {who}): "
+                                  "nobody can leave the quarter he stands on", _quarter_icon(a.quarter, None, True),
+                                  boxes[a.quarter]))  # fmt: skip
+            elif type(a) is CountSend:
+                out.append(_send_choice(game, where, a, text))
+            elif type(a) is Pass:
+                out.append(Choice(text, PASS_LABELS[phase], PASS_TIPS[phase], passes=True))
+        return Decision(phase, PROMPTS[phase], tuple(out))
+
+
+PROMPTS = {
+    "count_deploy": "An opponent scored and you did not: you may put a follower into a quarter of Carcassonne "
+    "(click a quarter).",
+    "count_move": "You may move the Count to another quarter (click it): nobody can leave his quarter.",
+    "count_leave": "Features were completed: you may send followers from the quarters onto them (click a gold mark).",
+    "count_final": "Before the final scoring: you may send followers from the quarters onto unfinished features "
+    "(click a gold mark); a pass is for good.",
+}
+PASS_LABELS = {"count_deploy": "Keep your follower", "count_move": "Leave the Count", "count_leave": "Send no more",
+               "count_final": "Send no more"}  # fmt: skip
+PASS_TIPS = {
+    "count_deploy": "Put no follower into Carcassonne this turn",
+    "count_move": "The Count stays where he is",
+    "count_leave": "Your followers stay in the quarters (the next player may still send theirs)",
+    "count_final": "Your followers stay in the quarters for good",
+}
+QUARTER_USE = (
+    "from there it can later be sent onto a city being scored",
+    "from there it can be sent onto a field at the end of the game",
+    "from there it can later be sent onto a road being scored",
+    "from there it can later be sent onto a cloister (or shrine, church) being scored",
+)
+
+
+def _quarter_icon(q: int, player: int | None, count: bool) -> str:
+    """A quarter as a control's picture: its plot, a follower of ``player`` or the Count's crown."""
+
+    def paint(d: Any) -> None:
+        d.rectangle([1, 1, 31, 31], fill=CITADEL_COLOUR, outline=COUNT_COLOUR if count else CITADEL_WALL, width=2)
+        d.text((3, 2), QUARTERS[q][:2], fill=(50, 36, 24), font=font(11))
+        if count:
+            _crown(d, 19, 21, 16)
+        elif player is not None:
+            d.meeple(player, 12, 10, 19)
+
+    return icon(paint)
+
+
+def _send_choice(game: Game, where: Canvas, a: CountSend, text: str) -> Choice:
+    """A move out of a quarter: the feature's spot on its tile, clickable."""
+    k = game.board[(a.x, a.y)]
+    _, _, t, _, base = game.placements[k]
+    seg = game.rules.tiles[t].segment_index(a.segment)
+    root = game.find(base + seg)
+    segment = game.rules.tiles[t].segments[seg]
+    kind = segment.building or KIND_NAMES[segment.kind]
+    q = game.rules.by_key[KEY].quarter_of(game, root)
+    src = f"the {QUARTERS[q]}" if q is not None else "a quarter"
+    owners = sorted({*(game.followers[n] for n in game.occupants.get(root, ())), *game.guests.get(root, ())})
+    held = ", ".join(f"P{o}" for o in owners) if owners else "nobody yet"
+    return Choice(text, f"{kind} {a.segment} at ({a.x},{a.y})",
+                  f"Send a follower from {src} onto the {kind} at ({a.x},{a.y}) (held by {held}): it scores with "
+                  "the feature and comes back to your supply", _quarter_icon(q if q is not None else 0, game.player, False),
+                  point=segment_point(game, where, a.x, a.y, seg), group=f"from {src}")  # fmt: skip
 
 
 def _crown(d: Any, cx: float, cy: float, w: float) -> None:

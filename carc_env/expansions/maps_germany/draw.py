@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...core.actions import Pass
 from ...core.tiles import DX, DY
-from ...render.expansions import Canvas, StatusLine
+from ...render.expansions import Canvas, Choice, Decision, StatusLine, icon
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.image import font, text_width
-from .rules import KEY, MapsGermany
+from .rules import EXTRA_TURN_PHASE, KEY, MapsGermany, TakeExtraTurn
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.config import RuleSet
@@ -221,6 +222,31 @@ class Drawing(BaseDrawing):
             b = blocks.get(c)
             if b is not None:
                 b[0][0] = "S"
+
+    # --------------------------------------------------------------- decision
+    def decision(self, game: Game, where: Canvas) -> Decision | None:
+        if game.phase != EXTRA_TURN_PHASE:
+            return None
+        x, y = game.placements[-1][:2]
+        name = self.town_names.get((x, y))
+        town = f"the town {name}" if name else "a town"
+        left, top = where.cell_origin(x, y)
+        box = (float(left), float(top), float(where.tile_px), float(where.tile_px))
+        tp = 32
+
+        def town_icon(d: Any) -> None:
+            d.rectangle([0, 0, tp, tp], fill=(112, 168, 70))
+            _town(d, 0, 0, tp)
+
+        out = []
+        for a in game.legal_actions():
+            text = game.action_text(a)
+            if type(a) is TakeExtraTurn:
+                out.append(Choice(text, "Take the extra turn", f"You covered {town} at ({x},{y}): play one more "
+                                  "turn now (no further extra turn within it)", icon(town_icon), box))  # fmt: skip
+            elif type(a) is Pass:
+                out.append(Choice(text, "Decline", "No extra turn: the next player's turn follows", passes=True))
+        return Decision(EXTRA_TURN_PHASE, f"You covered {town}: take an extra turn now? (town variant 1)", tuple(out))
 
     # ------------------------------------------------------------------- image
     def draw_image(self, game: Game, canvas: Canvas) -> None:
