@@ -38,9 +38,18 @@ from carc_env.core.actions import IllegalActionError, Pass, PlaceFollower
 from carc_env.core.events import FeatureScored, PointsAwarded
 from carc_env.core.expansion import ConfigError
 from carc_env.core.record import RecordError, check_record, to_record
+from carc_env.core.tiles import KIND_NAMES
 from carc_env.render.expansions import decision, status_lines
 from carc_env.render.image import player_colour
-from carc_env.render.svg import board_canvas, board_svg, follower_spot_centre, svg_layout, svg_view, tile_svg
+from carc_env.render.svg import (
+    board_canvas,
+    board_svg,
+    follower_spot_centre,
+    panel_documents,
+    svg_layout,
+    svg_view,
+    tile_svg,
+)
 
 from ..players import PlayerSpecError, make_player
 
@@ -196,6 +205,7 @@ def board_state(
         "drawn": game.tile_id,
         "colours": [_colour(p) for p in range(n)],
         "status": [{"text": s.text, "player": s.player} for s in status_lines(game)],
+        "panels": panel_documents(game),
         "legal": {},
         "drawn_svg": [],
         "spots": [],
@@ -224,7 +234,10 @@ def board_state(
             out["can_pass"] = True
         elif type(a) is PlaceFollower and game.phase == "follower":
             px, py = follower_spot_centre(game, lay, x, y, a.segment)
-            out["spots"].append({"action": text, "x": px, "y": py})
+            seg = game.rules.tiles[game.placements[-1][2]].segments[a.segment]
+            kind = seg.building or KIND_NAMES[seg.kind]
+            tip = f"Put a follower on the {kind} ({seg.name})" + (" as a farmer" if kind == "field" else "")
+            out["spots"].append({"action": text, "x": px, "y": py, "tip": tip})
         else:
             out["actions"].append(text)
     return out
@@ -361,6 +374,7 @@ class GameSession:
             seed=self.seed,
             seats=[{"spec": s, "human": a is None} for s, a in zip(self.players, self.agents, strict=True)],
             expansions=self.expansions,
+            rules=self.rules,
             log=[e.__dict__ for e in self.log[-200:]],
             inspector=view,
             hint=self.hint is not None or any(getattr(a, "net", None) is not None for a in self.agents),

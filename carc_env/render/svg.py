@@ -457,19 +457,33 @@ def _panel(game: Any, x: int, tp: int) -> tuple[str, int, int]:
         y += line
     for b in panel_blocks(game, fs):
         y += 8
-        if b.vector:
-            pen = SvgDraw()
-            b.draw(pen, x + pad, y)
-            body.append(f'<g class="panel-block">{pen.svg()}</g>')
-        else:
-            layer = Image.new("RGBA", (b.width, b.height), (0, 0, 0, 0))
-            b.draw(layer, 0, 0)
-            body.append(f'<image class="panel-block" x="{x + pad}" y="{y}" width="{b.width}" height="{b.height}" '
-                        f'href="{_png_data(layer)}"/>')  # fmt: skip
+        body.append(panel_block_svg(b, x + pad, y))
         width = max(width, b.width + 2 * pad)
         y += b.height
     bg = f'<rect x="{x}" y="0" width="{width}" height="100%" fill="rgb(40,45,55)"/>'
     return bg + d.svg() + "".join(body), width, y + pad
+
+
+def panel_block_svg(b: Any, x: float, y: float) -> str:
+    """A plug-in's panel block (:class:`~carc_env.render.expansions.PanelBlock`) with its top-left corner
+    at (x, y): vector elements, or a picture for a block that is not ``vector``."""
+    if b.vector:
+        pen = SvgDraw()
+        b.draw(pen, x, y)
+        return f'<g class="panel-block">{pen.svg()}</g>'
+    layer = Image.new("RGBA", (b.width, b.height), (0, 0, 0, 0))
+    b.draw(layer, 0, 0)
+    return (f'<image class="panel-block" x="{_n(x)}" y="{_n(y)}" width="{b.width}" height="{b.height}" '
+            f'href="{_png_data(layer)}"/>')  # fmt: skip
+
+
+def panel_documents(game: Any, font_px: int = 13) -> list[str]:
+    """The plug-ins' panel blocks, each as a standalone SVG document (the play page shows them beside the board)."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{b.width}" height="{b.height}" '
+        f'viewBox="0 0 {b.width} {b.height}">{panel_block_svg(b, 0, 0)}</svg>'
+        for b in panel_blocks(game, font_px)
+    ]
 
 
 def _text(x: float, y: float, text: str, c: Any, fs: int) -> str:
@@ -503,4 +517,4 @@ def render_svg(
 
 
 __all__ = ["SvgDraw", "SvgLayout", "board_canvas", "board_svg", "draw_tile_svg", "plugin_marks", "follower_spot_centre", "meeple_svg",
-           "render_svg", "svg_layout", "svg_view", "tile_document", "tile_svg"]  # fmt: skip
+           "panel_block_svg", "panel_documents", "render_svg", "svg_layout", "svg_view", "tile_document", "tile_svg"]  # fmt: skip

@@ -467,6 +467,8 @@ def test_stained_glass_decisions_by_their_controls(page, server, shots):
     game = sess.env.game
     st = game.ext["stained_glass"]
     p = game.player
+    # every player's windows beside the board (the plug-in's panel block, vector)
+    assert pg.locator("#panels svg g.panel-block rect").count() >= 4 * 7 * game.num_players
     # the thief: click the road's mark on the board
     road = pg.locator("#overlay .target.point").first
     action = road.get_attribute("data-action")
@@ -513,6 +515,8 @@ def test_map_extra_turn_by_its_control(page, server, shots):
     game = sess.env.game
     p = game.player
     x, y = game.placements[-1][:2]
+    assert pg.input_value(".seat .spec >> nth=1") == "human"  # the form shows the game, its rule options too
+    assert json.loads(pg.input_value("#rules")) == {"maps_germany": {"town_extra_turn": True}}
     area = pg.locator('#overlay .target.area[data-action="extra_turn"]')
     assert area.count() == 1 and pg.inner_text("#pass") == "Decline"
     assert "Take the extra turn" in pg.inner_text("#choices") and f"({x},{y})" in area.locator("title").text_content()

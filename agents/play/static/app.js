@@ -81,7 +81,20 @@ async function init() {
   document.addEventListener("keydown", onKey);
   setupPanZoom();
   const m = location.hash.match(/game=([0-9a-f]+)/);  // a reload keeps the game
-  if (m) { mode = "game"; await request(() => api("GET", `/api/games/${m[1]}`), true); }
+  if (m) {
+    mode = "game";
+    await request(() => api("GET", `/api/games/${m[1]}`), true);
+    if (S && S.seats) syncForm();
+  }
+}
+
+// the form shows the game on the page (after a reload), so "Start" plays the same set-up again
+function syncForm() {
+  $("nplayers").value = String(S.seats.length);
+  buildSeats();
+  document.querySelectorAll(".seat .spec").forEach((e, i) => { e.value = S.seats[i].spec; });
+  document.querySelectorAll(".exp").forEach((e) => { e.checked = S.expansions.includes(e.value); });
+  $("rules").value = S.rules && Object.keys(S.rules).length ? JSON.stringify(S.rules) : "";
 }
 
 async function newGame() {
@@ -292,7 +305,7 @@ function drawOverlay() {
       c.setAttribute("class", "spot");
       c.dataset.action = s.action;
       c.innerHTML = `<circle cx="${s.x}" cy="${s.y}" r="${tp * 0.13}" fill="${S.colours[S.player]}" fill-opacity="0.75"
-        stroke="white" stroke-width="2"/><title>${s.action}</title>`;
+        stroke="white" stroke-width="2"/><title>${esc(s.tip || s.action)} (${esc(s.action)})</title>`;
       g.appendChild(c);
     }
   }
@@ -389,6 +402,7 @@ function drawSide() {
   $("turn").textContent = S.over ? "Game over" : `Turn ${S.turn}, phase ${S.phase}, P${S.player} to move` +
     (deciderIsAgent() ? ` (${S.seats[S.player].spec} is thinking)` : "");
   $("status").innerHTML = S.status.map((s) => `<div>${esc(s.text)}</div>`).join("");
+  $("panels").innerHTML = (S.panels || []).join("");  // the plug-ins' panel blocks (Stained Glass's windows)
   // choices: pass and the other legal actions of this phase (expansion phases as a list)
   const ch = $("choices");
   ch.innerHTML = "";
