@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carc_env.core.tiles import KIND_NAMES
+
 try:
     from starlette.testclient import TestClient
 except ImportError:  # the extra [play] (in [dev]); in CI its absence is a failure, not a skip
@@ -331,3 +333,29 @@ def test_concurrent_requests_apply_one_action_once(client):
         codes = sorted(ex.map(lambda _: client.post(f"/api/games/{st['id']}/act", json=body).status_code, range(4)))
     assert codes == [200, 400, 400, 400]
     assert len(client.app_state.games[st["id"]].env.game.history) == 1
+
+
+def test_follower_spots_say_which_feature_they_are(client):
+    # Darmstadt's churches and the shrines are follower spots: the page's tooltip names them
+    seen = set()
+    for seed in range(20):
+        st = _new(client, ("human", "human"), ("darmstadt", "shrines"), seed=seed)
+        env = client.app_state.games[st["id"]].env
+        rng = np.random.default_rng(seed)
+        while not st["over"] and seen != {"church", "shrine"}:
+            if st["phase"] == "follower":
+                tile = env.game.rules.tiles[env.game.placements[-1][2]]
+                for s in st["spots"]:
+                    seg = tile.segments[tile.segment_index(s["action"].split()[1])]
+                    kind = seg.building or KIND_NAMES[seg.kind]
+                    assert s["tip"].startswith(f"Put a follower on the {kind} ({seg.name})"), s
+                    if kind in ("church", "shrine"):
+                        seen.add(kind)
+            mask = env.infos[env.agent_selection]["action_mask"]
+            action = env.action_to_text(int(rng.choice(np.flatnonzero(mask))))
+            r = client.post(f"/api/games/{st['id']}/act", json={"action": action, "expect": st["n"]})
+            assert r.status_code == 200, r.text
+            st = r.json()
+        if seen == {"church", "shrine"}:
+            return
+    raise AssertionError(f"only {seen} met")
