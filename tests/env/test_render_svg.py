@@ -252,3 +252,23 @@ def test_svg_and_picture_share_the_tile_painter():
                 "ellipse": "ellipse", "text": "text"}  # fmt: skip
         assert tags == [want[c] for c in calls]
     assert ImageDraw  # the picture's pen is Pillow's ImageDraw (render.image.draw_tile)
+
+
+def test_svg_embeds_what_a_plugin_draws_on_the_picture_only():
+    # a user's plug-in written for Pillow (its panel block draws on the picture, not with a pen) still shows in
+    # the SVG: as an embedded picture, the only case that has one
+    from carc_env.core import Game, GameConfig
+    from carc_env.core.expansion import Expansion, register, unregister
+
+    class PanelPlugin(Expansion):
+        KEY = "test_panel_svg"
+        REQUIRES = ("base",)
+
+    register(PanelPlugin, package="_toy_plugins.panel")
+    try:
+        svg = render_svg(Game(GameConfig(2, ("base", "test_panel_svg")), seed=0), tile_px=32)
+    finally:
+        unregister("test_panel_svg")
+    (block,) = _by_class(ET.fromstring(svg), "panel-block")
+    assert block.tag == NS + "image" and block.get("href").startswith("data:image/png;base64,")
+    assert (block.get("width"), block.get("height")) == ("40", "30")
