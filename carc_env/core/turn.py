@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config import RuleSet
     from .game import Game
 
+_ROTATIONS_SET = np.array([bin(m & 15).count("1") for m in range(256)], dtype=np.int64)
+"""Rotation mask (bit r: rotation r is legal) -> how many rotations it allows."""
+
 
 class TurnFlow:
     """The turn half of :class:`~carc_env.core.Game` (a mixin: the fields live on the game)."""
@@ -146,7 +149,7 @@ class TurnFlow:
         m: np.ndarray = self._masks
         if distinct:
             m = m & self.rules.tiles[self.current_tile].distinct_rotations
-        return int(np.unpackbits(m[:, None], axis=1)[:, 4:].sum())
+        return int(_ROTATIONS_SET[m].sum())
 
     def legal_follower_spots(self) -> list[int]:
         """Segments of the placed tile a follower may go on (Pass is always legal too)."""
