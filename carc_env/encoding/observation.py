@@ -173,26 +173,23 @@ class _Grow:
         self.a: np.ndarray = np.zeros((cap,) if width is None else (cap, width), dtype=dtype)
         self.n = 0
 
-    def append(self, rows: np.ndarray) -> None:
-        start = self.n
-        end = start + len(rows)
-        if end > len(self.a):
-            new = np.zeros((max(2 * len(self.a), end), *self.a.shape[1:]), dtype=self.a.dtype)
-            new[:start] = self.a[:start]
-            self.a = new
-        self.a[start:end] = rows
-        self.n = end
-
-    def append_fill(self, m: int, row: tuple[int, ...]) -> None:
-        """Append ``m`` copies of ``row``."""
+    def _take(self, m: int) -> slice:
+        """Room for ``m`` more rows (the array doubles when full): the slice they go to."""
         start = self.n
         end = start + m
         if end > len(self.a):
             new = np.zeros((max(2 * len(self.a), end), *self.a.shape[1:]), dtype=self.a.dtype)
             new[:start] = self.a[:start]
             self.a = new
-        self.a[start:end] = row
         self.n = end
+        return slice(start, end)
+
+    def append(self, rows: np.ndarray) -> None:
+        self.a[self._take(len(rows))] = rows
+
+    def append_fill(self, m: int, row: tuple[int, ...]) -> None:
+        """Append ``m`` copies of ``row``."""
+        self.a[self._take(m)] = row
 
 
 class _BoardCache:
