@@ -9,7 +9,9 @@ tree) in a fresh process for each tree, in turn: A B, B A, A B, ... for
 process reports the CPU seconds of its game loop only (imports, the warm-up
 game and the compiled engine's compile or cache load are outside it); the
 table gives each tree's median and the median of the pair-by-pair ratios
-``new / old`` (above 1: the new tree is slower).
+``new / old`` (above 1: the new tree is slower); ``ratio_per_work_median`` divides
+each side by its work (turns played; compiled: decisions) first, for trees
+whose rules play other games from the same seeds (``same_work`` false).
 
     python scripts/bench_trees.py OLD_TREE NEW_TREE --expansions base --games 300 --pairs 7
     python scripts/bench_trees.py OLD_TREE NEW_TREE --engine numba --games 20000
@@ -90,27 +92,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or args.pairs < 1:
         ap.error("--games and --pairs must be >= 1")
     load_before = os.getloadavg()
-    old, new, work = [], [], set()
+    old: list[dict] = []
+    new: list[dict] = []
     for i in range(args.pairs):
         order = ((args.old, old), (args.new, new)) if i % 2 == 0 else ((args.new, new), (args.old, old))
         for tree, out in order:
-            d = run_once(tree, args)
-            out.append(d["cpu"])
-            work.add((tree, d["work"]))
-    ratios = [b / a for a, b in zip(old, new, strict=True)]
+            out.append(run_once(tree, args))
+    ratios = [b["cpu"] / a["cpu"] for a, b in zip(old, new, strict=True)]
+    # per unit of work (turns; compiled: decisions), for trees whose rules play other games
+    per_work = [(b["cpu"] / b["work"]) / (a["cpu"] / a["work"]) for a, b in zip(old, new, strict=True)]
+    work = {args.old: {d["work"] for d in old}, args.new: {d["work"] for d in new}}
     result = {
         "engine": args.engine,
         "players": args.players,
         "expansions": args.expansions,
         "games": args.games,
         "pairs": args.pairs,
-        "old_cpu_s_median": round(statistics.median(old), 3),
-        "new_cpu_s_median": round(statistics.median(new), 3),
+        "old_cpu_s_median": round(statistics.median(d["cpu"] for d in old), 3),
+        "new_cpu_s_median": round(statistics.median(d["cpu"] for d in new), 3),
         "ratio_median": round(statistics.median(ratios), 3),
         "ratio_min": round(min(ratios), 3),
         "ratio_max": round(max(ratios), 3),
-        "same_work": len({w for _, w in work}) == 1,
-        "work": {t: w for t, w in sorted(work)},
+        "ratio_per_work_median": round(statistics.median(per_work), 3),
+        "same_work": len(work[args.old] | work[args.new]) == 1,
+        "work": {t: sorted(w) for t, w in work.items()},
         "load_before": [round(v, 2) for v in load_before],
         "load_after": [round(v, 2) for v in os.getloadavg()],
     }
@@ -118,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
     else:
         for k, v in result.items():
-            print(f"{k:18s} {v}")
+            print(f"{k:22s} {v}")
     return 0
 
 
