@@ -153,3 +153,11 @@ def test_the_compiled_features_refuse_what_they_do_not_model():
     assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
     env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
     assert env.unwrapped.engine == "python"
+
+
+def test_a_plugin_whose_channel_highs_do_not_match_its_channels_is_refused(monkeypatch):
+    from carc_env.expansions.count.observe import Observation
+
+    monkeypatch.setattr(Observation, "channel_high", lambda self: [1])
+    with pytest.raises(ValueError, match=r"observation channels \[.*\] but 1 largest values"):
+        carc_env.raw_env(num_players=2, expansions=("count",))
