@@ -48,6 +48,7 @@ from .seam import engine as E
 from .tables import (
     HIST_W,
     LOG_W,
+    P_GOFF,
     P_LS_LEN,
     P_O_BAG,
     P_O_FMASK,
@@ -427,10 +428,14 @@ class FastBatch:
             args = (0, action.x, action.y, action.rotation)
         elif t is PlaceFollower:
             args = (1, action.segment, 0, 0)
-        elif t is Pass:
+        elif t is Pass and self.phase(g) == "follower":
             args = (2, 0, 0, 0)
+        elif t is Pass and int(self.state.gi[g, K.G_PHASE]) != K.PH_PLUG:
+            raise IllegalActionError(f"'pass' is not legal in phase {self.phase(g)!r}")
+        elif int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG:
+            return self._apply_plugin(g, action)
         else:
-            raise IllegalActionError(f"the compiled engine has no action {action!r}")
+            raise IllegalActionError(f"the compiled engine has no action {action!r} in phase {self.phase(g)!r}")
         if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         r = self._scratch_rewards
@@ -440,6 +445,15 @@ class FastBatch:
         if self._shadow[g] is not None:
             self._sync(g)
         return [float(v) for v in r[: self.num_players]]
+
+    def _apply_plugin(self, g: int, action: Any) -> list[float]:
+        """A plug-in phase's action: encoded by the reference codec on the reference game (its canonical
+        flat index), then stepped here (records replay through this; the envs step flat indices)."""
+        game = self.game(g)
+        pc = self.codec.codecs[game.phase]
+        view = self.codec.view(game)
+        local = pc.encode(game, view, action)
+        return self.step_game(g, pc.start + local)
 
     def record(self, g: int) -> dict[str, Any]:
         """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
@@ -471,7 +485,7 @@ class FastBatch:
     def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
         k = int(self.state.gi[g, K.G_NPL]) - 1
         last = self.layout.rules.tiles[int(self.state.pl[g, k, 2])] if k >= 0 else None
-        return parse_action(text, last)  # type: ignore[return-value]  # no expansion parsers: the core's actions
+        return parse_action(text, last, self.layout.rules.action_parsers)  # type: ignore[return-value]
 
     def replay(self, g: int, record: Any) -> None:
         """Load a JSON game record (written by either engine) into game g and replay its actions here.
@@ -544,7 +558,14 @@ class FastBatch:
     # ------------------------------------------------------------------ inspection
     def phase(self, g: int) -> str:
         ph = int(self.state.gi[g, K.G_PHASE])
+        if ph == K.PH_PLUG:  # a plug-in's decision: its phase's position in the encoder's phases
+            return self.encoder.phases[int(self.state.gi[g, K.G_DPHASE])]
         return ("tile", "follower", "game_over")[ph]
+
+    def dropped(self, g: int) -> int:
+        """Legal moves of the open plug-in decision its action range cannot express, as of the last mask
+        written (``info["actions_out_of_range"]``; 0 in the core's phases)."""
+        return int(self.state.gi[g, K.G_DROPPED]) if int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG else 0
 
     def over(self, g: int) -> bool:
         return int(self.state.gi[g, K.G_PHASE]) == K.PH_OVER
@@ -620,9 +641,23 @@ class FastBatch:
                 out.append(PlaceTile(a, b, c))
             elif kind == K.H_FOLLOWER:
                 out.append(PlaceFollower(a))
+            elif kind >= K.H_PLUG:  # a plug-in's decision: its fast part reads its row
+                out.append(self._plugin_action(g, kind - K.H_PLUG, a, b, c))
             else:
                 out.append(Pass())
         return out
+
+    def _plugin_action(self, g: int, i: int, a: int, b: int, c: int) -> Any:
+        from .seam import plugin_index, support
+
+        key = next(k for k, j in plugin_index().items() if j == i)
+        off = int(self.tables.P[P_GOFF])
+        grid, pl = self.state.grid, self.state.pl
+
+        def tile_at(x: int, y: int) -> int:
+            return int(pl[g, int(grid[g, y + off, x + off]), 2])
+
+        return support(key).history_action(self.layout.rules, a, b, c, tile_at)
 
     def game(self, g: int) -> Game:
         """The reference Game of game g in its current state, replayed through the Python engine.
