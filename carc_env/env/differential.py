@@ -81,9 +81,11 @@ def compare_game(
     all_seats_every: int = 8,
     action_seed: int | None = None,
     draw_order: list[str] | None = None,
+    avoid_pass: float = 0.0,
 ) -> int:
     """Play game ``seed`` (optionally with a forced draw order) through both engines; return the number
-    of decisions compared."""
+    of decisions compared.  ``avoid_pass``: in the plug-ins' decision phases, the probability of choosing
+    among the legal actions but the last (``pass`` in every such phase), which plays more of their moves."""
     ref = Match(options)
     ref.reset(seed, draw_order)
     fast.reset(g, seed, draw_order)
@@ -122,6 +124,8 @@ def compare_game(
         if game.over:
             break
         legal = np.flatnonzero(mask)
+        if avoid_pass and game.phase not in ("tile", "follower") and len(legal) > 1 and rng.random() < avoid_pass:
+            legal = legal[:-1]
         a = int(legal[rng.integers(len(legal))])
         pc = ref.codec.codecs[game.phase]
         before = game.scores[:]

@@ -45,6 +45,7 @@ from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .config import engine_config
 from .seam import engine as E
+from .seam import plugin_index, support
 from .tables import (
     HIST_W,
     LOG_W,
@@ -446,14 +447,39 @@ class FastBatch:
             self._sync(g)
         return [float(v) for v in r[: self.num_players]]
 
+    def plugin_row(self, g: int, action: Any) -> tuple[int, int, int]:
+        """The history row ``(a, b, c)`` naming ``action`` in game g's open plug-in decision (its fast part's
+        ``history_row``); IllegalActionError if it names nothing."""
+        key = self._plugin_key(int(self.state.gi[g, K.G_DPLUG]))
+        return support(key).history_row(self.layout.rules, action, self._tile_at(g))
+
     def _apply_plugin(self, g: int, action: Any) -> list[float]:
-        """A plug-in phase's action: encoded by the reference codec on the reference game (its canonical
-        flat index), then stepped here (records replay through this; the envs step flat indices)."""
-        game = self.game(g)
-        pc = self.codec.codecs[game.phase]
-        view = self.codec.view(game)
-        local = pc.encode(game, view, action)
-        return self.step_game(g, pc.start + local)
+        """A plug-in phase's action (records, play-outs): its history row, applied by the plug-in's kernel."""
+        a, b, c = self.plugin_row(g, action)
+        if any(abs(v) > _COORD_LIMIT for v in (a, b, c)):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        r = self._scratch_rewards
+        if not E().step_one(self.tables, self.state, g, 3, a, b, c, r):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        self._vers[g] += 1
+        if self._shadow[g] is not None:
+            self._sync(g)
+        return [float(v) for v in r[: self.num_players]]
+
+    def _plugin_key(self, i: int) -> str:
+        return next(k for k, j in plugin_index().items() if j == i)
+
+    def _tile_at(self, g: int) -> Any:
+        off = int(self.tables.P[P_GOFF])
+        grid, pl = self.state.grid, self.state.pl
+        w = grid.shape[1]
+
+        def tile_at(x: int, y: int) -> int:
+            if not (0 <= x + off < w and 0 <= y + off < w) or grid[g, y + off, x + off] < 0:
+                return -1
+            return int(pl[g, int(grid[g, y + off, x + off]), 2])
+
+        return tile_at
 
     def record(self, g: int) -> dict[str, Any]:
         """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
@@ -461,8 +487,11 @@ class FastBatch:
 
         tiles = self.layout.rules.tiles
         texts: list[str] = []
-        placed = 0  # tile actions so far: placement k + 1 is the k-th (placement 0 is the start tile)
-        for action in self.actions(g):
+        actions = self.actions(g)
+        # the placement of the last tile action: the setup's placements (the start tile, a plug-in's start
+        # layout) come first
+        placed = int(self.state.gi[g, K.G_NPL]) - 1 - sum(1 for a in actions if type(a) is PlaceTile)
+        for action in actions:
             if type(action) is PlaceTile:
                 placed += 1
                 texts.append(action.to_text())
@@ -648,16 +677,7 @@ class FastBatch:
         return out
 
     def _plugin_action(self, g: int, i: int, a: int, b: int, c: int) -> Any:
-        from .seam import plugin_index, support
-
-        key = next(k for k, j in plugin_index().items() if j == i)
-        off = int(self.tables.P[P_GOFF])
-        grid, pl = self.state.grid, self.state.pl
-
-        def tile_at(x: int, y: int) -> int:
-            return int(pl[g, int(grid[g, y + off, x + off]), 2])
-
-        return support(key).history_action(self.layout.rules, a, b, c, tile_at)
+        return support(self._plugin_key(i)).history_action(self.layout.rules, a, b, c, self._tile_at(g))
 
     def game(self, g: int) -> Game:
         """The reference Game of game g in its current state, replayed through the Python engine.

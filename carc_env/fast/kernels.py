@@ -162,8 +162,8 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 # N_NB: filled neighbours of a building; N_SCRATCH: stamps; N_BITS: owners on a root (observations).
 # ---- phases
 PH_TILE, PH_FOLLOWER, PH_OVER, PH_PLUG = 0, 1, 2, 3  # PH_PLUG: a plug-in's decision (G_DPLUG)
-# ---- anchors of plug-in decisions (the core's stage anchors the compiled engine runs)
-A_BEFORE_SCORE, A_AFTER_SCORE, A_BEFORE_FINAL = 0, 1, 2
+# ---- anchors of plug-in decisions (the core's stage anchors, carc_env.core.stages.ANCHORS, in turn order)
+A_AFTER_FOLLOWER, A_BEFORE_SCORE, A_AFTER_SCORE, A_END_TURN, A_BEFORE_FINAL = range(5)
 # ---- hist rows: (kind, a, b, c)
 H_TILE, H_FOLLOWER, H_PASS, H_PLUG = 0, 1, 2, 3  # H_PLUG + i: a decision of plug-in i (its own a, b, c)
 # ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or a plug-in's award code
@@ -659,16 +659,28 @@ def final_from(T, S, g, first):
 
 @kernel
 def advance(T, S, g, anchor, first):
-    """Run the rest of the turn from ``anchor`` (plug-ins from ``first`` on) up to the next decision."""
+    """Run the rest of the turn from ``anchor`` (plug-ins from ``first`` on) up to the next decision: the
+    reference's stages after the follower decision (carc_env.core.stages.build_stages)."""
     if anchor == A_BEFORE_FINAL:
         final_from(T, S, g, first)
         return
+    if anchor == A_AFTER_FOLLOWER:
+        if open_decision(T, S, g, A_AFTER_FOLLOWER, first):
+            return
+        detect_completions(T, S, g)
+        anchor = A_BEFORE_SCORE
+        first = 0
     if anchor == A_BEFORE_SCORE:
         if open_decision(T, S, g, A_BEFORE_SCORE, first):
             return
         score_completions(T, S, g)
+        anchor = A_AFTER_SCORE
         first = 0
-    if open_decision(T, S, g, A_AFTER_SCORE, first):
+    if anchor == A_AFTER_SCORE:
+        if open_decision(T, S, g, A_AFTER_SCORE, first):
+            return
+        first = 0
+    if open_decision(T, S, g, A_END_TURN, first):
         return
     next_turn(T, S, g)
 
@@ -683,10 +695,18 @@ def apply_decision(T, S, g, a):
 
 
 @kernel
+def apply_decision_row(T, S, g, a, b, c):
+    """The open plug-in decision's move named by its history row (records, play-outs); False if not legal."""
+    if not H.decision_apply_row(T, S, g, a, b, c):
+        return False
+    advance(T, S, g, S.gi[g, G_ANCHOR], S.gi[g, G_DPLUG])
+    return True
+
+
+@kernel
 def end_of_turn(T, S, g):
     """Completions, the plug-ins' decisions around scoring, scoring, next player, next draw."""
-    detect_completions(T, S, g)
-    advance(T, S, g, A_BEFORE_SCORE, 0)
+    advance(T, S, g, A_AFTER_FOLLOWER, 0)
 
 
 @kernel
@@ -1136,7 +1156,8 @@ def reset_range(T, S, games, bag_ns):
 @kernel
 def step_game(T, S, g, kind, a, b, c, rewards):
     """One decision in game g: ``kind`` -1 flat action ``a`` (decoded with the current window), 0 PlaceTile(a,
-    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass.  Rewards of every seat into ``rewards``."""
+    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass, 3 the open plug-in decision's move named by
+    its history row ``(a, b, c)``.  Rewards of every seat into ``rewards``."""
     gi = S.gi
     gi[g, G_ERR] = ERR_NONE
     if gi[g, G_PHASE] == PH_OVER:
@@ -1152,8 +1173,10 @@ def step_game(T, S, g, kind, a, b, c, rewards):
         ok = gi[g, G_PHASE] == PH_TILE and apply_tile(T, S, g, a, b, c)
     elif kind == 1:
         ok = gi[g, G_PHASE] == PH_FOLLOWER and a >= 0 and apply_follower(T, S, g, a)
+    elif kind == 2:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, -1)  # pass
     else:
-        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, kind - 3)  # -1: pass
+        ok = gi[g, G_PHASE] == PH_PLUG and apply_decision_row(T, S, g, a, b, c)
     if not ok:
         gi[g, G_ERR] = ERR_ILLEGAL
         return False

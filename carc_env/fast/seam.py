@@ -89,6 +89,7 @@ HOOKS: dict[str, tuple[str, str]] = {
     "decision_mask": ("mask", "owner"),
     "decision_apply": ("a", "owner"),
     "decision_random": ("", "owner"),
+    "decision_apply_row": ("a, b, c", "owner"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -114,9 +115,11 @@ HOOKS: dict[str, tuple[str, str]] = {
   reference's ``extra_completed`` hook), for kernels that count them (``K.H.extra_completed``);
 * the plug-ins' **decision phases** (the reference's decision stages at an anchor):
 
-  - ``decision_open(anchor) -> bool``: the engine reached ``anchor`` (``kernels.A_BEFORE_SCORE``: the
-    turn's completions are known, none scored; ``A_AFTER_SCORE``: they are scored; ``A_BEFORE_FINAL``:
-    the bag is empty, before final scoring).  Return True to open a decision, having set the deciding
+  - ``decision_open(anchor) -> bool``: the engine reached ``anchor``, one of the core's stage anchors
+    (``kernels.A_AFTER_FOLLOWER``: the follower decision is made, completions not yet known;
+    ``A_BEFORE_SCORE``: the turn's completions are known, none scored; ``A_AFTER_SCORE``: they are
+    scored; ``A_END_TURN``: before the next player's turn; ``A_BEFORE_FINAL``: the bag is empty, before
+    final scoring).  Return True to open a decision, having set the deciding
     seat ``S.gi[g, G_PLAYER]`` and the phase's position in the encoder's phases ``S.gi[g, G_DPHASE]``;
     False when the plug-in has no (more) decision here.  It is called again at the same anchor after
     each of its decisions is applied, so it keeps its own progress (several stages, several seats in
@@ -127,7 +130,10 @@ HOOKS: dict[str, tuple[str, str]] = {
   - ``decision_apply(a) -> int``: apply flat action ``a`` (1), or refuse it leaving the state untouched
     (0); log it as a history row ``kernels.H_PLUG + plug-in position`` with its own ``a, b, c``
     (``FastSupport.history_action`` turns the row back into the reference's action);
-  - ``decision_random()``: apply a uniformly random legal decision (play-outs, the benchmark).
+  - ``decision_random()``: apply a uniformly random legal decision (play-outs, the benchmark);
+  - ``decision_apply_row(a, b, c) -> int``: apply the move a history row of the plug-in names (1), or
+    refuse it untouched (0): records and play-outs replay the reference's actions through it
+    (``FastSupport.history_row`` writes the row of an action).
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)

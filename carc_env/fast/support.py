@@ -80,7 +80,10 @@ class FastSupport:
     history_action: Callable[..., Any] | None = None
     """``history_action(rules, a, b, c, tile_at) -> Action``: the reference's action of a history row its
     decision kernels logged (``kernels.H_PLUG`` + its position, then ``a, b, c``); ``tile_at(x, y)`` is
-    the tile type on a cell.  Needed with ``phases``."""
+    the tile type on a cell (-1: none).  Needed with ``phases``."""
+    history_row: Callable[..., Any] | None = None
+    """``history_row(rules, action, tile_at) -> (a, b, c)``: the inverse of ``history_action``, the row its
+    ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name."""
 
 
 PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river")

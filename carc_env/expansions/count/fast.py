@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.actions import Pass
+from ...core.actions import IllegalActionError, Pass
 from ...core.tiles import BUILDING, CITY, FIELD, ROAD
 from ...fast.kernels import (
     A_AFTER_SCORE,
@@ -77,6 +77,7 @@ from ...fast.tables import (
     P_ROWS,
     TC_BSEG,
     TC_CE,
+    TC_NSEG,
     TC_SKIND,
 )
 from .actions import CountFinalCodec, max_buildings
@@ -545,6 +546,52 @@ def decision_apply(T, S, g, pb, a):
 
 
 @kernel
+def decision_apply_row(T, S, g, pb, a, b, c):
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    sub = ls[g, o + CUR]
+    code = a // 64
+    seg = a % 64
+    if code == CODE_PASS:
+        if sub == SUB_DEPLOY:
+            return decision_apply(T, S, g, pb, T.P[pb + DEPLOY_START] + 4)
+        if sub == SUB_MOVE:
+            return decision_apply(T, S, g, pb, T.P[pb + MOVE_START] + 4)
+        if sub == SUB_LEAVE:
+            return decision_apply(T, S, g, pb, T.P[pb + LEAVE_START] + LEAVE_N - 1)
+        return decision_apply(T, S, g, pb, T.P[pb + FINAL_START] + NSLOT * T.P[P_ROWS] * T.P[P_COLS])
+    if code == CODE_DEPLOY:
+        return decision_apply(T, S, g, pb, T.P[pb + DEPLOY_START] + b) if sub == SUB_DEPLOY and 0 <= b < 4 else 0
+    if code == CODE_MOVE:
+        return decision_apply(T, S, g, pb, T.P[pb + MOVE_START] + b) if sub == SUB_MOVE and 0 <= b < 4 else 0
+    if code != CODE_SEND or (sub != SUB_LEAVE and sub != SUB_FINAL):
+        return 0
+    off = T.P[P_GOFF]
+    w = S.grid.shape[1]
+    if not (0 <= b + off < w and 0 <= c + off < w):
+        return 0
+    k = S.grid[g, c + off, b + off]
+    if k < 0 or seg >= T.tile[S.pl[g, k, 2], TC_NSEG]:
+        return 0
+    root = find(S.nd, g, S.pl[g, k, 4] + seg)
+    p = S.gi[g, G_PLAYER]
+    if sub == SUB_LEAVE:
+        q = -1
+        oc = T.P[P_O_COMP]
+        for j in range(S.gi[g, G_NCOMP]):
+            if find(S.nd, g, ls[g, oc + j]) == root:
+                q = leave_quarter(T, S, g, pb, root)
+    else:
+        q = final_quarter(T, S, g, pb, root)
+    if not may_send(T, S, g, pb, q, p):
+        return 0
+    send(T, S, g, pb, root, q, b, c, seg)
+    if sub == SUB_FINAL:
+        ls[g, o + FINAL_CUR] = (p + 1) % T.P[P_NPLAYERS]
+    return 1
+
+
+@kernel
 def random_send(T, S, g, pb, final, pick):
     """The ``pick``-th legal move of seat G_PLAYER (0: count them, returns how many), named by the root's segment."""
     nd = S.nd
@@ -706,6 +753,27 @@ def setup_tiles(rules: Any, exp: Any) -> list[int]:
     return [rules.tile_index[f"CO{k}"] for k in range(2, 13)]
 
 
+def history_row(rules: Any, action: Any, tile_at: Any) -> tuple[int, int, int]:
+    """The history row naming ``action`` (the inverse of :func:`history_action`)."""
+    t = type(action)
+    if t is Pass:
+        return 64 * CODE_PASS, 0, 0
+    if t is CountDeploy or t is CountMove:
+        if not 0 <= action.quarter < 4:
+            raise IllegalActionError(f"quarter must be 0..3, got {action.quarter!r}")
+        return 64 * (CODE_DEPLOY if t is CountDeploy else CODE_MOVE), action.quarter, 0
+    if t is CountSend:
+        k = tile_at(action.x, action.y)
+        if k < 0:
+            raise IllegalActionError(f"{action.to_text()!r}: no tile at ({action.x},{action.y})")
+        try:
+            seg = rules.tiles[k].segment_index(action.segment)
+        except KeyError as exc:
+            raise IllegalActionError(f"{action.to_text()!r}: {exc.args[0]}") from None
+        return 64 * CODE_SEND + seg, action.x, action.y
+    raise IllegalActionError(f"the Count's phases take count_deploy, count_move, count_send or pass, got {action!r}")
+
+
 def history_action(rules: Any, a: int, b: int, c: int, tile_at: Any) -> Any:
     """The reference's action of one of this plug-in's history rows (``tile_at(x, y)``: the tile type there)."""
     code, seg = divmod(a, 64)
@@ -732,6 +800,7 @@ SUPPORT = FastSupport(
         "decision_mask": decision_mask,
         "decision_apply": decision_apply,
         "decision_random": decision_random,
+        "decision_apply_row": decision_apply_row,
         "observe": observe,
     },
     own=OWN,
@@ -740,4 +809,5 @@ SUPPORT = FastSupport(
     phases=("count_leave", "count_deploy", "count_move", "count_final"),
     setup_tiles=setup_tiles,
     history_action=history_action,
+    history_row=history_row,
 )
