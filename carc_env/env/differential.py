@@ -3,7 +3,8 @@
 :func:`compare_game` plays one seeded game through both engines with the same
 random masked actions and raises :class:`Mismatch` (naming the game's seed,
 the step and what differs) at the first difference in: the draw order, the
-legal placements (in order) and follower spots, the action mask, the window
+legal placements (in order) and follower spots, the action mask (and the legal
+moves of a plug-in's phase its range cannot express), the window
 and the placements outside it, the observation arrays (board, globals,
 windows, action mask; with the option ``action_features`` also the action
 features ``place_index``, ``place_features`` and ``spots``; byte-equal) of the
@@ -112,6 +113,7 @@ def compare_game(
         _same("placements outside the window", view.outside, fast.outside(g), where)
         mask = view.mask
         _same("action mask", mask, fast.mask(g), where)
+        _same("actions out of the range", view.dropped, fast.dropped(g), where)  # read with the mask
         seats = range(n) if (game.over or step % all_seats_every == 0) else [game.player]
         for seat in seats:
             o_ref = ref.encoder.encode(game, seat, view)

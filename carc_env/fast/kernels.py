@@ -17,6 +17,12 @@ reference, observation bytes included.
 Plug-ins: the engine calls the enabled plug-ins' kernels at the compiled hooks
 of :data:`carc_env.fast.seam.HOOKS`, through ``H``, the composed module
 (:func:`carc_env.fast.seam.engine` sets it); nothing here names a plug-in.
+A plug-in's decision stages run as the engine's phase ``PH_PLUG``: after the
+follower decision :func:`advance` walks the core's stage anchors (``A_*``) in
+turn order, asking the plug-ins for a decision at each (``decision_open``),
+and a decision applied resumes the walk where it stopped (:func:`apply_decision`).
+Followers on a feature without a segment (the core's guests) are kept here
+(:func:`add_guest`): majorities, ``remove_followers`` and the observation count them.
 
 Entry points (all ``nogil``; the batch wrapper runs them on several threads
 over disjoint game ranges; called from Python through the composed module,
