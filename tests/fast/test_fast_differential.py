@@ -5,7 +5,7 @@ actions; ``compare_game`` raises at the first difference in the legal
 placements (in order), follower spots, masks, window, observation bytes
 (board, globals, windows, action_mask; the acting seat every step, every seat
 every few steps and at the end), rewards, scores, supplies and the itemised
-scoring (every FeatureScored / PointsAwarded event).  About 300 games here;
+scoring (every FeatureScored / PointsAwarded event).  About 700 games here;
 ``scripts/fast_differential.py --games 10000`` runs thousands.
 """
 
