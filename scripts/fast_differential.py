@@ -13,10 +13,11 @@ and step; prints progress and a summary (``--json``: one JSON line).
 ``--box K1,K2,...`` rotates instead over every combination of those
 expansions (the empty one too) with 2, 3, 4 and 5 players (reward
 ``score_delta``, which exercises every step's reward); combinations the
-compiled engine does not cover are listed as skipped, with the reason.
+compiled engine does not cover are listed as skipped, with the reason.  ``--avoid-pass P``: in
+the plug-ins' decision phases, choose a move over passing with probability P (more of the Count's moves).
 
     python scripts/fast_differential.py --games 10000
-    python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt
+    python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt --avoid-pass 0.5
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all-seats-every", type=int, default=8, help="compare every seat's observation every N steps")
     ap.add_argument("--json", action="store_true", help="print one JSON line at the end")
     ap.add_argument("--box", default=None, help="comma-separated expansion keys: every combination x 2-5 players")
+    ap.add_argument(
+        "--avoid-pass",
+        type=float,
+        default=0.0,
+        help="in the plug-ins' decision phases (the Count's), the probability of choosing a move over passing",
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
@@ -97,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.games):
             c = i % len(engines)
             kw, opts, fast = engines[c]
-            decisions += compare_game(opts, args.seed + i, fast, all_seats_every=args.all_seats_every)
+            decisions += compare_game(
+                opts, args.seed + i, fast, all_seats_every=args.all_seats_every, avoid_pass=args.avoid_pass
+            )
             per_config[c] += 1
             if (i + 1) % 100 == 0 or i + 1 == args.games:
                 dt = time.perf_counter() - t0

@@ -45,9 +45,11 @@ from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .config import engine_config
 from .seam import engine as E
+from .seam import plugin_index, support
 from .tables import (
     HIST_W,
     LOG_W,
+    P_GOFF,
     P_LS_LEN,
     P_O_BAG,
     P_O_FMASK,
@@ -427,10 +429,14 @@ class FastBatch:
             args = (0, action.x, action.y, action.rotation)
         elif t is PlaceFollower:
             args = (1, action.segment, 0, 0)
-        elif t is Pass:
+        elif t is Pass and self.phase(g) == "follower":
             args = (2, 0, 0, 0)
+        elif t is Pass and int(self.state.gi[g, K.G_PHASE]) != K.PH_PLUG:
+            raise IllegalActionError(f"'pass' is not legal in phase {self.phase(g)!r}")
+        elif int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG:
+            return self._apply_plugin(g, action)
         else:
-            raise IllegalActionError(f"the compiled engine has no action {action!r}")
+            raise IllegalActionError(f"the compiled engine has no action {action!r} in phase {self.phase(g)!r}")
         if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         r = self._scratch_rewards
@@ -441,14 +447,51 @@ class FastBatch:
             self._sync(g)
         return [float(v) for v in r[: self.num_players]]
 
+    def plugin_row(self, g: int, action: Any) -> tuple[int, int, int]:
+        """The history row ``(a, b, c)`` naming ``action`` in game g's open plug-in decision (its fast part's
+        ``history_row``); IllegalActionError if it names nothing."""
+        key = self._plugin_key(int(self.state.gi[g, K.G_DPLUG]))
+        return support(key).history_row(self.layout.rules, action, self._tile_at(g))
+
+    def _apply_plugin(self, g: int, action: Any) -> list[float]:
+        """A plug-in phase's action (records, play-outs): its history row, applied by the plug-in's kernel."""
+        a, b, c = self.plugin_row(g, action)
+        if any(abs(v) > _COORD_LIMIT for v in (a, b, c)):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        r = self._scratch_rewards
+        if not E().step_one(self.tables, self.state, g, 3, a, b, c, r):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        self._vers[g] += 1
+        if self._shadow[g] is not None:
+            self._sync(g)
+        return [float(v) for v in r[: self.num_players]]
+
+    def _plugin_key(self, i: int) -> str:
+        return next(k for k, j in plugin_index().items() if j == i)
+
+    def _tile_at(self, g: int) -> Any:
+        off = int(self.tables.P[P_GOFF])
+        grid, pl = self.state.grid, self.state.pl
+        w = grid.shape[1]
+
+        def tile_at(x: int, y: int) -> int:
+            if not (0 <= x + off < w and 0 <= y + off < w) or grid[g, y + off, x + off] < 0:
+                return -1
+            return int(pl[g, int(grid[g, y + off, x + off]), 2])
+
+        return tile_at
+
     def record(self, g: int) -> dict[str, Any]:
         """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
         from ..core.record import FORMAT, VERSION
 
         tiles = self.layout.rules.tiles
         texts: list[str] = []
-        placed = 0  # tile actions so far: placement k + 1 is the k-th (placement 0 is the start tile)
-        for action in self.actions(g):
+        actions = self.actions(g)
+        # the placement of the last tile action: the setup's placements (the start tile, a plug-in's start
+        # layout) come first
+        placed = int(self.state.gi[g, K.G_NPL]) - 1 - sum(1 for a in actions if type(a) is PlaceTile)
+        for action in actions:
             if type(action) is PlaceTile:
                 placed += 1
                 texts.append(action.to_text())
@@ -471,7 +514,7 @@ class FastBatch:
     def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
         k = int(self.state.gi[g, K.G_NPL]) - 1
         last = self.layout.rules.tiles[int(self.state.pl[g, k, 2])] if k >= 0 else None
-        return parse_action(text, last)  # type: ignore[return-value]  # no expansion parsers: the core's actions
+        return parse_action(text, last, self.layout.rules.action_parsers)  # type: ignore[return-value]
 
     def replay(self, g: int, record: Any) -> None:
         """Load a JSON game record (written by either engine) into game g and replay its actions here.
@@ -544,7 +587,14 @@ class FastBatch:
     # ------------------------------------------------------------------ inspection
     def phase(self, g: int) -> str:
         ph = int(self.state.gi[g, K.G_PHASE])
+        if ph == K.PH_PLUG:  # a plug-in's decision: its phase's position in the encoder's phases
+            return self.encoder.phases[int(self.state.gi[g, K.G_DPHASE])]
         return ("tile", "follower", "game_over")[ph]
+
+    def dropped(self, g: int) -> int:
+        """Legal moves of the open plug-in decision its action range cannot express, as of the last mask
+        written (``info["actions_out_of_range"]``; 0 in the core's phases)."""
+        return int(self.state.gi[g, K.G_DROPPED]) if int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG else 0
 
     def over(self, g: int) -> bool:
         return int(self.state.gi[g, K.G_PHASE]) == K.PH_OVER
@@ -620,9 +670,14 @@ class FastBatch:
                 out.append(PlaceTile(a, b, c))
             elif kind == K.H_FOLLOWER:
                 out.append(PlaceFollower(a))
+            elif kind >= K.H_PLUG:  # a plug-in's decision: its fast part reads its row
+                out.append(self._plugin_action(g, kind - K.H_PLUG, a, b, c))
             else:
                 out.append(Pass())
         return out
+
+    def _plugin_action(self, g: int, i: int, a: int, b: int, c: int) -> Any:
+        return support(self._plugin_key(i)).history_action(self.layout.rules, a, b, c, self._tile_at(g))
 
     def game(self, g: int) -> Game:
         """The reference Game of game g in its current state, replayed through the Python engine.

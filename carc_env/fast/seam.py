@@ -66,7 +66,10 @@ def _njit() -> Any:
 
 # Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
 # plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
-# "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran).
+# "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran),
+# "first" (the plug-ins from position ``first`` on, in order, until one returns True: the composed hook
+# returns its position, else -1), "owner" (only the kernel of the plug-in whose decision is open,
+# ``S.gi[g, G_DPLUG]``: its integer, else 0).
 HOOKS: dict[str, tuple[str, str]] = {
     "setup": ("", "each"),
     "placement_veto": ("t", "veto"),
@@ -80,6 +83,13 @@ HOOKS: dict[str, tuple[str, str]] = {
     "extra_turn": ("", "any"),
     "final_scoring": ("", "each"),
     "observe": ("seat, board, glob", "each"),
+    "field_cities": ("root", "sum"),
+    "extra_completed": ("kind", "sum"),
+    "decision_open": ("anchor, first", "first"),
+    "decision_mask": ("mask", "owner"),
+    "decision_apply": ("a", "owner"),
+    "decision_random": ("", "owner"),
+    "decision_apply_row": ("a, b, c", "owner"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -98,7 +108,32 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``score_end``: the turn's features are scored;
 * ``extra_turn() -> bool``: True when the same player plays the next turn;
 * ``final_scoring``: the game's end, after the features are scored;
-* ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``.
+* ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``;
+* ``field_cities(root) -> int``: completed cities a field borders besides the board's (the reference's
+  ``field_cities`` hook);
+* ``extra_completed(kind) -> int``: completed features of a kind besides the union-find's (the
+  reference's ``extra_completed`` hook), for kernels that count them (``K.H.extra_completed``);
+* the plug-ins' **decision phases** (the reference's decision stages at an anchor):
+
+  - ``decision_open(anchor) -> bool``: the engine reached ``anchor``, one of the core's stage anchors
+    (``kernels.A_AFTER_FOLLOWER``: the follower decision is made, completions not yet known;
+    ``A_BEFORE_SCORE``: the turn's completions are known, none scored; ``A_AFTER_SCORE``: they are
+    scored; ``A_END_TURN``: before the next player's turn; ``A_BEFORE_FINAL``: the bag is empty, before
+    final scoring).  Return True to open a decision, having set the deciding
+    seat ``S.gi[g, G_PLAYER]`` and the phase's position in the encoder's phases ``S.gi[g, G_DPHASE]``;
+    False when the plug-in has no (more) decision here.  It is called again at the same anchor after
+    each of its decisions is applied, so it keeps its own progress (several stages, several seats in
+    turn) and returns False once done; then the next plug-in is asked;
+  - ``decision_mask(mask) -> int``: set the legal entries of the flat action mask (its phase's range,
+    from its own parameters); return the legal moves the range cannot express (``info
+    ["actions_out_of_range"]``);
+  - ``decision_apply(a) -> int``: apply flat action ``a`` (1), or refuse it leaving the state untouched
+    (0); log it as a history row ``kernels.H_PLUG + plug-in position`` with its own ``a, b, c``
+    (``FastSupport.history_action`` turns the row back into the reference's action);
+  - ``decision_random()``: apply a uniformly random legal decision (play-outs, the benchmark);
+  - ``decision_apply_row(a, b, c) -> int``: apply the move a history row of the plug-in names (1), or
+    refuse it untouched (0): records and play-outs replay the reference's actions through it
+    (``FastSupport.history_row`` writes the row of an action).
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)
@@ -203,22 +238,39 @@ def _source() -> str:
     for hook, (args, how) in HOOKS.items():
         extra = f", {args}" if args else ""
         lines += ["", "", "@njit(**INNER_OPTS)", f"def {hook}(T, S, g{extra}):"]
-        lines += {"each": [], "veto": ["    ran = False"], "any": ["    out = False"], "sum": ["    out = 0"]}[how]
+        lines += {
+            "each": [],
+            "veto": ["    ran = False"],
+            "any": ["    out = False"],
+            "sum": ["    out = 0"],
+            "first": [],
+            "owner": ["    owner = S.gi[g, K.G_DPLUG]"],
+        }[how]
         for key, i in index.items():
             if hook not in support(key).kernels:
                 continue
             fn = f"{hook}_{_alias(key)}"
             head.append(f"{fn} = {_alias(key)}.SUPPORT.kernels[{hook!r}]")  # compiled code calls names, not dicts
-            call = f"{fn}(T, S, g, pb{extra})"
+            mine = extra if how != "first" else ", " + args.rsplit(",", 1)[0]  # "first" is the engine's
+            call = f"{fn}(T, S, g, pb{mine})"
             lines.append(f"    pb = T.P[P_PLUG + {i}]")
             lines += {
                 "each": ["    if pb:", f"        {call}"],
                 "veto": ["    if pb:", f"        {call}", "        ran = True"],
                 "any": [f"    if pb and {call}:", "        out = True"],
                 "sum": ["    if pb:", f"        out += {call}"],
+                "first": [f"    if pb and first <= {i} and {call}:", f"        return {i}"],
+                "owner": [f"    if pb and owner == {i}:", f"        return {call}"],
             }[how]
         lines.append(
-            {"each": "    return", "veto": "    return ran", "any": "    return out", "sum": "    return out"}[how]
+            {
+                "each": "    return",
+                "veto": "    return ran",
+                "any": "    return out",
+                "sum": "    return out",
+                "first": "    return -1",
+                "owner": "    return 0",
+            }[how]
         )
     for name in ENTRY_POINTS:
         params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)

@@ -127,8 +127,12 @@ def rules_coverage(rules: RuleSet) -> str | None:
         )
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
-    if list(rules.phases) != ["tile", "follower"]:
-        return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
+    compiled_phases = {"tile", "follower"}
+    for exp in rules.expansions:
+        compiled_phases.update(_support(exp.KEY).phases)
+    missing = [p for p in rules.phases if p not in compiled_phases]
+    if missing:
+        return f"decision phase(s) {missing} have no compiled kernels (the enabled plug-ins' fast parts run {sorted(compiled_phases)})"
     late = [e.KEY for e in rules.expansions if e.KEY not in plugin_index()]
     if late:
         return f"expansion(s) {late} were registered after the compiled engine was composed"
@@ -230,8 +234,9 @@ TC_LEN = TC_RIVER + 1
  # offsets of the per-game lists in State.ls
  P_O_FMASK, P_O_FL, P_O_SPOTS, P_O_PEND, P_O_COMP, P_O_SCORES, P_O_SUPPLY, P_O_BEFORE, P_O_CNT, P_O_BAG,
  P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_PLUG_LS, P_LS_LEN,
+ P_O_GUEST,  # guests: (node, owner) pairs (kernels.add_guest)
  # P_PLUG + i: the parameter block start of composed plug-in i (seam.plugin_index), 0 when it is off
- P_PLUG) = range(75)  # fmt: skip
+ P_PLUG) = range(76)  # fmt: skip
 P_LEN = P_PLUG + MAX_PLUGINS  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
@@ -375,6 +380,9 @@ def build_layout(options: Any) -> Layout:
     for ti, t in enumerate(tiles):
         bag.extend([ti] * t.count)
     bag.remove(start_t)
+    for exp in rules.expansions:
+        for t in _support(exp.KEY).setup_tiles(rules, exp):
+            bag.remove(t)  # laid at setup by a plug-in's kernel, out of the bag as place_fixed takes it
     node_cap = int(sum(t.count * len(t.segments) for t in tiles)) + 1
     grid_w = 2 * total + 5
     fcap = 4 * total + 8
@@ -467,6 +475,7 @@ def build_layout(options: Any) -> Layout:
         (P_O_MARK, total + 1),
         (P_O_HIST, HIST_W * hcap),
         (P_O_LOG, LOG_W * lcap),
+        (P_O_GUEST, 2 * (MAX_PLAYERS_CAP * options.followers + 1)),
     ):
         P[pos] = off
         off += size
