@@ -28,9 +28,14 @@ Both look one ply ahead the way the reference does
 closes, :func:`carc_env.encoding.lookahead.one_ply_gain` for what a completing
 placement scores, played out on a copy of the game in a scratch state, never
 on the game itself).  They cover what the compiled engine covers
-(:func:`carc_env.fast.tables.coverage`): no covered plug-in changes a feature's
-value, links features or values what players hold, so the base rules are the
-whole answer; a configuration where a plug-in does runs on the Python engine.
+(:func:`carc_env.fast.tables.features_coverage`): no covered plug-in changes
+what a placement joins, a feature's value or links features, so the base rules
+are the whole scan; what a plug-in changes about a placement's turn (the
+church bonus, the Darmstadtium, shrine challenges) is in the play-out, which
+runs the engine's kernels and so the plug-ins' compiled hooks, and what it
+forbids (the shrine veto) is in the mask the rows follow.  A configuration
+where a plug-in overrides a hook of :data:`~carc_env.fast.tables.FEATURE_HOOKS`
+runs on the Python engine.
 
 Floating-point values are computed in the reference's precision and order: a
 ``float32`` column the reference accumulates with ``+=`` is accumulated here

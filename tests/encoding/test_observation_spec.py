@@ -153,3 +153,11 @@ def test_the_compiled_features_refuse_what_they_do_not_model():
     assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
     env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
     assert env.unwrapped.engine == "python"
+
+
+def test_darmstadt_and_shrines_keep_the_action_features_compiled():
+    """Their hooks change what a placement scores (church bonus, Darmstadtium, challenges) or may be (the
+    shrine veto), not what it joins: the play-out runs their kernels and the mask holds the veto."""
+    for expansions in [("darmstadt",), ("shrines",), ("darmstadt", "shrines", "king_robber", "river2")]:
+        env = carc_env.raw_env(expansions=expansions, action_features=True)
+        assert env.unwrapped.engine == "numba", env.unwrapped.engine_reason
