@@ -17,6 +17,11 @@ compiled engine does not cover are listed as skipped, with the reason.
 
     python scripts/fast_differential.py --games 10000
     python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt
+    python scripts/fast_differential.py --games 500 --features --box darmstadt,shrines
+
+``--features`` asks for the action features in every observation (the
+placement and spot rows, played out one ply in the kernels), so they are
+compared too.
 """
 
 from __future__ import annotations
@@ -72,12 +77,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all-seats-every", type=int, default=8, help="compare every seat's observation every N steps")
     ap.add_argument("--json", action="store_true", help="print one JSON line at the end")
     ap.add_argument("--box", default=None, help="comma-separated expansion keys: every combination x 2-5 players")
+    ap.add_argument(
+        "--features", action="store_true", help="observations with the action features (compared byte for byte)"
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.all_seats_every < 1:
         ap.error("--all-seats-every must be at least 1")
     configs = CONFIGS if args.box is None else box_configs([k for k in args.box.split(",") if k])
+    if args.features:
+        configs = [{**kw, "action_features": True} for kw in configs]
     engines = []
     skipped = {}
     for kw in configs:
