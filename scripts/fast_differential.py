@@ -18,6 +18,11 @@ the plug-ins' decision phases, choose a move over passing with probability P (mo
 
     python scripts/fast_differential.py --games 10000
     python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt --avoid-pass 0.5
+    python scripts/fast_differential.py --games 500 --features --box darmstadt,shrines
+
+``--features`` asks for the action features in every observation (the
+placement and spot rows, played out one ply in the kernels), so they are
+compared too.
 """
 
 from __future__ import annotations
@@ -79,12 +84,17 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="in the plug-ins' decision phases (the Count's), the probability of choosing a move over passing",
     )
+    ap.add_argument(
+        "--features", action="store_true", help="observations with the action features (compared byte for byte)"
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.all_seats_every < 1:
         ap.error("--all-seats-every must be at least 1")
     configs = CONFIGS if args.box is None else box_configs([k for k in args.box.split(",") if k])
+    if args.features:
+        configs = [{**kw, "action_features": True} for kw in configs]
     engines = []
     skipped = {}
     for kw in configs:

@@ -226,11 +226,11 @@ class FastBatch:
         """Write the action features (option ``action_features``) of ``games[j]`` seen by ``seats[j]`` into row j
         of ``obs`` (whose ``action_mask`` rows are already written); return, per row, the legal placements
         that did not fit in the rows (``info["placements_without_features"]``)."""
-        from .features import features_range, kernels_of
+        from .features import kernels_of
 
         fk = kernels_of(self)
         counts = np.zeros(len(games), dtype=np.int64)
-        features_range(
+        E().features_range(
             self.tables,
             self.state,
             fk.X,
@@ -369,12 +369,10 @@ class FastBatch:
         """One flat action in each of ``games`` (no auto-reset, no observation); the rewards of every seat
         (float64 (len, players)).  An illegal action raises IllegalActionError naming its game (the games
         before it in the list have stepped, its own is unchanged): check the masks first."""
-        from .features import step_games
-
         games = np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64)
         rewards = np.zeros((len(games), 8), dtype=np.float64)
-        bad = step_games(self.tables, self.state, games, actions, rewards)
+        bad = E().step_games(self.tables, self.state, games, actions, rewards)
         for g in games[: bad if bad >= 0 else len(games)].tolist():
             self._vers[g] += 1
             if self._shadow[g] is not None:

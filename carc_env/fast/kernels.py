@@ -384,12 +384,14 @@ def log_row(T, S, g, what, final, a, b, value, players):
 
 
 @kernel
-def field_cities(T, S, g, root):
-    """Completed cities a field borders (the reference's feature_value for fields)."""
+def field_city_counts(T, S, g, root):
+    """(completed, all) distinct cities the field ``root`` borders (the completed ones are the reference's
+    feature_value for fields; the action features read both)."""
     nd, tile = S.nd, T.tile
     stamp = S.gi[g, G_STAMP] + 1
     S.gi[g, G_STAMP] = stamp
-    n = 0
+    done = 0
+    total = 0
     x = root
     while True:
         k = nd[g, x, N_PL]
@@ -403,12 +405,20 @@ def field_cities(T, S, g, root):
             cr = find(nd, g, base + c)
             if nd[g, cr, N_SCRATCH] != stamp:
                 nd[g, cr, N_SCRATCH] = stamp
+                total += 1
                 if nd[g, cr, N_DONE]:
-                    n += 1
+                    done += 1
         x = nd[g, x, N_NEXT]
         if x == root:
             break
-    return n + H.field_cities(T, S, g, root)
+    return done, total
+
+
+@kernel
+def field_cities(T, S, g, root):
+    """Completed cities a field borders (the reference's feature_value for fields), the plug-ins' own
+    completed cities among them (``H.field_cities``, e.g. a city outside the tiles)."""
+    return field_city_counts(T, S, g, root)[0] + H.field_cities(T, S, g, root)
 
 
 @kernel

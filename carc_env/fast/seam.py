@@ -26,8 +26,10 @@ user's first run short (a step specialised per configuration would compile
 the whole engine again for each of the 32 combinations of the box).
 
 The composed module's file name carries a hash of the engine's and every
-composed plug-in's source, and only its entry points are cached on disk
-(Numba's ``cache=True``; the kernels they call are compiled into them):
+composed plug-in's source (:func:`_sources`), and only its entry points (the
+engine's, :data:`ENTRY_POINTS`, and the action features' and greedy's,
+:data:`FEATURE_ENTRY_POINTS`) are cached on disk (Numba's ``cache=True``; the
+kernels they call are compiled into them):
 Numba invalidates a cache only when the cached function's own file changes,
 so a change to any kernel gives a new file and a fresh compilation.  The
 module is written under ``$CARC_ENV_CACHE_DIR`` (default
@@ -149,6 +151,10 @@ INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True}
 """Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
 
 ENTRY_POINTS = ("reset_range", "step_one", "step_range", "observe_range", "masks_range", "play_random", "play_out")
+FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_games")
+"""The entry points of :mod:`carc_env.fast.features` (action features, greedy): composed and cached like
+the engine's, since they call its kernels (a copy cached beside that module's own file would outlive a
+change to a kernel or a plug-in)."""
 
 
 def kernel(fn: Any) -> Any:
@@ -272,9 +278,13 @@ def _source() -> str:
                 "owner": "    return 0",
             }[how]
         )
-    for name in ENTRY_POINTS:
-        params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)
-        lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return K.{name}({params})"]
+    from . import features as F
+
+    head.append("from carc_env.fast import features as F")
+    for mod, names in (("K", ENTRY_POINTS), ("F", FEATURE_ENTRY_POINTS)):
+        for name in names:
+            params = ", ".join(inspect.signature(getattr({"K": K, "F": F}[mod], name).py_func).parameters)
+            lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return {mod}.{name}({params})"]
     lines = head + lines
     return "\n".join(lines) + "\n"
 
@@ -298,6 +308,16 @@ def _cache_dir() -> Path:
     )
 
 
+def _sources() -> list[Path]:
+    """The files whose change must give a fresh compilation: the engine's kernels and tables, the action
+    features' and every composed plug-in's package (its fast part reads constants from its other modules,
+    and compiled code freezes them)."""
+    files = [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py", "features.py")]
+    for k in plugin_index():
+        files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))
+    return files
+
+
 _engine: ModuleType | None = None
 
 
@@ -310,9 +330,7 @@ def engine() -> ModuleType:
 
     src = _source()
     digest = hashlib.sha256(src.encode())
-    for path in [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py")] + [
-        Path(part(k, "fast").__file__) for k in plugin_index()
-    ]:
+    for path in _sources():
         digest.update(path.read_bytes())
     name = f"carc_env_fast_composed_{digest.hexdigest()[:16]}"
     path = _cache_dir() / f"{name}.py"

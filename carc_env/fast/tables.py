@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet
 from ..core.expansion import Expansion, overrides
-from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, FIELD, RIVER, ROAD
+from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from .config import EngineConfig, engine_config
 from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
@@ -67,20 +67,24 @@ def coverage(options: Any) -> str | None:
 
 
 FEATURE_HOOKS = (
-    "placement_links", "blocks_completion", "building_target", "field_cities", "stages", "extra_completions",
+    "placement_links", "blocks_completion", "building_target", "field_cities", "extra_completions",
     "extra_completed",
 )  # fmt: skip
 """Hooks that change what the one-ply scan or a feature's value is (:mod:`carc_env.core.lookahead`,
 ``Game.feature_value``): the compiled action features and greedy (:mod:`carc_env.fast.features`) model
 none of them, so a plug-in overriding one keeps those on the Python engine, whatever the compiled
-engine's rules cover.  (Scoring hooks need no entry: the one-ply play-out runs the engine's own kernels.)"""
+engine's rules cover.  The other hooks need no entry: what a placement may be (``placement_veto``) is
+in the mask the features read, and what its turn scores (``score_items``, ``on_completed``,
+``on_scored``, automatic ``stages``...) is played out by the engine's own kernels, which call the
+plug-ins' compiled hooks; a stage that adds a decision phase is refused by the phases check."""
 
 
 def features_coverage(rules: RuleSet) -> str | None:
     """None if the compiled action features and greedy decisions (:mod:`carc_env.fast.features`) reproduce
     the Python ones for this rule set, else the reason: they scan placements and value features with the
-    base rules and play one tile and one follower decision out, so a plug-in overriding a
-    :data:`FEATURE_HOOKS` hook, another decision phase or another building than the cloister is refused."""
+    base rules (every building kind is scored as the core scores a cloister) and play one tile and one
+    follower decision out with the engine's kernels, so a plug-in overriding a :data:`FEATURE_HOOKS`
+    hook or another decision phase is refused."""
     reason = rules_coverage(rules)
     if reason is not None:
         return reason
@@ -90,9 +94,6 @@ def features_coverage(rules: RuleSet) -> str | None:
             return f"expansion {exp.KEY!r} overrides {hooks}, which the compiled action features do not model"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)}: the compiled action features play 'tile' and 'follower' only"
-    for t in rules.tiles:
-        if any(s.kind == BUILDING and s.building != CORE_BUILDINGS[0] for s in t.segments):
-            return f"tile {t.id} has a building other than a {CORE_BUILDINGS[0]} (not in the compiled action features)"
     return None
 
 

@@ -161,3 +161,11 @@ def test_a_plugin_whose_channel_highs_do_not_match_its_channels_is_refused(monke
     monkeypatch.setattr(Observation, "channel_high", lambda self: [1])
     with pytest.raises(ValueError, match=r"observation channels \[.*\] but 1 largest values"):
         carc_env.raw_env(num_players=2, expansions=("count",))
+
+
+def test_darmstadt_and_shrines_keep_the_action_features_compiled():
+    """Their hooks change what a placement scores (church bonus, Darmstadtium, challenges) or may be (the
+    shrine veto), not what it joins: the play-out runs their kernels and the mask holds the veto."""
+    for expansions in [("darmstadt",), ("shrines",), ("darmstadt", "shrines", "king_robber", "river2")]:
+        env = carc_env.raw_env(expansions=expansions, action_features=True)
+        assert env.unwrapped.engine == "numba", env.unwrapped.engine_reason

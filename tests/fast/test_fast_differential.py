@@ -51,6 +51,11 @@ CONFIGS = [
     ({"action_features": True, "num_players": 3, "rules": {"base": {"count_tile_once": False}},
       "action_feature_rows": 24, "window": (11, 11)}, range(1400, 1410)),
     ({"action_features": True, "expansions": ("river2", "king_robber")}, range(1500, 1510)),
+    ({"action_features": True, "expansions": ("darmstadt",), "num_players": 3}, range(1800, 1805)),
+    ({"action_features": True, "expansions": ("shrines",), "rules": {"shrines": {"sixth_tile": True}}},
+     range(1900, 1905)),
+    ({"action_features": True, "expansions": ("darmstadt", "shrines", "king_robber"), "num_players": 4,
+      "rules": {"shrines": {"churches_are_cloisters": False, "strict_pairing": False}}}, range(2000, 2004)),
     ({"expansions": ("darmstadt",)}, range(1300, 1325)),
     ({"expansions": ("darmstadt",), "num_players": 4, "reward": "score_delta",
       "rules": {"darmstadt": {"church_bonus_unoccupied": False, "remove_base_cloisters": False,
@@ -154,11 +159,14 @@ def test_every_combination_is_identical(batches, i, expansions):
 DARMSTADT_SEEDS = {"church_bonus": [42, 72, 112], "darmstadtium": [59, 265, 585]}
 
 
+@pytest.mark.parametrize("features", [False, True], ids=["", "action_features"])
 @pytest.mark.parametrize("rule", sorted(DARMSTADT_SEEDS))
-def test_darmstadt_bonuses_are_identical(batches, rule):
+def test_darmstadt_bonuses_are_identical(batches, rule, features):
     """The games compare equal and the compiled engine's score log (held equal to the reference's events)
-    shows the bonus: a church_bonus award, or a city scored during the game at 2 a tile and pennant + 3."""
-    opts, fast = batches({"expansions": ("darmstadt",)})
+    shows the bonus: a church_bonus award, or a city scored during the game at 2 a tile and pennant + 3.
+    With the action features, the placement that pays it is one of the rows compared, and its one-ply
+    play-out (the plug-in's kernels) pays it too."""
+    opts, fast = batches({"expansions": ("darmstadt",), "action_features": features})
     bonus = fast.layout.award_codes["church_bonus"]
     for seed in DARMSTADT_SEEDS[rule]:
         compare_game(opts, seed, fast, all_seats_every=4)
@@ -193,9 +201,10 @@ def _reference_challenges(opts: EnvOptions, seed: int) -> int:
     return lost
 
 
+@pytest.mark.parametrize("features", [False, True], ids=["", "action_features"])
 @pytest.mark.parametrize("seed", CHALLENGE_SEEDS)
-def test_shrine_challenges_are_identical(batches, seed):
-    opts, fast = batches({"expansions": ("shrines",)})
+def test_shrine_challenges_are_identical(batches, seed, features):
+    opts, fast = batches({"expansions": ("shrines",), "action_features": features})
     assert _reference_challenges(opts, seed) > 0  # the game has a challenge ...
     compare_game(opts, seed, fast, all_seats_every=2)  # ... and the compiled engine plays it identically
 
