@@ -13,6 +13,10 @@ tests: speed is measured, not tested.
   (self-play); one step is one decision in one game, so a batched
   ``step()`` counts ``num_envs`` steps; ``threads`` sets the compiled
   engine's threads;
+* :func:`vector_step_breakdown`: where the calling thread's CPU time goes in the
+  compiled vector env's batched step on one thread (the kernel, the rest of
+  ``step()`` in Python, the random policy): the Python part runs on one core
+  whatever ``threads`` is, so it bounds what a second thread can add;
 * :func:`pettingzoo_benchmark`: the same AEC loop through a PettingZoo
   classic env (``connect_four_v3``, ``go_v5`` 9x9, ``chess_v6``), the peers;
 * :func:`random_legal_actions`: one uniformly random legal action per mask row.
@@ -138,6 +142,55 @@ def vector_env_benchmark(
     }
 
 
+def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 0, **options: Any) -> dict[str, Any]:
+    """CPU time per batched step of the compiled vector env on one thread: ``kernel_us`` (the compiled
+    step), ``python_us`` (the rest of ``step()``), ``policy_us`` (:func:`random_legal_actions`); and
+    ``serial_share``, the part outside the kernel, with ``amdahl_2_threads``, the most two threads can
+    give when only the kernel runs on both (thread CPU time, so other jobs on the machine matter less)."""
+    from ..fast.seam import engine
+    from .vector import CarcassonneVectorEnv
+
+    venv = CarcassonneVectorEnv(num_envs, seed=seed, threads=1, engine="numba", **options)
+    E = engine()
+    kernel = E.step_chunks
+    spent = [0]
+
+    def timed(*args: Any) -> int:
+        t = time.thread_time_ns()
+        try:
+            return kernel(*args)
+        finally:
+            spent[0] += time.thread_time_ns() - t
+
+    rng = np.random.default_rng(seed)
+    obs, _ = venv.reset()
+    policy = batches = 0
+    E.step_chunks = timed
+    try:
+        t0 = time.thread_time_ns()
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            t = time.thread_time_ns()
+            actions = random_legal_actions(obs["action_mask"], rng)
+            policy += time.thread_time_ns() - t
+            obs, *_ = venv.step(actions)
+            batches += 1
+        total = time.thread_time_ns() - t0
+    finally:
+        E.step_chunks = kernel
+        venv.close()
+    serial = (total - spent[0]) / total
+    return {
+        "num_envs": num_envs,
+        "batches": batches,
+        "kernel_us": round(spent[0] / batches / 1e3, 1),
+        "python_us": round((total - spent[0] - policy) / batches / 1e3, 1),
+        "policy_us": round(policy / batches / 1e3, 1),
+        "serial_share": round(serial, 3),
+        "amdahl_2_threads": round(1 / (serial + (1 - serial) / 2), 2),
+    }
+
+
 def pettingzoo_benchmark(name: str, seconds: float = 5.0, seed: int = 0) -> dict[str, Any]:
     """The AEC loop through a PettingZoo classic peer (:data:`PEERS`); ``{"error": ...}`` if it cannot load."""
     import importlib
@@ -153,5 +206,5 @@ def pettingzoo_benchmark(name: str, seconds: float = 5.0, seed: int = 0) -> dict
 
 __all__ = [
     "PEERS", "env_benchmark", "env_steps_per_s", "pettingzoo_benchmark", "random_legal_actions",
-    "vector_env_benchmark", "vector_env_steps_per_s",
+    "vector_env_benchmark", "vector_env_steps_per_s", "vector_step_breakdown",
 ]  # fmt: skip
