@@ -312,7 +312,7 @@ class CarcassonneVectorEnv(VectorEnv):
             suspects = [] if legal.all() else np.flatnonzero(~legal)[:1].tolist()
         else:
             suspects = np.flatnonzero(~self._ended).tolist()  # an ended game's action is ignored
-        ints = arr.tolist()
+        ints = arr.tolist() if suspects or not batched else []
         for i in suspects:
             try:
                 self.matches[i].check(ints[i])
@@ -521,7 +521,7 @@ class CarcassonneVectorEnv(VectorEnv):
         batch, rewards64, dones, final, eplen, seats = self._batch.step(acts)
         seat_rewards = rewards64.astype(np.float32)
         self.seats[:] = seats
-        self._episodes[dones] += 1
+        self._episodes += dones  # one ufunc, not a masked read and write
         infos = self._base_infos(seat_rewards)
         self._final_infos(infos, dones, final, eplen, None)
         outside = self._batch.outside_all()

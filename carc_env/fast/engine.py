@@ -302,7 +302,11 @@ class FastBatch:
         seats = np.zeros(G, dtype=np.int64)
         obs = self.empty_obs(G) if observe else self.empty_obs(1)
         # reference games someone holds follow the step (decoded before the kernel moves the window)
-        follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
+        follow = []
+        if self._shadow.count(None) < G:
+            follow = [
+                (g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None
+            ]
         args = (
             actions,
             auto_reset,
