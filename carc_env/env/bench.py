@@ -39,9 +39,17 @@ PEERS = {
 
 def _nonzero(mask: np.ndarray) -> np.ndarray:
     """Indices of the enabled entries of a flat 0/1 mask (a bool view of an int8 mask: 3x faster than
-    ``np.flatnonzero`` on int8, which matters next to a step of a few microseconds)."""
+    ``np.flatnonzero`` on int8, which matters next to a step of a few microseconds).  A large mask (a
+    batch's, about one entry in a hundred enabled) is scanned eight bytes at a time: the nonzero words
+    first, then the bytes of those words only (2-3x faster again; the same indices in the same order)."""
     if mask.dtype.itemsize == 1 and mask.dtype.kind in "iub" and mask.flags.c_contiguous:
-        return np.flatnonzero(mask.view(np.bool_))
+        flat = mask.reshape(-1).view(np.uint8)
+        if flat.size < 4096 or flat.size % 8 or not flat.flags.aligned or flat.ctypes.data % 8:
+            return np.flatnonzero(flat.view(np.bool_))
+        words = flat.view(np.uint64)
+        hit = np.flatnonzero(words != 0)
+        pos = np.flatnonzero(words[hit].view(np.uint8) != 0)  # byte order of memory: byte j is entry 8 w + j
+        return hit[pos >> 3] * 8 + (pos & 7)
     return np.flatnonzero(mask)
 
 
