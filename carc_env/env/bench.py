@@ -152,16 +152,20 @@ def vector_env_benchmark(
 
 def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 0, **options: Any) -> dict[str, Any]:
     """CPU time per batched step of the compiled vector env on one thread: ``kernel_us`` (the compiled
-    step), ``python_us`` (the rest of ``step()``), ``policy_us`` (:func:`random_legal_actions`); and
-    ``serial_share``, the part outside the kernel, with ``amdahl_2_threads``, the most two threads can
-    give when only the kernel runs on both (thread CPU time, so other jobs on the machine matter less)."""
+    step), ``prepare_us`` (the next draw orders of the games the last step restarted: Python, which a
+    threaded step runs in a worker while the other threads step games), ``python_us`` (the rest of
+    ``step()``), ``policy_us`` (:func:`random_legal_actions`); and ``serial_share``, the part that runs
+    on one core whatever the threads (python and policy), with ``amdahl_2_threads``, the most two threads
+    can give then (thread CPU time, so other jobs on the machine matter less)."""
     from ..fast.seam import engine
     from .vector import CarcassonneVectorEnv
 
     venv = CarcassonneVectorEnv(num_envs, seed=seed, threads=1, engine="numba", **options)
     E = engine()
     kernel = E.step_chunks
-    spent = [0]
+    batch = venv._batch
+    prepare = batch._prepare_all
+    spent = [0, 0]
 
     def timed(*args: Any) -> int:
         t = time.thread_time_ns()
@@ -170,10 +174,18 @@ def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 
         finally:
             spent[0] += time.thread_time_ns() - t
 
+    def timed_prepare(games: list[int]) -> int:
+        t = time.thread_time_ns()
+        try:
+            return prepare(games)
+        finally:
+            spent[1] += time.thread_time_ns() - t
+
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset()
     policy = batches = 0
     E.step_chunks = timed
+    batch._prepare_all = timed_prepare  # type: ignore[method-assign]
     try:
         t0 = time.thread_time_ns()
         deadline = time.perf_counter() + seconds
@@ -187,12 +199,13 @@ def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 
     finally:
         E.step_chunks = kernel
         venv.close()
-    serial = (total - spent[0]) / total
+    serial = (total - spent[0] - spent[1]) / total
     return {
         "num_envs": num_envs,
         "batches": batches,
         "kernel_us": round(spent[0] / batches / 1e3, 1),
-        "python_us": round((total - spent[0] - policy) / batches / 1e3, 1),
+        "prepare_us": round(spent[1] / batches / 1e3, 1),
+        "python_us": round((total - spent[0] - spent[1] - policy) / batches / 1e3, 1),
         "policy_us": round(policy / batches / 1e3, 1),
         "serial_share": round(serial, 3),
         "amdahl_2_threads": round(1 / (serial + (1 - serial) / 2), 2),
