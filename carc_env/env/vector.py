@@ -302,9 +302,10 @@ class CarcassonneVectorEnv(VectorEnv):
             arr = np.array([as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())], dtype=object)
         elif not np.issubdtype(arr.dtype, np.integer):
             raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
-        batched = self._batched and self._obs is not None
-        if batched:
-            mask = self._obs["action_mask"]
+        published = self._obs if self._batched else None
+        batched = published is not None
+        if published is not None:
+            mask = published["action_mask"]
             n = mask.shape[1]
             inside = np.asarray((arr >= 0) & (arr < n), dtype=bool)
             flat = np.where(inside, arr, 0).astype(np.int64) + np.arange(0, n * self.num_envs, n)
