@@ -33,7 +33,6 @@ many threads over disjoint ranges of games.
 from __future__ import annotations
 
 import copy
-import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -112,6 +111,7 @@ class FastBatch:
         self._pool: ThreadPoolExecutor | None = None
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
+        self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
@@ -123,6 +123,7 @@ class FastBatch:
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
+        self._flush()
         d = self.__dict__.copy()
         d["_pool"] = None
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
@@ -132,6 +133,7 @@ class FastBatch:
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
+        d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
         self.__dict__.update(d)
         self.layout = build_layout(self.options)
         self.state = K.State(*self.state)
@@ -155,6 +157,13 @@ class FastBatch:
 
     def next_seed(self, g: int, seed: int | None) -> int:
         """The game seed of game g's next reset; its seed stream moves on (Match's seed rule)."""
+        self._flush()
+        return self._next_seed(g, seed)
+
+    def _next_seed(self, g: int, seed: int | None) -> int:
+        rng = self._seed_rngs[g]
+        if seed is None and rng is not None:  # what _seed_stream returns, without its copy of the stream
+            return int(rng.integers(2**62))  # (a deepcopy of a Generator costs more than the rest of a reset)
         s, self._seed_rngs[g] = self._seed_stream(g, seed)
         return s
 
@@ -185,6 +194,7 @@ class FastBatch:
 
         The seed is checked and the draw order built (a forced one validated by the reference ``Game``)
         before anything changes: a reset that raises leaves game g, its seed stream included, as it was."""
+        self._flush()
         s, stream = self._seed_stream(g, seed)
         bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
         order = None if draw_order is None else list(draw_order)
@@ -202,9 +212,25 @@ class FastBatch:
 
     def prepare_next(self, g: int) -> None:
         """Draw the next seed of game g's stream and load its draw order for an in-kernel reset."""
-        s = self.next_seed(g, None)
+        self._flush()
+        self._prepare(g)
+
+    def _prepare(self, g: int) -> None:
+        s = self._next_seed(g, None)
         self._load_next(g, self.bag_of(s))
         self._next_seeds[g] = s
+
+    def _prepare_all(self, games: list[int]) -> int:
+        for g in games:
+            self._prepare(g)
+        return 0
+
+    def _flush(self) -> None:
+        """Prepare the successors a step deferred (see :meth:`step`): what a reset, a pickle or a saved copy
+        of a game sees is then what it saw when every step prepared them at once."""
+        if self._unprepared:
+            games, self._unprepared = self._unprepared, []
+            self._prepare_all(games)
 
     # ------------------------------------------------------------------ batched step
     def empty_obs(self, rows: int) -> dict[str, np.ndarray]:
@@ -246,11 +272,11 @@ class FastBatch:
         return np.where(counts < 0, -counts - 1, 0)
 
     @property
-    def _cuts(self) -> list[int]:
-        """Chunk boundaries of a threaded step: about four chunks per thread."""
-        G = self.num_games
-        n = min(G, 4 * self.threads)
-        return [G * i // n for i in range(n + 1)]
+    def _chunk(self) -> int:
+        """Games per chunk of a threaded step: about eight chunks per thread (a thread that finishes early
+        takes the next chunk), at least two games (a game's step costs microseconds; the atomic add that
+        hands out a chunk costs nanoseconds)."""
+        return max(2, -(-self.num_games // (8 * self.threads)))
 
     def step(
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
@@ -278,7 +304,11 @@ class FastBatch:
         seats = np.zeros(G, dtype=np.int64)
         obs = self.empty_obs(G) if observe else self.empty_obs(1)
         # reference games someone holds follow the step (decoded before the kernel moves the window)
-        follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
+        follow = []
+        if self._shadow.count(None) < G:
+            follow = [
+                (g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None
+            ]
         args = (
             actions,
             auto_reset,
@@ -295,26 +325,32 @@ class FastBatch:
         )
         T, S = self.tables, self.state
         self._epoch += 1
+        counter = np.zeros(1, dtype=np.int64)
+        # The games the last step restarted get their successors' draw orders now (Python work: a seed and
+        # a shuffle each).  A game that has just started cannot end in this step (its draw order has
+        # dozens of tiles), and the kernel reads a game's prepared draw order only when the game ends, so
+        # with threads this runs in a worker while the other threads step the games (checked below).
+        unprepared, self._unprepared = self._unprepared, []
         if self.threads == 1:
-            bad = E().step_range(T, S, 0, G, *args)
+            self._prepare_all(unprepared)
+            bad = E().step_chunks(T, S, counter, G, *args)
         else:
-            # The threads take chunks of games from a shared counter (next() on it is atomic under the GIL,
-            # the kernels release the GIL): a thread the OS deschedules leaves its work to the others.
+            # One kernel call per thread; the threads take chunks of games from one counter inside the
+            # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
+            # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The first
+            # worker prepares the draw orders first: the calling thread has released the GIL in its kernel.
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
-            cuts = self._cuts
-            counter = itertools.count()
+            chunk = self._chunk
+            step_chunks = E().step_chunks
 
-            def work() -> int:
-                done = 0
-                for i in counter:
-                    if i >= len(cuts) - 1:
-                        return done
-                    done += E().step_range(T, S, cuts[i], cuts[i + 1], *args)
-                return done  # pragma: no cover - the counter never ends
+            def work(prepare: list[int]) -> int:
+                return self._prepare_all(prepare) + step_chunks(T, S, counter, chunk, *args)
 
-            futs = [self._pool.submit(work) for _ in range(self.threads - 1)]
-            bad = work() + sum(f.result() for f in futs)
+            futs = [self._pool.submit(work, unprepared if i == 0 else []) for i in range(self.threads - 1)]
+            bad = step_chunks(T, S, counter, chunk, *args) + sum(f.result() for f in futs)
+            if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
+                raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
         if bad:
             errs = S.gi[:, K.G_ERR]
             g = int(np.flatnonzero(errs)[0])
@@ -327,7 +363,7 @@ class FastBatch:
                 self._shadow[g] = None
                 self.seeds[g] = self._next_seeds[g]
                 self.draw_orders[g] = None
-                self.prepare_next(g)
+                self._unprepared.append(g)  # its successor is prepared at the start of the next step
         if observe and "spots" in obs:
             self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
@@ -549,6 +585,7 @@ class FastBatch:
 
     def _save(self, g: int) -> tuple[Any, ...]:
         """Everything of game g (state rows and Python-side fields), for :meth:`_restore`."""
+        self._flush()
         rows = tuple(a[g].copy() for a in self.state)
         return (
             rows,
@@ -709,6 +746,7 @@ class FastBatch:
         The "engine alone" measurement (``scripts/bench.py``): the draw orders are shuffled here (the
         reference's shuffle of each seed), the games are played by one kernel call.  Returns counts:
         games, tile decisions, legal placements summed and their maximum, points scored."""
+        self._flush()
         seeds = [int(s) for s in seeds]
         bags = np.stack([self.bag_of(s) for s in seeds])
         stats = np.zeros(5, dtype=np.int64)

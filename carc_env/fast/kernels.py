@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from ..core.config import PATTERN_BITS
+from .atomic import fetch_add
 from .seam import inline, kernel
 from .tables import (
     ENT_CAP,
@@ -1233,6 +1234,26 @@ def step_range(
         if observe:
             write_obs(T, S, g, gi[g, G_PLAYER], board[g], glob[g], windows[g], mask[g])
     return bad
+
+
+@kernel
+def step_chunks(
+    T, S, counter, chunk, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+):
+    """:func:`step_range` over chunks of ``chunk`` games taken from ``counter[0]`` (atomically) until every
+    game is stepped: each thread of a threaded step makes one call of this, so no thread goes back to
+    Python (and the GIL) between chunks, and a thread the OS deschedules leaves its chunks to the others.
+    Returns the number of illegal actions in the chunks this call stepped."""
+    G = len(actions)
+    bad = 0
+    while True:
+        lo = fetch_add(counter, 0, chunk)
+        if lo >= G:
+            return bad
+        hi = min(lo + chunk, G)
+        bad += step_range(
+            T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+        )
 
 
 @kernel

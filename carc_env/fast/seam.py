@@ -18,7 +18,7 @@ plug-in that has a ``fast`` part: it writes a small Python module (the
 *composed module*) with one function per compiled hook, which calls each
 plug-in's kernel when the configuration enables it (``T.P[P_PLUG + i]``, the
 plug-in's block start, is 0 when it is off), and the engine's entry points
-(``step_range``, ``reset_range``...), and imports it.  One compiled engine
+(``step_chunks``, ``reset_range``...), and imports it.  One compiled engine
 thus serves every configuration of the registered plug-ins: a configuration
 switches its plug-ins on through its parameter vector, which costs a load and
 a branch per hook call; compiling once is what keeps the test suite and a
@@ -150,7 +150,7 @@ and passing reference counts of the state arrays would cost more than the rules)
 INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True}
 """Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
 
-ENTRY_POINTS = ("reset_range", "step_one", "step_range", "observe_range", "masks_range", "play_random", "play_out")
+ENTRY_POINTS = ("reset_range", "step_one", "step_chunks", "observe_range", "masks_range", "play_random", "play_out")
 FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_games")
 """The entry points of :mod:`carc_env.fast.features` (action features, greedy): composed and cached like
 the engine's, since they call its kernels (a copy cached beside that module's own file would outlive a
@@ -312,7 +312,7 @@ def _sources() -> list[Path]:
     """The files whose change must give a fresh compilation: the engine's kernels and tables, the action
     features' and every composed plug-in's package (its fast part reads constants from its other modules,
     and compiled code freezes them)."""
-    files = [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py", "features.py")]
+    files = [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py", "features.py", "atomic.py")]
     for k in plugin_index():
         files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))
     return files
