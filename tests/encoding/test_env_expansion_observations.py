@@ -91,8 +91,9 @@ def _planes(e, agent):
 
 def test_count_guests_completing_and_quarters():
     # test_count's steal scenario: P0 closes the CO12 city cap (1,1) with BA-E (2,1) and a knight;
-    # P1 (left of P0) sends a follower from the castle into it before it scores.
-    e = raw_env(num_players=3, expansions=("base", "count"))
+    # P1 (left of P0) sends a follower from the castle into it before it scores.  The Python engine:
+    # the scenario edits the core's game (the compiled observations are compared by the fast differential).
+    e = raw_env(num_players=3, expansions=("base", "count"), engine="python")
     e.reset(seed=0, options={"draw_order": ["BA-E", "BA-B", "BA-B"]})
     g = e.game
     g.ext["count"].count = MARKET
