@@ -40,7 +40,9 @@ def _expected_log(events: list[Any], num_players: int, award_codes: dict[str, in
             players = sum(1 << p for p in ev.winners)
             items = {it.kind: it.points for it in ev.items}
             per = 1 if ev.final else 2
-            if kind == 0:
+            if not items.keys() & {"tiles", "pennants", "cities", ev.kind}:
+                a, b = 0, 0  # a plug-in's override gave the whole value (score_override): no counts logged
+            elif kind == 0:
                 a, b = items["tiles"] // per, items.get("pennants", 0) // per
             elif kind == 1:
                 a, b = items["tiles"], 0

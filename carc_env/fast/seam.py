@@ -66,7 +66,8 @@ def _njit() -> Any:
 
 # Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
 # plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
-# "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran).
+# "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran),
+# "first" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did).
 HOOKS: dict[str, tuple[str, str]] = {
     "setup": ("", "each"),
     "placement_veto": ("t", "veto"),
@@ -80,6 +81,13 @@ HOOKS: dict[str, tuple[str, str]] = {
     "extra_turn": ("", "any"),
     "final_scoring": ("", "each"),
     "observe": ("seat, board, glob", "each"),
+    "placement_links": ("t, x, y, r", "each"),
+    "blocks_completion": ("root", "any"),
+    "defers_scoring": ("root", "any"),
+    "score_override": ("root, final", "first"),
+    "field_cities": ("root", "sum"),
+    "uncounted_completion": ("root", "any"),
+    "spot_veto": ("t, seg", "any"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -98,7 +106,23 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``score_end``: the turn's features are scored;
 * ``extra_turn() -> bool``: True when the same player plays the next turn;
 * ``final_scoring``: the game's end, after the features are scored;
-* ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``.
+* ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``;
+* ``placement_links(t, x, y, r)``: tile ``t`` is about to be placed at ``(x, y)`` in rotation ``r``
+  (or a lookahead asks what that placement would join, :func:`carc_env.fast.lookahead.closes_feature`):
+  give each feature the placement links to a segment of the new tile with
+  :func:`carc_env.fast.kernels.add_link` (the Python ``placement_links``); the engine unites them right
+  after laying the tile, before ``after_placement``;
+* ``blocks_completion(root) -> bool``: True keeps a closed feature (or a full building) from completing
+  this turn;
+* ``defers_scoring(root) -> bool``: True keeps the followers of a feature completed now on it; the
+  game's end scores it (``final_scoring`` of the engine scores every occupied root);
+* ``score_override(root, final) -> int``: the whole value of a feature being scored, or -1 (the first
+  plug-in answering >= 0 wins; ``score_items`` are not added then; the score log's tile and pennant
+  counts are 0);
+* ``field_cities(root) -> int``: completed cities added to those field ``root`` borders (may be negative);
+* ``uncounted_completion(root) -> bool``: True: rules counting or comparing completed features leave
+  completed feature ``root`` out (:func:`carc_env.fast.kernels.counts_as_completed`);
+* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower.
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)
@@ -203,7 +227,13 @@ def _source() -> str:
     for hook, (args, how) in HOOKS.items():
         extra = f", {args}" if args else ""
         lines += ["", "", "@njit(**INNER_OPTS)", f"def {hook}(T, S, g{extra}):"]
-        lines += {"each": [], "veto": ["    ran = False"], "any": ["    out = False"], "sum": ["    out = 0"]}[how]
+        lines += {
+            "each": [],
+            "veto": ["    ran = False"],
+            "any": ["    out = False"],
+            "sum": ["    out = 0"],
+            "first": ["    out = -1"],
+        }[how]
         for key, i in index.items():
             if hook not in support(key).kernels:
                 continue
@@ -216,10 +246,9 @@ def _source() -> str:
                 "veto": ["    if pb:", f"        {call}", "        ran = True"],
                 "any": [f"    if pb and {call}:", "        out = True"],
                 "sum": ["    if pb:", f"        out += {call}"],
+                "first": ["    if pb and out < 0:", f"        out = {call}"],
             }[how]
-        lines.append(
-            {"each": "    return", "veto": "    return ran", "any": "    return out", "sum": "    return out"}[how]
-        )
+        lines.append({"each": "    return", "veto": "    return ran"}.get(how, "    return out"))
     for name in ENTRY_POINTS:
         params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)
         lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return K.{name}({params})"]
@@ -258,7 +287,7 @@ def engine() -> ModuleType:
 
     src = _source()
     digest = hashlib.sha256(src.encode())
-    for path in [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py")] + [
+    for path in [Path(__file__).with_name(n) for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py")] + [
         Path(part(k, "fast").__file__) for k in plugin_index()
     ]:
         digest.update(path.read_bytes())
