@@ -16,6 +16,7 @@ against the compiled engine's score log).  Used by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -83,9 +84,11 @@ def compare_game(
     all_seats_every: int = 8,
     action_seed: int | None = None,
     draw_order: list[str] | None = None,
+    policy: Callable[[Match, np.ndarray, np.random.Generator], int] | None = None,
 ) -> int:
     """Play game ``seed`` (optionally with a forced draw order) through both engines; return the number
-    of decisions compared."""
+    of decisions compared.  The actions are uniformly random among the legal ones, or ``policy(match,
+    legal flat actions, generator)``'s choice (a scenario steering the game towards a rule)."""
     ref = Match(options)
     ref.reset(seed, draw_order)
     fast.reset(g, seed, draw_order)
@@ -124,7 +127,7 @@ def compare_game(
         if game.over:
             break
         legal = np.flatnonzero(mask)
-        a = int(legal[rng.integers(len(legal))])
+        a = int(legal[rng.integers(len(legal))]) if policy is None else int(policy(ref, legal, rng))
         pc = ref.codec.codecs[game.phase]
         before = game.scores[:]
         events = game.apply(pc.decode(game, view, a - pc.start))
