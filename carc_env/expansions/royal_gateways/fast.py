@@ -43,7 +43,7 @@ from ...fast.kernels import (
 )
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import P_COLS, P_GOFF, P_ROWS, TC_CE, TC_NSEG
+from ...fast.tables import LINK_CAP, P_COLS, P_GOFF, P_ROWS, TC_CE, TC_NSEG
 from .rules import GATE_TAGS
 
 OWN = ("blocks", "on_gate", "ch_linked", "ch_waiting", "g_gates")
@@ -213,12 +213,21 @@ def tile_columns(rules: Any) -> np.ndarray:
             for j, tag in enumerate(GATE_TAGS):
                 if s.kind == CITY and tag in s.tags:
                     cols[t, j] |= 1 << i
+    gates = [
+        sum(tile.count * bin(int(cols[t, j])).count("1") for t, tile in enumerate(rules.tiles)) for j in range(NTAGS)
+    ]
     for j, tag in enumerate(GATE_TAGS):
-        n = sum(tile.count * bin(int(cols[t, j])).count("1") for t, tile in enumerate(rules.tiles))
-        if n > GATE_CAP:
+        if gates[j] > GATE_CAP:
             raise ValueError(
-                f"the tile set has {n} {tag} gates; the compiled Royal Gateways hold {GATE_CAP} of a type "
+                f"the tile set has {gates[j]} {tag} gates; the compiled Royal Gateways hold {GATE_CAP} of a type "
                 "(raise royal_gateways.fast.GATE_CAP)"
+            )
+    for t, tile in enumerate(rules.tiles):  # links one placement can make: each gate of it to each placed one
+        links = sum(bin(int(cols[t, j])).count("1") * gates[j] for j in range(NTAGS))
+        if links > LINK_CAP:
+            raise ValueError(
+                f"tile {tile.id} could link {links} features at once; the compiled engine keeps {LINK_CAP} "
+                "(raise carc_env.fast.tables.LINK_CAP)"
             )
     return cols
 
