@@ -20,7 +20,16 @@ a change in the machine's load hits them alike:
   ``peers`` (connect four, go 9x9, chess; "not installed" when their
   dependencies are missing: ``pip install -e ".[bench]"``);
 * ``jit``: the compiled engine's one-time cost, measured in fresh processes:
-  compiling (an empty cache) and loading the cache (a second process).
+  compiling (an empty cache) and loading the cache (a second process);
+* the machine's own 2-thread ceiling at the moment (with the vector env rows): a
+  compiled loop that touches no memory, on one thread and on two
+  (``probe_steps_per_s`` and ``probe_steps_per_s_2_threads``): on a machine shared
+  with other jobs the second core is only partly there, and the ratio
+  "probe 2 threads / 1 thread" says how much of it the vector env's own ratio
+  could have had;
+* ``vector_step_breakdown``: where one thread's CPU time goes in a batched step
+  of the compiled vector env (kernel, the rest of ``step()`` in Python, the
+  random policy), and the bound that its serial part puts on two threads.
 
 Speed is measured here and only here (never in a timed test).  Bad arguments
 (``--players 6``, ``--expansions foo``, ``--seconds -1``, ``--seed -1``) end the
@@ -125,6 +134,51 @@ def fast_engine_round(batch, seconds: float, seed: int, row: Row, stats: dict) -
     row.add(games, time.perf_counter() - t0, time.process_time() - c0)
 
 
+_SPIN = None
+
+
+def _spin():
+    """The probe's compiled loop (no memory traffic, GIL released): a fixed amount of work per call."""
+    global _SPIN
+    if _SPIN is None:
+        from numba import njit
+
+        @njit(nogil=True)
+        def spin(n):
+            x = 1
+            for _ in range(n):
+                x = (x * 6364136223846793005 + 1442695040888963407) % 1000000007
+            return x
+
+        spin(1)
+        _SPIN = spin
+    return _SPIN
+
+
+def probe_round(threads: int, seconds: float, row: Row) -> None:
+    """Calls of the spin loop (about a millisecond each) made by ``threads`` threads in ``seconds``."""
+    import threading
+
+    spin = _spin()
+    counts = [0] * threads
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    deadline = t0 + seconds
+
+    def loop(k: int) -> None:
+        while time.perf_counter() < deadline:
+            spin(200_000)
+            counts[k] += 1
+
+    others = [threading.Thread(target=loop, args=(k,)) for k in range(1, threads)]
+    for t in others:
+        t.start()
+    loop(0)
+    for t in others:
+        t.join()
+    row.add(sum(counts), time.perf_counter() - t0, time.process_time() - c0)
+
+
 def jit_cost(kw: dict) -> dict:
     """Seconds a fresh process spends compiling the kernels (empty cache), then loading them (cached)."""
     code = (
@@ -155,6 +209,7 @@ def jit_cost(kw: dict) -> dict:
             out[f"{label}_s"] = round(d["first_use_s"], 2)  # wall seconds of the first kernel calls
             out[f"{label}_cpu_s"] = round(d["cpu_s"], 2)  # CPU seconds of the whole process (import included)
             out[f"{label}_import_s"] = round(d["import_s"], 2)
+            out[f"{label}_total_s"] = round(d["import_s"] + d["first_use_s"], 2)  # wall: import and first use
     return out
 
 
@@ -251,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             specs += [("fast_env_steps_per_s", aec("numba")), ("fast_vector_env_steps_per_s", vec("numba", 1))]
             if (result["cpus"] or 1) >= 2:
                 specs.append(("fast_vector_env_steps_per_s_2_threads", vec("numba", 2)))
+                specs.append(("probe_steps_per_s", lambda r: probe_round(1, per / 2, r)))
+                specs.append(("probe_steps_per_s_2_threads", lambda r: probe_round(2, per / 2, r)))
         if not args.no_peers:
             for name in env_bench.PEERS:
                 probe = env_bench.pettingzoo_benchmark(name, 0.2, args.seed)
@@ -314,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         "fast_vector 2 threads / 1 thread": ratio(
             "fast_vector_env_steps_per_s_2_threads", "fast_vector_env_steps_per_s"
         ),
+        "probe 2 threads / 1 thread": ratio("probe_steps_per_s_2_threads", "probe_steps_per_s"),
+        "fast_vector / connect_four": ratio("fast_vector_env_steps_per_s", "peer_connect_four"),
+        "fast_vector (2 threads) / connect_four": ratio("fast_vector_env_steps_per_s_2_threads", "peer_connect_four"),
     }
     result["ratios"] = {k: v for k, v in ratios.items() if v is not None}
     result["targets"] = {
@@ -321,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         for k, bar in TARGETS.items()
         if k in result
     }
+    if fast_ok and env_ok:
+        result["vector_step_breakdown"] = env_bench.vector_step_breakdown(args.num_envs, per, args.seed, **kw)
     if fast_ok and not args.no_jit:
         result["jit"] = jit_cost(kw)
     result["load_average_after"] = [round(v, 2) for v in os.getloadavg()]

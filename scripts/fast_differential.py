@@ -14,10 +14,16 @@ and step; prints progress and a summary (``--json``: one JSON line).
 ``--box K1,K2,...`` rotates instead over every combination of those
 expansions (the empty one too) with 2, 3, 4 and 5 players (reward
 ``score_delta``, which exercises every step's reward); combinations the
-compiled engine does not cover are listed as skipped, with the reason.
+compiled engine does not cover are listed as skipped, with the reason.  ``--avoid-pass P``: in
+the plug-ins' decision phases, choose a move over passing with probability P (more of the Count's moves).
 
     python scripts/fast_differential.py --games 10000
-    python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt
+    python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt --avoid-pass 0.5
+    python scripts/fast_differential.py --games 500 --features --box darmstadt,shrines
+
+``--features`` asks for the action features in every observation (the
+placement and spot rows, played out one ply in the kernels), so they are
+compared too.
 """
 
 from __future__ import annotations
@@ -96,12 +102,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all-seats-every", type=int, default=8, help="compare every seat's observation every N steps")
     ap.add_argument("--json", action="store_true", help="print one JSON line at the end")
     ap.add_argument("--box", default=None, help="comma-separated expansion keys: every combination x 2-5 players")
+    ap.add_argument(
+        "--avoid-pass",
+        type=float,
+        default=0.0,
+        help="in the plug-ins' decision phases (the Count's), the probability of choosing a move over passing",
+    )
+    ap.add_argument(
+        "--features", action="store_true", help="observations with the action features (compared byte for byte)"
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.all_seats_every < 1:
         ap.error("--all-seats-every must be at least 1")
     configs = CONFIGS if args.box is None else box_configs([k for k in args.box.split(",") if k])
+    if args.features:
+        configs = [{**kw, "action_features": True} for kw in configs]
     engines = []
     skipped = {}
     for kw in configs:
@@ -121,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.games):
             c = i % len(engines)
             kw, opts, fast = engines[c]
-            decisions += compare_game(opts, args.seed + i, fast, all_seats_every=args.all_seats_every)
+            decisions += compare_game(
+                opts, args.seed + i, fast, all_seats_every=args.all_seats_every, avoid_pass=args.avoid_pass
+            )
             per_config[c] += 1
             if (i + 1) % 100 == 0 or i + 1 == args.games:
                 dt = time.perf_counter() - t0

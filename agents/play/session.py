@@ -38,9 +38,18 @@ from carc_env.core.actions import IllegalActionError, Pass, PlaceFollower
 from carc_env.core.events import FeatureScored, PointsAwarded
 from carc_env.core.expansion import ConfigError
 from carc_env.core.record import RecordError, check_record, to_record
-from carc_env.render.expansions import status_lines
+from carc_env.core.tiles import KIND_NAMES
+from carc_env.render.expansions import decision, status_lines
 from carc_env.render.image import player_colour
-from carc_env.render.svg import board_svg, follower_spot_centre, svg_layout, svg_view, tile_svg
+from carc_env.render.svg import (
+    board_canvas,
+    board_svg,
+    follower_spot_centre,
+    panel_documents,
+    svg_layout,
+    svg_view,
+    tile_svg,
+)
 
 from ..players import PlayerSpecError, make_player
 
@@ -196,11 +205,13 @@ def board_state(
         "drawn": game.tile_id,
         "colours": [_colour(p) for p in range(n)],
         "status": [{"text": s.text, "player": s.player} for s in status_lines(game)],
+        "panels": panel_documents(game),
         "legal": {},
         "drawn_svg": [],
         "spots": [],
         "actions": [],
         "can_pass": False,
+        "decision": None,
     }
     if game.over or not interactive:
         return out
@@ -211,6 +222,11 @@ def board_state(
         tile = game.rules.tiles[game.rules.tile_index[game.tile_id]]
         out["drawn_svg"] = [tile_svg(tile, r, TILE_PX) for r in range(4)]
         return out
+    dec = decision(game, board_canvas(lay))
+    if dec is not None:
+        out["decision"] = controls = decision_controls(env, dec)
+        out["can_pass"] = "pass" in controls["other"] or any(c["action"] == "pass" for c in controls["choices"])
+        return out
     x, y = game.placements[-1][:2] if game.placements else (0, 0)
     for a in game.legal_actions():
         text = game.action_text(a)
@@ -218,10 +234,36 @@ def board_state(
             out["can_pass"] = True
         elif type(a) is PlaceFollower and game.phase == "follower":
             px, py = follower_spot_centre(game, lay, x, y, a.segment)
-            out["spots"].append({"action": text, "x": px, "y": py})
+            seg = game.rules.tiles[game.placements[-1][2]].segments[a.segment]
+            kind = seg.building or KIND_NAMES[seg.kind]
+            tip = f"Put a follower on the {kind} ({seg.name})" + (" as a farmer" if kind == "field" else "")
+            out["spots"].append({"action": text, "x": px, "y": py, "tip": tip})
         else:
             out["actions"].append(text)
     return out
+
+
+def decision_controls(env: Any, dec: Any) -> dict[str, Any]:
+    """A plug-in's :class:`~carc_env.render.expansions.Decision` as the page's controls, driven by the
+    action mask: a choice whose action the mask does not enable is dropped, and an enabled action no
+    choice covers is listed in ``other`` (shown as a plain button), so the controls are exactly the
+    legal actions."""
+    mask = np.asarray(env.infos[env.agent_selection]["action_mask"])
+    covered: set[int] = set()
+    choices = []
+    for c in dec.choices:
+        try:
+            index = env.action_from_text(c.action)
+        except (IllegalActionError, ValueError):
+            continue
+        if not mask[index] or index in covered:
+            continue
+        covered.add(index)
+        # the action as the mask names it (a feature has several names; the codec's canonical one)
+        choices.append({"action": env.action_to_text(int(index)), "label": c.label, "tip": c.tip, "icon": c.icon, "group": c.group,
+                        "passes": c.passes, "area": c.area, "point": c.point})  # fmt: skip
+    other = [env.action_to_text(int(i)) for i in np.flatnonzero(mask) if int(i) not in covered]
+    return {"phase": dec.phase, "prompt": dec.prompt, "choices": choices, "other": other}
 
 
 class GameSession:
@@ -332,6 +374,7 @@ class GameSession:
             seed=self.seed,
             seats=[{"spec": s, "human": a is None} for s, a in zip(self.players, self.agents, strict=True)],
             expansions=self.expansions,
+            rules=self.rules,
             log=[e.__dict__ for e in self.log[-200:]],
             inspector=view,
             hint=self.hint is not None or any(getattr(a, "net", None) is not None for a in self.agents),

@@ -112,29 +112,28 @@ class Board:
         layout = self.layout
         playable = None if layout is None else layout.playable
         group_of = _NO_GROUPS if layout is None or printed else layout.group_of
-        union = self.union
+        union, open_ = self.union, self.open
         connect: list[int] = []
         for s in range(4):
             nx, ny = x + DX[s], y + DY[s]
             nk = board.get((nx, ny))
-            o = (s + 2) & 3
             c = center[s]
-            joins = c >= 0 and kinds[c] != RIVER
             if nk is None:
                 if playable is None or (nx, ny) in playable:
                     if not printed:
-                        self._frontier_require(nx, ny, o, codes[s])
-                elif joins and (nx, ny) not in layout.piece_at:  # type: ignore[union-attr]
-                    self.open[self.find(base + c)] -= 1  # a border edge (sea, clouds) closes what runs into it
+                        self._frontier_require(nx, ny, (s + 2) & 3, codes[s])
+                elif c >= 0 and kinds[c] != RIVER and (nx, ny) not in layout.piece_at:  # type: ignore[union-attr]
+                    open_[self.find(base + c)] -= 1  # a border edge (sea, clouds) closes what runs into it
                 continue  # (a printed piece laid later on that cell joins this side then)
+            o = (s + 2) & 3
             _, _, nt, nr, nbase = placements[nk]
             ntile = rtiles[nt]
-            if joins:
+            if c >= 0 and kinds[c] != RIVER:
                 nc = ntile.center[nr][o]
                 if nc >= 0:
-                    self.open[union(base + c, nbase + nc)] -= 2
+                    open_[union(base + c, nbase + nc)] -= 2
                 else:
-                    self.open[self.find(base + c)] -= 1  # a neutral printed edge closes it
+                    open_[self.find(base + c)] -= 1  # a neutral printed edge closes it
             hl = half[2 * s]
             if hl >= 0:
                 nh = ntile.half[nr][2 * o + 1]
@@ -214,10 +213,12 @@ class Board:
 
     def frontier_placements(self, masks: np.ndarray) -> np.ndarray:
         """Rows (x, y, rotation) of the frontier cells and rotations set in ``masks``."""
-        nf = self._nf
-        bits = (masks[:, None] >> _ROT4[None, :]) & 1
-        ci, ri = np.nonzero(bits)
-        return np.stack([self._fx[:nf][ci], self._fy[:nf][ci], ri.astype(np.int32)], axis=1)
+        ci, ri = np.nonzero((masks[:, None] >> _ROT4[None, :]) & 1)
+        out = np.empty((len(ci), 3), dtype=np.int32)  # filled column by column (np.stack costs more)
+        out[:, 0] = self._fx[ci]
+        out[:, 1] = self._fy[ci]
+        out[:, 2] = ri
+        return out
 
     def frontier_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """Read-only views of the frontier cells' x and y (in the order of the rotation masks that

@@ -95,7 +95,8 @@ STATE: dict[str, Field] = {
     "turn": _F("turn", SHARE, "turns completed"),
     "ending": _F("turn", SHARE, "True once the last tile is played: the final stages run"),
     "over": _F("turn", SHARE, "True when the game has ended"),
-    "_stage_i": _F("turn", SHARE, "index of the current stage in rules.stages (or final_stages)"),
+    "_stages": _F("turn", SHARE, "the stages running: rules.stages, or rules.final_stages once ending"),
+    "_stage_i": _F("turn", SHARE, "index of the current stage in _stages"),
     "history": _F("turn", list.copy, "every action applied, in order"),
     "_history_k": _F("turn", list.copy, "tiles on the board when each action was applied (names follower spots)"),
     # -- board: placed tiles and the frontier --------------------------------------------------

@@ -2,7 +2,7 @@
 
 Owns (see :data:`carc_env.core.state.STATE`): ``draw_order``, ``_bag``,
 ``current_tile``, ``_masks``, ``_follower_spots``, ``phase``, ``player``,
-``turn_player``, ``turn``, ``ending``, ``over``, ``_stage_i``, ``history``,
+``turn_player``, ``turn``, ``ending``, ``over``, ``_stages``, ``_stage_i``, ``history``,
 ``_history_k``; and the core's turn stages (:class:`DrawStage`,
 :class:`TileStage`, :class:`FollowerStage`, :class:`EndTurnStage`).
 
@@ -29,6 +29,9 @@ from .stages import Stage
 if TYPE_CHECKING:  # pragma: no cover
     from .config import RuleSet
     from .game import Game
+
+_ROTATIONS_SET = np.array([bin(m & 15).count("1") for m in range(256)], dtype=np.int64)
+"""Rotation mask (bit r: rotation r is legal) -> how many rotations it allows."""
 
 
 class TurnFlow:
@@ -70,6 +73,7 @@ class TurnFlow:
         self._follower_spots: list[int] = []
         self.ending = False  # True once the last tile is played: the final stages run
         self.current_tile = -1
+        self._stages: list[Stage] = self.rules.stages  # the final stages once ending
         self._stage_i = 0
 
     def deal(self, bag: list[int]) -> None:
@@ -145,19 +149,16 @@ class TurnFlow:
         m: np.ndarray = self._masks
         if distinct:
             m = m & self.rules.tiles[self.current_tile].distinct_rotations
-        return int(np.unpackbits(m[:, None], axis=1)[:, 4:].sum())
+        return int(_ROTATIONS_SET[m].sum())
 
     def legal_follower_spots(self) -> list[int]:
         """Segments of the placed tile a follower may go on (Pass is always legal too)."""
         return list(self._follower_spots) if self.phase == "follower" else []
 
-    def _stage_list(self) -> list[Stage]:
-        return self.rules.final_stages if self.ending else self.rules.stages
-
     def legal_actions(self) -> list[Action]:
         if self.over:
             return []
-        return self._stage_list()[self._stage_i].legal_actions(self)  # type: ignore[arg-type]
+        return self._stages[self._stage_i].legal_actions(self)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ the one mutator
     def apply(self, action: Action | str) -> list[Event]:
@@ -165,7 +166,7 @@ class TurnFlow:
         if self.over:
             raise IllegalActionError("the game is over; no action is legal")
         action = checked_action(self.parse_action(action) if isinstance(action, str) else action)
-        stage = self._stage_list()[self._stage_i]
+        stage = self._stages[self._stage_i]
         done = stage.apply(self, action)  # type: ignore[arg-type]  # self is the Game
         self.history.append(action)
         self._history_k.append(len(self.placements))
@@ -182,13 +183,13 @@ class TurnFlow:
 
     def _next_stage(self) -> None:
         self._stage_i += 1
-        if self._stage_i == len(self.rules.stages) and not self.ending:
+        if self._stage_i == len(self._stages) and not self.ending:
             self._stage_i = 0
 
     def _run(self) -> None:
         game: Game = self  # type: ignore[assignment]  # the mixin is the Game
         while not self.over:
-            stage = self._stage_list()[self._stage_i]
+            stage = self._stages[self._stage_i]
             if stage.enter(game):
                 if not self.over:
                     self.phase = stage.name
@@ -309,6 +310,7 @@ class TurnFlow:
         """The last tile has been played: switch to the final stages (before_final, then scoring)."""
         self.current_tile = -1
         self.ending = True
+        self._stages = self.rules.final_stages
         self._stage_i = -1  # _run's _next_stage moves to the first final stage
         self._masks = np.zeros(0, dtype=np.uint8)
 

@@ -45,6 +45,7 @@ order, each plug-in filling its own columns per call.  :func:`feature_cells` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,11 +53,12 @@ import numpy as np
 from ..core.registry import parts
 from ..core.tiles import BUILDING, CITY, EDGE_CODES, FIELD, ROAD, SIDES
 from .actions import ActionCodec, StateView
-from .spec import DYNAMIC_CHANNELS, GLOBAL_FEATURES, STATIC_CHANNELS, expand
+from .spec import DYNAMIC_CHANNELS, GLOBAL_FEATURES, STATIC_CHANNELS, Entry, expand
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.config import RuleSet
     from ..core.game import Game
+    from ..core.tiles import TileType
 
 WINDOW_TOKEN_KINDS = 12
 OPEN_CAP = 3  # open-edge planes saturate here ("3 or more")
@@ -171,26 +173,23 @@ class _Grow:
         self.a: np.ndarray = np.zeros((cap,) if width is None else (cap, width), dtype=dtype)
         self.n = 0
 
-    def append(self, rows: np.ndarray) -> None:
-        start = self.n
-        end = start + len(rows)
-        if end > len(self.a):
-            new = np.zeros((max(2 * len(self.a), end), *self.a.shape[1:]), dtype=self.a.dtype)
-            new[:start] = self.a[:start]
-            self.a = new
-        self.a[start:end] = rows
-        self.n = end
-
-    def append_fill(self, m: int, row: tuple[int, ...]) -> None:
-        """Append ``m`` copies of ``row``."""
+    def _take(self, m: int) -> slice:
+        """Room for ``m`` more rows (the array doubles when full): the slice they go to."""
         start = self.n
         end = start + m
         if end > len(self.a):
             new = np.zeros((max(2 * len(self.a), end), *self.a.shape[1:]), dtype=self.a.dtype)
             new[:start] = self.a[:start]
             self.a = new
-        self.a[start:end] = row
         self.n = end
+        return slice(start, end)
+
+    def append(self, rows: np.ndarray) -> None:
+        self.a[self._take(len(rows))] = rows
+
+    def append_fill(self, m: int, row: tuple[int, ...]) -> None:
+        """Append ``m`` copies of ``row``."""
+        self.a[self._take(m)] = row
 
 
 class _BoardCache:
@@ -238,93 +237,145 @@ class _BoardCache:
         self.canvas, self.ox, self.oy = new, nx0, ny0
 
 
+def _segment_counts(tile: TileType) -> dict[str, int]:
+    """The tile's count channels (spec ``cities``, ``roads``, ``fields``, ``pennants``)."""
+    kinds = [seg.kind for seg in tile.segments]
+    counts = {"cities": kinds.count(CITY), "roads": kinds.count(ROAD), "fields": kinds.count(FIELD)}
+    counts["pennants"] = sum(seg.pennants for seg in tile.segments)
+    return counts
+
+
+class _Layout:
+    """The names of one part of an observation in order (board channels, global features or windows
+    columns) with the largest value of each; ``first[pattern]`` is where a spec entry's names start."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.names: list[str] = []
+        self.high: list[int] = []
+        self.first: dict[str, int] = {}
+
+    def add_spec(
+        self,
+        table: tuple[Entry, ...],
+        values: dict[str, list[str]],
+        high: dict[str, int] | None = None,
+        values_of: dict[str, dict[str, list[str]]] | None = None,
+    ) -> None:
+        """Every entry of a spec table (:mod:`carc_env.encoding.spec`), its pattern expanded with
+        ``values`` (``values_of[pattern]`` where given); ``high[pattern]`` its names' largest value (1)."""
+        for e in table:
+            self.first[e.name] = len(self.names)
+            names = expand(e.name, **(values_of or {}).get(e.name, values))
+            self.span(names, [(high or {}).get(e.name, 1)] * len(names))
+
+    def span(self, names: Sequence[str], high: Sequence[int] | None = None) -> tuple[int, int]:
+        """Append ``names`` (a plug-in's) with their largest values; returns where they start and end."""
+        high = [1] * len(names) if high is None else list(high)
+        if len(high) != len(names):
+            raise ValueError(f"{len(names)} {self.what} {list(names)} but {len(high)} largest values {high}")
+        start = len(self.names)
+        self.names += names
+        self.high += high
+        return start, len(self.names)
+
+    def unique(self) -> list[str]:
+        """The names, checked to be distinct."""
+        if len(set(self.names)) != len(self.names):
+            raise ValueError(f"two {self.what} share a name: {self.names}")
+        return self.names
+
+
+def _core_static_table(rules: RuleSet, first: dict[str, int], edge_codes: list[int], width: int) -> np.ndarray:
+    """The core's static channels per (tile type, rotation): ``uint8 (tiles, 4, width)``, laid out
+    as ``first`` says (the spec's ``STATIC_CHANNELS``)."""
+    tiles = rules.tiles
+    edge_ch = {(s, code): first["edge_{S}_{kind}"] + s * len(edge_codes) + j
+               for s in range(4) for j, code in enumerate(edge_codes)}  # fmt: skip
+    building_ch = {b: first["building_{kind}"] + j for j, b in enumerate(rules.building_kinds)}
+    table = np.zeros((len(tiles), 4, width), dtype=np.uint8)
+    for ti, t in enumerate(tiles):
+        counts = _segment_counts(t)
+        for r in range(4):
+            row = table[ti, r]
+            row[first["tile"]] = 1
+            for s in range(4):
+                row[edge_ch[(s, t.edge_codes[r][s])]] = 1
+            for name, value in counts.items():
+                row[first[name]] = value
+            for seg in t.segments:
+                if seg.kind == BUILDING:
+                    row[building_ch[seg.building]] = 1
+    return table
+
+
+def _side_segments(tile: TileType, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """The city or road segment leaving each side of ``tile`` in rotation ``r``, and those sides."""
+    sides = [d for d in range(4) if tile.center[r][d] >= 0 and tile.segments[tile.center[r][d]].kind in (CITY, ROAD)]
+    return np.array([tile.center[r][d] for d in sides], dtype=np.intp), np.array(sides, dtype=np.intp)
+
+
 class ObservationEncoder:
     """Encode states of one rule set for one window size.  See the module docstring."""
 
-    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int | None = None) -> None:  # noqa: C901  (33: the observation layout, rewritten by the observation-layout issue)
+    def __init__(self, rules: RuleSet, num_players: int, codec: ActionCodec, followers: int | None = None) -> None:
         self.rules = rules
         self.codec = codec
-        self.num_players = n = num_players
+        self.num_players = num_players
         self.rows, self.cols = codec.rows, codec.cols
-        if followers is None:
-            followers = rules.followers
-        self.followers = followers
-        tiles = rules.tiles
-        nt = len(tiles)
-        self.extensions: list[ObservationExtension] = [m.Observation(rules, n) for _, m in parts(rules, "observe")]
-
-        # ---------------------------------------------------------- static channels
+        self.followers = rules.followers if followers is None else followers
+        self.extensions: list[ObservationExtension] = [
+            m.Observation(rules, num_players) for _, m in parts(rules, "observe")
+        ]
         # Names, order and meanings: carc_env.encoding.spec (STATIC_CHANNELS, DYNAMIC_CHANNELS, GLOBAL_FEATURES).
+        channels = _Layout("observation channels")
+        self.static_table = self._static_channels(channels)
+        self.n_static = len(channels.names)
+        self._dynamic_channels(channels)
+        self.channel_names: list[str] = channels.unique()
+        self.channel_high = np.array(channels.high, dtype=np.uint8)
+        self.n_channels = len(self.channel_names)
+        self._rc = self.rows * self.cols
+        self._segment_entries()
+        self._global_features()
+        self._windows_columns()
+        counts = np.array([t.count for t in rules.tiles], dtype=np.float32)
+        self._inv_counts = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
+        self._total_tiles = max(1, int(counts.sum()))
+        self._printed = 0 if rules.layout is None else len(rules.layout.pieces)  # not tiles of the game
+        self._phase_index = {p: i for i, p in enumerate(self.phases)}
+        self._cache = _BoardCache(self.n_static)
+        self._zero_mask = np.zeros(codec.n, dtype=np.int8)
+
+    # ------------------------------------------------------------------ the layout
+    def _static_channels(self, channels: _Layout) -> np.ndarray:
+        """Lay out the static channels (the core's, then the plug-ins'); returns their per (tile
+        type, rotation) table."""
+        rules, tiles = self.rules, self.rules.tiles
         edge_codes = sorted({EDGE_CODES[c] for t in tiles for c in t.edges})
-
-        def count(t, kind: int) -> int:
-            return sum(1 for seg in t.segments if seg.kind == kind)
-
-        static_values = {"S": list(SIDES), "kind": [_EDGE_KIND[c] for c in edge_codes]}
-        static_high = {
-            "cities": max(count(t, CITY) for t in tiles),
-            "roads": max(count(t, ROAD) for t in tiles),
-            "fields": max(count(t, FIELD) for t in tiles),
-            "pennants": max(sum(s.pennants for s in t.segments) for t in tiles),
-        }
-        names: list[str] = []
-        high: list[int] = []
-        first: dict[str, int] = {}  # spec pattern -> its first channel
-        for e in STATIC_CHANNELS:
-            values = {"kind": list(rules.building_kinds)} if e.name == "building_{kind}" else static_values
-            first[e.name] = len(names)
-            for name in expand(e.name, **values):
-                names.append(name)
-                high.append(max(1, static_high.get(name, 1)))
-        edge_ch = {(s, code): first["edge_{S}_{kind}"] + s * len(edge_codes) + j
-                   for s in range(4) for j, code in enumerate(edge_codes)}  # fmt: skip
-        ch_cities, ch_roads, ch_fields, ch_pennants = (first[k] for k in ("cities", "roads", "fields", "pennants"))
-        building_ch = {b: first["building_{kind}"] + j for j, b in enumerate(rules.building_kinds)}
-        table = np.zeros((nt, 4, len(names)), dtype=np.uint8)
-        for ti, t in enumerate(tiles):
-            for r in range(4):
-                row = table[ti, r]
-                row[0] = 1
-                for s in range(4):
-                    row[edge_ch[(s, t.edge_codes[r][s])]] = 1
-                row[ch_cities] = count(t, CITY)
-                row[ch_roads] = count(t, ROAD)
-                row[ch_fields] = count(t, FIELD)
-                row[ch_pennants] = sum(s.pennants for s in t.segments)
-                for seg in t.segments:
-                    if seg.kind == BUILDING:
-                        row[building_ch[seg.building]] = 1
-        ext_tables = [table]
+        counts = [_segment_counts(t) for t in tiles]
+        high = {name: max(1, *(c[name] for c in counts)) for name in counts[0]}
+        channels.add_spec(
+            STATIC_CHANNELS,
+            {"S": list(SIDES), "kind": [_EDGE_KIND[c] for c in edge_codes]},
+            high,
+            values_of={"building_{kind}": {"kind": list(rules.building_kinds)}},
+        )
+        tables = [_core_static_table(rules, channels.first, edge_codes, len(channels.names))]
         for ext in self.extensions:
-            names += list(ext.static_channels)
-            high += list(ext.channel_high()[: len(ext.static_channels)])
-            ext_tables.append(np.asarray(ext.static_table(rules), dtype=np.uint8).reshape(nt, 4, -1))
-        self.static_table = np.concatenate(ext_tables, axis=2)
-        self.n_static = len(names)
+            channels.span(ext.static_channels, ext.channel_high()[: len(ext.static_channels)])
+            tables.append(np.asarray(ext.static_table(rules), dtype=np.uint8).reshape(len(tiles), 4, -1))
+        return np.concatenate(tables, axis=2)
 
-        # --------------------------------------------------------- dynamic channels
-        def add(name: str, h: int = 1) -> int:
-            names.append(name)
-            high.append(h)
-            return len(names) - 1
-
-        dyn_values = {
-            "S": list(SIDES),
-            "i": [str(i) for i in range(n)],
-            "r": [str(r) for r in range(4)],
-            "kind": list(_FOLLOWER_KINDS),
-        }
-        dyn_high = {
-            "followers_p{i}": followers,
-            "follower_on_{kind}": n * followers,
-            "open_{S}": OPEN_CAP,
-            "size_{S}": SIZE_CAP,
-            "building_neighbours": 8,
-        }
-        for e in DYNAMIC_CHANNELS:
-            first[e.name] = len(names)
-            for name in expand(e.name, **dyn_values):
-                add(name, dyn_high.get(e.name, 1))
+    def _dynamic_channels(self, channels: _Layout) -> None:
+        """Lay out the dynamic channels (the core's, then the plug-ins') and name the core's."""
+        n, followers = self.num_players, self.followers
+        values = {"S": list(SIDES), "i": [str(i) for i in range(n)], "r": [str(r) for r in range(4)]}
+        values["kind"] = list(_FOLLOWER_KINDS)
+        high = {"followers_p{i}": followers, "follower_on_{kind}": n * followers, "open_{S}": OPEN_CAP}
+        high |= {"size_{S}": SIZE_CAP, "building_neighbours": 8}
+        channels.add_spec(DYNAMIC_CHANNELS, values, high)
+        first = channels.first
         self.ch_complete = [first["complete_{S}"] + s for s in range(4)]
         self.ch_complete_building = first["complete_building"]
         self.ch_mine = [first["mine_{S}"] + s for s in range(4)]
@@ -341,134 +392,82 @@ class ObservationEncoder:
         self.ch_building_nb = first["building_neighbours"]
         self.ext_dynamic: list[tuple[ObservationExtension, int, int]] = []
         for ext in self.extensions:
-            start = len(names)
-            for i, name in enumerate(ext.dynamic_channels):
-                add(name, ext.channel_high()[len(ext.static_channels) + i])
-            self.ext_dynamic.append((ext, start, len(names)))
-        if len(set(names)) != len(names):
-            raise ValueError(f"two observation channels share a name: {names}")
-        self.channel_names: list[str] = names
-        self.channel_high = np.array(high, dtype=np.uint8)
-        self.n_channels = len(names)
+            k = len(ext.static_channels)
+            span = channels.span(ext.dynamic_channels, ext.channel_high()[k : k + len(ext.dynamic_channels)])
+            self.ext_dynamic.append((ext, *span))
 
-        # Per (tile type, rotation): the entries of each segment (which channels it drives).
-        self._rc = self.rows * self.cols
+    def _segment_entries(self) -> None:
+        """Per (tile type, rotation): the entries of each segment (which channels it drives, see
+        :class:`_BoardCache`) and the city or road segment of each side."""
         self._entries: list[list[tuple[np.ndarray, ...]]] = []
-        self._sides: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per (tile, rotation): city/road segment per side
+        self._sides: list[list[tuple[np.ndarray, np.ndarray]]] = []
         self._seg_kind: list[list[int]] = []
-        for t in tiles:
-            per_r: list[tuple[np.ndarray, ...]] = []
-            sides_r = []
-            for r in range(4):
-                sides_r.append(
-                    (
-                        np.array(
-                            [
-                                t.center[r][d]
-                                for d in range(4)
-                                if t.center[r][d] >= 0 and t.segments[t.center[r][d]].kind in (CITY, ROAD)
-                            ],
-                            dtype=np.intp,
-                        ),
-                        np.array(
-                            [
-                                d
-                                for d in range(4)
-                                if t.center[r][d] >= 0 and t.segments[t.center[r][d]].kind in (CITY, ROAD)
-                            ],
-                            dtype=np.intp,
-                        ),
-                    )
-                )
-                seg_ix: list[int] = []
-                done: list[int] = []
-                mine: list[int] = []
-                oth: list[int] = []
-                for i, sg in enumerate(t.segments):
-                    if sg.kind in (CITY, ROAD):
-                        for sd in range(4):
-                            if t.center[r][sd] == i:
-                                seg_ix.append(i)
-                                done.append(self.ch_complete[sd])
-                                mine.append(self.ch_mine[sd])
-                                oth.append(self.ch_others[sd])
-                    elif sg.kind == FIELD:
-                        seg_ix.append(i)
-                        done.append(-1)
-                        mine.append(self.ch_field_mine)
-                        oth.append(self.ch_field_others)
-                    elif sg.kind == BUILDING:
-                        seg_ix.append(i)
-                        done.append(self.ch_complete_building)
-                        mine.append(-1)
-                        oth.append(-1)
-                chan = np.array([done, mine, oth], dtype=np.intp).T.reshape(len(seg_ix), 3)
-                valid = chan >= 0
-                chan = np.where(valid, chan, 0)
-                bits = np.where(valid, np.array([1, 2, 4]), 0).astype(np.uint8)
-                per_r.append((np.array(seg_ix, dtype=np.intp), chan, chan * self._rc, bits))
-            self._entries.append(per_r)
-            self._sides.append(sides_r)
+        for t in self.rules.tiles:
+            self._entries.append([self._tile_entries(t, r) for r in range(4)])
+            self._sides.append([_side_segments(t, r) for r in range(4)])
             self._seg_kind.append([s.kind for s in t.segments])
 
-        # ----------------------------------------------------------------- globals
-        g: list[str] = []
-        self.phases = list(rules.phases) + ["game_over"]
-        g_values = {
-            "id": [t.id for t in tiles],
-            "r": [str(r) for r in range(4)],
-            "i": [str(i) for i in range(n)],
-            "name": self.phases,
-        }
-        g_first: dict[str, int] = {}
-        for e in GLOBAL_FEATURES:
-            g_first[e.name] = len(g)
-            g.extend(expand(e.name, **g_values))
-        self.g_drawn = g_first["drawn_tile_{id}"]
-        self.g_placed = g_first["placed_tile_{id}"]
-        self.g_placed_rot = g_first["placed_rotation_{r}"]
-        self.g_remaining = g_first["remaining_{id}"]
-        self.g_bag = g_first["bag_fraction"]
-        self.g_progress = g_first["turn_progress"]
-        self.g_score = g_first["score_p{i}"]
-        self.g_lead = g_first["score_lead"]
-        self.g_supply = g_first["followers_in_hand_p{i}"]
-        self.g_phase = g_first["phase_{name}"]
-        self.g_deciding = g_first["deciding_p{i}"]
-        self.g_turn = g_first["turn_p{i}"]
-        self.g_legal = g_first["legal_placements"]
-        self.g_clipped = g_first["window_clipped"]
-        self.ext_globals: list[tuple[ObservationExtension, int, int]] = []
-        for ext in self.extensions:
-            start = len(g)
-            g.extend(ext.global_names)
-            self.ext_globals.append((ext, start, len(g)))
-        if len(set(g)) != len(g):
-            raise ValueError(f"two global features share a name: {g}")
-        self.global_names: list[str] = g
-        self.n_globals = len(g)
-        wn: list[str] = []
-        wh: list[int] = []
-        self.ext_windows: list[tuple[ObservationExtension, int, int]] = []
-        for ext in self.extensions:
-            start = len(wn)
-            wn.extend(ext.window_columns)
-            wh.extend(ext.window_high())
-            if len(ext.window_columns):
-                self.ext_windows.append((ext, start, len(wn)))
-        if len(set(wn)) != len(wn):
-            raise ValueError(f"two windows columns share a name: {wn}")
-        self.window_names: list[str] = wn
-        """Names of the ``windows`` columns (empty: no plug-in declares any, 12 columns of zeros)."""
-        self.window_high = np.array(wh or [255] * WINDOW_TOKEN_KINDS, dtype=np.uint8)
-        counts = np.array([t.count for t in tiles], dtype=np.float32)
-        self._inv_counts = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(np.float32)
-        self._total_tiles = max(1, int(counts.sum()))
-        self._printed = 0 if rules.layout is None else len(rules.layout.pieces)  # not tiles of the game
-        self._phase_index = {p: i for i, p in enumerate(self.phases)}
+    def _tile_entries(self, t: TileType, r: int) -> tuple[np.ndarray, ...]:
+        """The entries of tile ``t`` in rotation ``r``: segment indices, channels (completion, mine,
+        others), their flat offsets and the feature-code bits that switch them on."""
+        seg_ix: list[int] = []
+        chans: list[tuple[int, int, int]] = []
+        for i, sg in enumerate(t.segments):
+            if sg.kind in (CITY, ROAD):  # one entry per side the segment leaves by
+                for sd in range(4):
+                    if t.center[r][sd] == i:
+                        seg_ix.append(i)
+                        chans.append((self.ch_complete[sd], self.ch_mine[sd], self.ch_others[sd]))
+            elif sg.kind == FIELD:
+                seg_ix.append(i)
+                chans.append((-1, self.ch_field_mine, self.ch_field_others))
+            elif sg.kind == BUILDING:
+                seg_ix.append(i)
+                chans.append((self.ch_complete_building, -1, -1))
+        chan = np.array(chans, dtype=np.intp).reshape(len(seg_ix), 3)
+        valid = chan >= 0
+        chan = np.where(valid, chan, 0)
+        bits = np.where(valid, np.array([1, 2, 4]), 0).astype(np.uint8)
+        return np.array(seg_ix, dtype=np.intp), chan, chan * self._rc, bits
 
-        self._cache = _BoardCache(self.n_static)
-        self._zero_mask = np.zeros(codec.n, dtype=np.int8)
+    def _global_features(self) -> None:
+        """Lay out the global features (the core's, then the plug-ins') and name the core's."""
+        n = self.num_players
+        self.phases = list(self.rules.phases) + ["game_over"]
+        g = _Layout("global features")
+        values = {"id": [t.id for t in self.rules.tiles], "r": [str(r) for r in range(4)]}
+        values |= {"i": [str(i) for i in range(n)], "name": self.phases}
+        g.add_spec(GLOBAL_FEATURES, values)
+        first = g.first
+        self.g_drawn = first["drawn_tile_{id}"]
+        self.g_placed = first["placed_tile_{id}"]
+        self.g_placed_rot = first["placed_rotation_{r}"]
+        self.g_remaining = first["remaining_{id}"]
+        self.g_bag = first["bag_fraction"]
+        self.g_progress = first["turn_progress"]
+        self.g_score = first["score_p{i}"]
+        self.g_lead = first["score_lead"]
+        self.g_supply = first["followers_in_hand_p{i}"]
+        self.g_phase = first["phase_{name}"]
+        self.g_deciding = first["deciding_p{i}"]
+        self.g_turn = first["turn_p{i}"]
+        self.g_legal = first["legal_placements"]
+        self.g_clipped = first["window_clipped"]
+        self.ext_globals: list[tuple[ObservationExtension, int, int]] = [
+            (ext, *g.span(ext.global_names)) for ext in self.extensions
+        ]
+        self.global_names: list[str] = g.unique()
+        self.n_globals = len(self.global_names)
+
+    def _windows_columns(self) -> None:
+        """Lay out the windows tensor's columns: the plug-ins' ``window_columns``, in expansion order."""
+        w = _Layout("windows columns")
+        self.ext_windows: list[tuple[ObservationExtension, int, int]] = [
+            (ext, *w.span(ext.window_columns, ext.window_high())) for ext in self.extensions if ext.window_columns
+        ]
+        self.window_names: list[str] = w.unique()
+        """Names of the ``windows`` columns (empty: no plug-in declares any, 12 columns of zeros)."""
+        self.window_high = np.array(w.high or [255] * WINDOW_TOKEN_KINDS, dtype=np.uint8)
 
     # ------------------------------------------------------------------ shapes
     @property

@@ -3,7 +3,8 @@
 :func:`compare_game` plays one seeded game through both engines with the same
 random masked actions and raises :class:`Mismatch` (naming the game's seed,
 the step and what differs) at the first difference in: the draw order, the
-legal placements (in order) and follower spots, the action mask, the window
+legal placements (in order) and follower spots, the action mask (and the legal
+moves of a plug-in's phase its range cannot express), the window
 and the placements outside it, the observation arrays (board, globals,
 windows, action mask; with the option ``action_features`` also the action
 features ``place_index``, ``place_features`` and ``spots``; byte-equal) of the
@@ -84,11 +85,14 @@ def compare_game(
     all_seats_every: int = 8,
     action_seed: int | None = None,
     draw_order: list[str] | None = None,
+    avoid_pass: float = 0.0,
     policy: Callable[[Match, np.ndarray, np.random.Generator], int] | None = None,
 ) -> int:
     """Play game ``seed`` (optionally with a forced draw order) through both engines; return the number
     of decisions compared.  The actions are uniformly random among the legal ones, or ``policy(match,
-    legal flat actions, generator)``'s choice (a scenario steering the game towards a rule)."""
+    legal flat actions, generator)``'s choice (a scenario steering the game towards a rule).
+    ``avoid_pass``: in the plug-ins' decision phases, the probability of choosing among the legal
+    actions but the last (``pass`` in every such phase), which plays more of their moves."""
     ref = Match(options)
     ref.reset(seed, draw_order)
     fast.reset(g, seed, draw_order)
@@ -115,6 +119,7 @@ def compare_game(
         _same("placements outside the window", view.outside, fast.outside(g), where)
         mask = view.mask
         _same("action mask", mask, fast.mask(g), where)
+        _same("actions out of the range", view.dropped, fast.dropped(g), where)  # read with the mask
         seats = range(n) if (game.over or step % all_seats_every == 0) else [game.player]
         for seat in seats:
             o_ref = ref.encoder.encode(game, seat, view)
@@ -127,6 +132,8 @@ def compare_game(
         if game.over:
             break
         legal = np.flatnonzero(mask)
+        if avoid_pass and game.phase not in ("tile", "follower") and len(legal) > 1 and rng.random() < avoid_pass:
+            legal = legal[:-1]
         a = int(legal[rng.integers(len(legal))]) if policy is None else int(policy(ref, legal, rng))
         pc = ref.codec.codecs[game.phase]
         before = game.scores[:]

@@ -42,10 +42,10 @@ class FastView:
 
     __slots__ = ("mask", "outside", "dropped", "x0", "y0")
 
-    def __init__(self, mask: np.ndarray, outside: int, x0: int, y0: int) -> None:
+    def __init__(self, mask: np.ndarray, outside: int, x0: int, y0: int, dropped: int = 0) -> None:
         self.mask = mask
         self.outside = outside
-        self.dropped = 0  # the compiled engine's phases all have fixed layouts
+        self.dropped = dropped  # legal moves of a plug-in phase its range cannot express (written with the mask)
         self.x0 = x0
         self.y0 = y0
 
@@ -152,7 +152,8 @@ class FastMatch(MatchChecks):
 
     def view(self) -> FastView:
         x0, y0 = self.batch.window(self.g)
-        return FastView(self.mask(), self.batch.outside(self.g), x0, y0)
+        mask = self.mask()
+        return FastView(mask, self.batch.outside(self.g), x0, y0, self.batch.dropped(self.g))
 
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.

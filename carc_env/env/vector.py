@@ -283,13 +283,15 @@ class CarcassonneVectorEnv(VectorEnv):
         self.seats[i] = seat
         m.observe_into(seat, {k: v[i] for k, v in batch.items()})
 
-    def _checked_actions(self, actions: Any) -> list[int]:
-        """The batch as ints, each legal in its game; raise naming the first bad one.  Changes nothing.
+    def _checked_actions(self, actions: Any) -> Any:
+        """The batch as ints (a list; on the batched compiled path an int64 array), each legal in its game;
+        raise naming the first bad one.  Changes nothing.
 
         Each game's own ``check`` says what is wrong (the same words on both engines).  On the batched
         compiled path the legality of the whole batch is first looked up at once in the published masks
-        (the acting seats' masks, read-only, what each game's ``check`` reads too), so only a bad action
-        costs a per-game check."""
+        (the acting seats' masks, read-only, what each game's ``check`` reads too), with numpy over the
+        whole batch (this runs on one core between the threaded kernel calls), so only a bad action costs a
+        per-game check."""
         try:
             arr = np.asarray(actions)
         except ValueError as exc:  # ragged nesting
@@ -297,26 +299,29 @@ class CarcassonneVectorEnv(VectorEnv):
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
         if arr.dtype == object:
-            ints = [as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())]
-        elif np.issubdtype(arr.dtype, np.integer):
-            ints = arr.tolist()
-        else:
+            arr = np.array([as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())], dtype=object)
+        elif not np.issubdtype(arr.dtype, np.integer):
             raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
-        suspects: Any = np.flatnonzero(~self._ended).tolist()  # an ended game's action is ignored
-        if self._batched and self._obs is not None:
-            mask = self._obs["action_mask"]
+        published = self._obs if self._batched else None
+        batched = published is not None
+        if published is not None:
+            mask = published["action_mask"]
             n = mask.shape[1]
-            vals = np.array([a if 0 <= a < n else -1 for a in ints], dtype=np.int64)
-            legal = (vals >= 0) & (mask[np.arange(self.num_envs), np.maximum(vals, 0)] != 0)
-            suspects = np.flatnonzero(~legal)[:1].tolist()
+            inside = np.asarray((arr >= 0) & (arr < n), dtype=bool)
+            flat = np.where(inside, arr, 0).astype(np.int64) + np.arange(0, n * self.num_envs, n)
+            legal = inside & mask.reshape(-1).take(flat).view(np.bool_)
+            suspects = [] if legal.all() else np.flatnonzero(~legal)[:1].tolist()
+        else:
+            suspects = np.flatnonzero(~self._ended).tolist()  # an ended game's action is ignored
+        ints = arr.tolist() if suspects or not batched else []
         for i in suspects:
             try:
                 self.matches[i].check(ints[i])
             except IllegalActionError as exc:
                 raise type(exc)(f"actions[{i}] (game {i}): {exc}; no game was stepped") from None
-        if self._batched and suspects:  # pragma: no cover - the published mask and the game disagree: a bug
+        if batched and suspects:  # pragma: no cover - the published mask and the game disagree: a bug
             raise RuntimeError(f"actions[{suspects[0]}]: the published mask and game {suspects[0]}'s check disagree")
-        return ints
+        return arr.astype(np.int64) if batched else ints
 
     def _game_seeds(self, seed: Any) -> list[int | None]:
         """One seed per game from ``reset(seed=...)``: a list (one each), an int (``seed + i``) or None."""
@@ -511,14 +516,13 @@ class CarcassonneVectorEnv(VectorEnv):
         return seat_rewards[np.arange(self.num_envs), cols].astype(np.float32)
 
     def _step_batched(
-        self, actions: list[int], acting: np.ndarray
+        self, acts: np.ndarray, acting: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already)."""
-        acts = np.asarray(actions, dtype=np.int64)
         batch, rewards64, dones, final, eplen, seats = self._batch.step(acts)
         seat_rewards = rewards64.astype(np.float32)
         self.seats[:] = seats
-        self._episodes[dones] += 1
+        self._episodes += dones  # one ufunc, not a masked read and write
         infos = self._base_infos(seat_rewards)
         self._final_infos(infos, dones, final, eplen, None)
         outside = self._batch.outside_all()

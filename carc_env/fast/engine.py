@@ -33,7 +33,6 @@ many threads over disjoint ranges of games.
 from __future__ import annotations
 
 import copy
-import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -45,9 +44,11 @@ from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .config import engine_config
 from .seam import engine as E
+from .seam import plugin_index, support
 from .tables import (
     HIST_W,
     LOG_W,
+    P_GOFF,
     P_LS_LEN,
     P_O_BAG,
     P_O_FMASK,
@@ -110,6 +111,7 @@ class FastBatch:
         self._pool: ThreadPoolExecutor | None = None
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
+        self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
@@ -121,6 +123,7 @@ class FastBatch:
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
+        self._flush()
         d = self.__dict__.copy()
         d["_pool"] = None
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
@@ -130,6 +133,7 @@ class FastBatch:
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
+        d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
         self.__dict__.update(d)
         self.layout = build_layout(self.options)
         self.state = K.State(*self.state)
@@ -153,6 +157,13 @@ class FastBatch:
 
     def next_seed(self, g: int, seed: int | None) -> int:
         """The game seed of game g's next reset; its seed stream moves on (Match's seed rule)."""
+        self._flush()
+        return self._next_seed(g, seed)
+
+    def _next_seed(self, g: int, seed: int | None) -> int:
+        rng = self._seed_rngs[g]
+        if seed is None and rng is not None:  # what _seed_stream returns, without its copy of the stream
+            return int(rng.integers(2**62))  # (a deepcopy of a Generator costs more than the rest of a reset)
         s, self._seed_rngs[g] = self._seed_stream(g, seed)
         return s
 
@@ -183,6 +194,7 @@ class FastBatch:
 
         The seed is checked and the draw order built (a forced one validated by the reference ``Game``)
         before anything changes: a reset that raises leaves game g, its seed stream included, as it was."""
+        self._flush()
         s, stream = self._seed_stream(g, seed)
         bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
         order = None if draw_order is None else list(draw_order)
@@ -200,9 +212,25 @@ class FastBatch:
 
     def prepare_next(self, g: int) -> None:
         """Draw the next seed of game g's stream and load its draw order for an in-kernel reset."""
-        s = self.next_seed(g, None)
+        self._flush()
+        self._prepare(g)
+
+    def _prepare(self, g: int) -> None:
+        s = self._next_seed(g, None)
         self._load_next(g, self.bag_of(s))
         self._next_seeds[g] = s
+
+    def _prepare_all(self, games: list[int]) -> int:
+        for g in games:
+            self._prepare(g)
+        return 0
+
+    def _flush(self) -> None:
+        """Prepare the successors a step deferred (see :meth:`step`): what a reset, a pickle or a saved copy
+        of a game sees is then what it saw when every step prepared them at once."""
+        if self._unprepared:
+            games, self._unprepared = self._unprepared, []
+            self._prepare_all(games)
 
     # ------------------------------------------------------------------ batched step
     def empty_obs(self, rows: int) -> dict[str, np.ndarray]:
@@ -224,11 +252,11 @@ class FastBatch:
         """Write the action features (option ``action_features``) of ``games[j]`` seen by ``seats[j]`` into row j
         of ``obs`` (whose ``action_mask`` rows are already written); return, per row, the legal placements
         that did not fit in the rows (``info["placements_without_features"]``)."""
-        from .features import features_range, kernels_of
+        from .features import kernels_of
 
         fk = kernels_of(self)
         counts = np.zeros(len(games), dtype=np.int64)
-        features_range(
+        E().features_range(
             self.tables,
             self.state,
             fk.X,
@@ -244,11 +272,11 @@ class FastBatch:
         return np.where(counts < 0, -counts - 1, 0)
 
     @property
-    def _cuts(self) -> list[int]:
-        """Chunk boundaries of a threaded step: about four chunks per thread."""
-        G = self.num_games
-        n = min(G, 4 * self.threads)
-        return [G * i // n for i in range(n + 1)]
+    def _chunk(self) -> int:
+        """Games per chunk of a threaded step: about eight chunks per thread (a thread that finishes early
+        takes the next chunk), at least two games (a game's step costs microseconds; the atomic add that
+        hands out a chunk costs nanoseconds)."""
+        return max(2, -(-self.num_games // (8 * self.threads)))
 
     def step(
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
@@ -276,7 +304,11 @@ class FastBatch:
         seats = np.zeros(G, dtype=np.int64)
         obs = self.empty_obs(G) if observe else self.empty_obs(1)
         # reference games someone holds follow the step (decoded before the kernel moves the window)
-        follow = [(g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None]
+        follow = []
+        if self._shadow.count(None) < G:
+            follow = [
+                (g, self.codec.decode(sh, int(actions[g]))) for g, sh in enumerate(self._shadow) if sh is not None
+            ]
         args = (
             actions,
             auto_reset,
@@ -293,26 +325,32 @@ class FastBatch:
         )
         T, S = self.tables, self.state
         self._epoch += 1
+        counter = np.zeros(1, dtype=np.int64)
+        # The games the last step restarted get their successors' draw orders now (Python work: a seed and
+        # a shuffle each).  A game that has just started cannot end in this step (its draw order has
+        # dozens of tiles), and the kernel reads a game's prepared draw order only when the game ends, so
+        # with threads this runs in a worker while the other threads step the games (checked below).
+        unprepared, self._unprepared = self._unprepared, []
         if self.threads == 1:
-            bad = E().step_range(T, S, 0, G, *args)
+            self._prepare_all(unprepared)
+            bad = E().step_chunks(T, S, counter, G, *args)
         else:
-            # The threads take chunks of games from a shared counter (next() on it is atomic under the GIL,
-            # the kernels release the GIL): a thread the OS deschedules leaves its work to the others.
+            # One kernel call per thread; the threads take chunks of games from one counter inside the
+            # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
+            # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The first
+            # worker prepares the draw orders first: the calling thread has released the GIL in its kernel.
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
-            cuts = self._cuts
-            counter = itertools.count()
+            chunk = self._chunk
+            step_chunks = E().step_chunks
 
-            def work() -> int:
-                done = 0
-                for i in counter:
-                    if i >= len(cuts) - 1:
-                        return done
-                    done += E().step_range(T, S, cuts[i], cuts[i + 1], *args)
-                return done  # pragma: no cover - the counter never ends
+            def work(prepare: list[int]) -> int:
+                return self._prepare_all(prepare) + step_chunks(T, S, counter, chunk, *args)
 
-            futs = [self._pool.submit(work) for _ in range(self.threads - 1)]
-            bad = work() + sum(f.result() for f in futs)
+            futs = [self._pool.submit(work, unprepared if i == 0 else []) for i in range(self.threads - 1)]
+            bad = step_chunks(T, S, counter, chunk, *args) + sum(f.result() for f in futs)
+            if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
+                raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
         if bad:
             errs = S.gi[:, K.G_ERR]
             g = int(np.flatnonzero(errs)[0])
@@ -325,7 +363,7 @@ class FastBatch:
                 self._shadow[g] = None
                 self.seeds[g] = self._next_seeds[g]
                 self.draw_orders[g] = None
-                self.prepare_next(g)
+                self._unprepared.append(g)  # its successor is prepared at the start of the next step
         if observe and "spots" in obs:
             self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
@@ -367,12 +405,10 @@ class FastBatch:
         """One flat action in each of ``games`` (no auto-reset, no observation); the rewards of every seat
         (float64 (len, players)).  An illegal action raises IllegalActionError naming its game (the games
         before it in the list have stepped, its own is unchanged): check the masks first."""
-        from .features import step_games
-
         games = np.asarray(games, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64)
         rewards = np.zeros((len(games), 8), dtype=np.float64)
-        bad = step_games(self.tables, self.state, games, actions, rewards)
+        bad = E().step_games(self.tables, self.state, games, actions, rewards)
         for g in games[: bad if bad >= 0 else len(games)].tolist():
             self._vers[g] += 1
             if self._shadow[g] is not None:
@@ -427,10 +463,14 @@ class FastBatch:
             args = (0, action.x, action.y, action.rotation)
         elif t is PlaceFollower:
             args = (1, action.segment, 0, 0)
-        elif t is Pass:
+        elif t is Pass and self.phase(g) == "follower":
             args = (2, 0, 0, 0)
+        elif t is Pass and int(self.state.gi[g, K.G_PHASE]) != K.PH_PLUG:
+            raise IllegalActionError(f"'pass' is not legal in phase {self.phase(g)!r}")
+        elif int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG:
+            return self._apply_plugin(g, action)
         else:
-            raise IllegalActionError(f"the compiled engine has no action {action!r}")
+            raise IllegalActionError(f"the compiled engine has no action {action!r} in phase {self.phase(g)!r}")
         if any(abs(v) > _COORD_LIMIT for v in args[1:]):  # far off any board (and beyond the kernels' int64)
             raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
         r = self._scratch_rewards
@@ -441,14 +481,51 @@ class FastBatch:
             self._sync(g)
         return [float(v) for v in r[: self.num_players]]
 
+    def plugin_row(self, g: int, action: Any) -> tuple[int, int, int]:
+        """The history row ``(a, b, c)`` naming ``action`` in game g's open plug-in decision (its fast part's
+        ``history_row``); IllegalActionError if it names nothing."""
+        key = self._plugin_key(int(self.state.gi[g, K.G_DPLUG]))
+        return support(key).history_row(self.layout.rules, action, self._tile_at(g))
+
+    def _apply_plugin(self, g: int, action: Any) -> list[float]:
+        """A plug-in phase's action (records, play-outs): its history row, applied by the plug-in's kernel."""
+        a, b, c = self.plugin_row(g, action)
+        if any(abs(v) > _COORD_LIMIT for v in (a, b, c)):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        r = self._scratch_rewards
+        if not E().step_one(self.tables, self.state, g, 3, a, b, c, r):
+            raise IllegalActionError(f"{action.to_text()!r} is not legal in phase {self.phase(g)!r}")
+        self._vers[g] += 1
+        if self._shadow[g] is not None:
+            self._sync(g)
+        return [float(v) for v in r[: self.num_players]]
+
+    def _plugin_key(self, i: int) -> str:
+        return next(k for k, j in plugin_index().items() if j == i)
+
+    def _tile_at(self, g: int) -> Any:
+        off = int(self.tables.P[P_GOFF])
+        grid, pl = self.state.grid, self.state.pl
+        w = grid.shape[1]
+
+        def tile_at(x: int, y: int) -> int:
+            if not (0 <= x + off < w and 0 <= y + off < w) or grid[g, y + off, x + off] < 0:
+                return -1
+            return int(pl[g, int(grid[g, y + off, x + off]), 2])
+
+        return tile_at
+
     def record(self, g: int) -> dict[str, Any]:
         """The JSON game record of game g (:mod:`carc_env.core.record`'s format), written by this engine."""
         from ..core.record import FORMAT, VERSION
 
         tiles = self.layout.rules.tiles
         texts: list[str] = []
-        placed = 0  # tile actions so far: placement k + 1 is the k-th (placement 0 is the start tile)
-        for action in self.actions(g):
+        actions = self.actions(g)
+        # the placement of the last tile action: the setup's placements (the start tile, a plug-in's start
+        # layout) come first
+        placed = int(self.state.gi[g, K.G_NPL]) - 1 - sum(1 for a in actions if type(a) is PlaceTile)
+        for action in actions:
             if type(action) is PlaceTile:
                 placed += 1
                 texts.append(action.to_text())
@@ -471,7 +548,7 @@ class FastBatch:
     def _parse(self, g: int, text: Any) -> PlaceTile | PlaceFollower | Pass:
         k = int(self.state.gi[g, K.G_NPL]) - 1
         last = self.layout.rules.tiles[int(self.state.pl[g, k, 2])] if k >= 0 else None
-        return parse_action(text, last)  # type: ignore[return-value]  # no expansion parsers: the core's actions
+        return parse_action(text, last, self.layout.rules.action_parsers)  # type: ignore[return-value]
 
     def replay(self, g: int, record: Any) -> None:
         """Load a JSON game record (written by either engine) into game g and replay its actions here.
@@ -508,6 +585,7 @@ class FastBatch:
 
     def _save(self, g: int) -> tuple[Any, ...]:
         """Everything of game g (state rows and Python-side fields), for :meth:`_restore`."""
+        self._flush()
         rows = tuple(a[g].copy() for a in self.state)
         return (
             rows,
@@ -544,7 +622,14 @@ class FastBatch:
     # ------------------------------------------------------------------ inspection
     def phase(self, g: int) -> str:
         ph = int(self.state.gi[g, K.G_PHASE])
+        if ph == K.PH_PLUG:  # a plug-in's decision: its phase's position in the encoder's phases
+            return self.encoder.phases[int(self.state.gi[g, K.G_DPHASE])]
         return ("tile", "follower", "game_over")[ph]
+
+    def dropped(self, g: int) -> int:
+        """Legal moves of the open plug-in decision its action range cannot express, as of the last mask
+        written (``info["actions_out_of_range"]``; 0 in the core's phases)."""
+        return int(self.state.gi[g, K.G_DROPPED]) if int(self.state.gi[g, K.G_PHASE]) == K.PH_PLUG else 0
 
     def over(self, g: int) -> bool:
         return int(self.state.gi[g, K.G_PHASE]) == K.PH_OVER
@@ -620,9 +705,14 @@ class FastBatch:
                 out.append(PlaceTile(a, b, c))
             elif kind == K.H_FOLLOWER:
                 out.append(PlaceFollower(a))
+            elif kind >= K.H_PLUG:  # a plug-in's decision: its fast part reads its row
+                out.append(self._plugin_action(g, kind - K.H_PLUG, a, b, c))
             else:
                 out.append(Pass())
         return out
+
+    def _plugin_action(self, g: int, i: int, a: int, b: int, c: int) -> Any:
+        return support(self._plugin_key(i)).history_action(self.layout.rules, a, b, c, self._tile_at(g))
 
     def game(self, g: int) -> Game:
         """The reference Game of game g in its current state, replayed through the Python engine.
@@ -656,6 +746,7 @@ class FastBatch:
         The "engine alone" measurement (``scripts/bench.py``): the draw orders are shuffled here (the
         reference's shuffle of each seed), the games are played by one kernel call.  Returns counts:
         games, tile decisions, legal placements summed and their maximum, points scored."""
+        self._flush()
         seeds = [int(s) for s in seeds]
         bags = np.stack([self.bag_of(s) for s in seeds])
         stats = np.zeros(5, dtype=np.int64)

@@ -15,16 +15,27 @@ position:
 * :func:`greedy_range`: the decision of :class:`carc_env.policies.GreedyPolicy`
   in each game, given the uniform numbers the Python policy would draw from
   its generator (drawn by the caller with the same calls, so the choices are
-  identical: ``tests/test_fast_features.py``).
+  identical: ``tests/fast/test_fast_greedy.py``).
+
+Everything here is a :func:`~carc_env.fast.seam.kernel`: the entry points
+(:data:`~carc_env.fast.seam.FEATURE_ENTRY_POINTS`) are called from Python
+through the composed module (:func:`carc_env.fast.seam.engine`), compiled and
+cached on disk with the engine's, so a change to this file, a kernel or a
+plug-in gives a fresh compilation (``tests/fast/test_fast_cache.py``).
 
 Both look one ply ahead the way the reference does
 (:func:`carc_env.core.lookahead.scan_placement` for what a placement joins and
 closes, :func:`carc_env.encoding.lookahead.one_ply_gain` for what a completing
 placement scores, played out on a copy of the game in a scratch state, never
 on the game itself).  They cover what the compiled engine covers
-(:func:`carc_env.fast.tables.coverage`): no covered plug-in changes a feature's
-value, links features or values what players hold, so the base rules are the
-whole answer; a configuration where a plug-in does runs on the Python engine.
+(:func:`carc_env.fast.tables.features_coverage`): no covered plug-in changes
+what a placement joins, a feature's value or links features, so the base rules
+are the whole scan; what a plug-in changes about a placement's turn (the
+church bonus, the Darmstadtium, shrine challenges) is in the play-out, which
+runs the engine's kernels and so the plug-ins' compiled hooks, and what it
+forbids (the shrine veto) is in the mask the rows follow.  A configuration
+where a plug-in overrides a hook of :data:`~carc_env.fast.tables.FEATURE_HOOKS`
+runs on the Python engine.
 
 Floating-point values are computed in the reference's precision and order: a
 ``float32`` column the reference accumulates with ``+=`` is accumulated here
@@ -36,7 +47,6 @@ reference's order of the features a placement joins.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import kernels as K
 from .kernels import (
@@ -68,16 +78,17 @@ from .kernels import (
     N_OWNER,
     N_PEN,
     N_PL,
-    N_SCRATCH,
     N_TCOUNT,
     PH_FOLLOWER,
     PH_TILE,
     RIVER,
     ROAD,
+    field_city_counts,
     find,
 )
+from .seam import engine as E
+from .seam import kernel
 from .tables import (
-    FCITY_CAP,
     P_COLS,
     P_FOL_START,
     P_GOFF,
@@ -93,18 +104,11 @@ from .tables import (
     SEG_CAP,
     TC_BSEG,
     TC_CE,
-    TC_FCITY,
     TC_NSEG,
     TC_OPEN0,
     TC_PEN0,
     TC_SKIND,
 )
-
-# Not cached on disk: these call the engine's kernels, which are compiled against the composed plug-in
-# module (carc_env.fast.seam); Numba would reuse a cached copy after a kernel or plug-in changed (it
-# checks only this file), and a copy naming a composed module this process has not built fails to load.
-_opts = {"cache": False, "nogil": True, "_nrt": False}
-_inner = {**_opts, "no_cpython_wrapper": True}
 
 N_PLACE = 18  # len(spec.PLACEMENT_FEATURES); checked against the spec by the batch wrapper
 N_SPOT = 16  # len(spec.SPOT_FEATURES)
@@ -130,7 +134,7 @@ W_BROOT = W_JCNT + MAX_PLAYERS * SEG_CAP  # building roots around: [j], j < 8
 WORK_LEN = W_BROOT + 8
 
 
-@njit(**_inner)
+@kernel
 def copy_game(T, S, g, X, x):
     """Game g of S into slot x of X (the scratch state of a play-out): every row a play-out reads.
 
@@ -158,7 +162,7 @@ def copy_game(T, S, g, X, x):
         X.ls[x, i] = S.ls[g, i]
 
 
-@njit(**_inner)
+@kernel
 def _leads(W, k, seat, n):
     """The reference's ``leads(counts, seat)`` for group k (False without followers)."""
     best = 0
@@ -169,7 +173,7 @@ def _leads(W, k, seat, n):
     return best > 0 and W[W_JCNT + MAX_PLAYERS * k + seat] == best
 
 
-@njit(**_inner)
+@kernel
 def _has_counts(W, k, n):
     for p in range(n):
         if W[W_JCNT + MAX_PLAYERS * k + p]:
@@ -177,7 +181,7 @@ def _has_counts(W, k, n):
     return False
 
 
-@njit(**_inner)
+@kernel
 def scan(T, S, g, t, x, y, r, W):
     """:func:`carc_env.core.lookahead.scan_placement` on game g; the joined features go to ``W``.
 
@@ -328,7 +332,7 @@ def scan(T, S, g, t, x, y, r, W):
     return ng, completes, has_building, around, nb
 
 
-@njit(**_inner)
+@kernel
 def feature_points(T, S, g, root, final):
     """Sum of the reference's ``feature_value(root, final)`` for a city, road or building."""
     nd = S.nd
@@ -344,7 +348,7 @@ def feature_points(T, S, g, root, final):
     return 0
 
 
-@njit(**_inner)
+@kernel
 def immediate_points(T, S, g, node):
     """:func:`carc_env.encoding.lookahead.immediate_points`."""
     nd = S.nd
@@ -359,37 +363,7 @@ def immediate_points(T, S, g, node):
     return 0
 
 
-@njit(**_inner)
-def field_city_counts(T, S, g, root):
-    """(completed, all) distinct cities a field borders."""
-    nd, tile = S.nd, T.tile
-    stamp = S.gi[g, G_STAMP] + 1
-    S.gi[g, G_STAMP] = stamp
-    done = 0
-    total = 0
-    z = root
-    while True:
-        k = nd[g, z, N_PL]
-        t = S.pl[g, k, 2]
-        base = S.pl[g, k, 4]
-        seg = z - base
-        for j in range(FCITY_CAP):
-            c = tile[t, TC_FCITY + FCITY_CAP * seg + j]
-            if c < 0:
-                break
-            cr = find(nd, g, base + c)
-            if nd[g, cr, N_SCRATCH] != stamp:
-                nd[g, cr, N_SCRATCH] = stamp
-                total += 1
-                if nd[g, cr, N_DONE]:
-                    done += 1
-        z = nd[g, z, N_NEXT]
-        if z == root:
-            break
-    return done, total
-
-
-@njit(**_inner)
+@kernel
 def one_ply_gain(T, S, g, X, x, px, py, pr, me):
     """:func:`carc_env.encoding.lookahead.one_ply_gain` (no assets), played out in slot x of X."""
     copy_game(T, S, g, X, x)
@@ -415,13 +389,13 @@ def one_ply_gain(T, S, g, X, x, px, py, pr, me):
     return mine + bonus - best_other
 
 
-@njit(**_inner)
+@kernel
 def _f32add(a, b):
     """``a += b`` of a float32 array element and a Python float (numpy: b rounded to float32 first)."""
     return np.float32(np.float64(a) + np.float64(np.float32(b)))
 
 
-@njit(**_inner)
+@kernel
 def placement_rows(T, S, g, seat, X, x, W, mask, index, feats):
     """The placement features of game g for ``seat`` into ``index`` (int64 (K,)) and ``feats`` (float32 (K, F)),
     zero-padded; ``mask`` is the game's action mask (tile range read).  Returns the rows written (legal
@@ -515,7 +489,7 @@ def placement_rows(T, S, g, seat, X, x, W, mask, index, feats):
     return k if extra == 0 else -extra - 1
 
 
-@njit(**_inner)
+@kernel
 def spot_rows(T, S, g, seat, out):
     """The spot features of game g for ``seat`` into ``out`` (float32 (max_segments, F), zeroed here)."""
     gi, nd, tile = S.gi, S.nd, T.tile
@@ -575,7 +549,7 @@ def spot_rows(T, S, g, seat, out):
         row[14] = others / 4.0
 
 
-@njit(**_opts)
+@kernel
 def features_range(T, S, X, W, games, seats, masks, index, feats, spots, counts):
     """Action features of ``games[j]`` for ``seats[j]`` into row j of the outputs (``masks[j]``: its mask
     for that seat); ``counts[j]``: placement rows written (``-extra - 1`` when some did not fit)."""
@@ -586,7 +560,7 @@ def features_range(T, S, X, W, games, seats, masks, index, feats, spots, counts)
 
 
 # ============================================================== greedy
-@njit(**_inner)
+@kernel
 def greedy_tile(T, S, g, X, x, W, mask, noise):
     """GreedyPolicy._tile: the legal placement with the best one-ply value plus ``noise[j]`` (j-th legal)."""
     gi = S.gi
@@ -628,7 +602,7 @@ def greedy_tile(T, S, g, X, x, W, mask, noise):
     return best
 
 
-@njit(**_inner)
+@kernel
 def spot_value(T, S, g, node, progress):
     """GreedyPolicy._spot_value."""
     nd = S.nd
@@ -648,7 +622,7 @@ def spot_value(T, S, g, node, progress):
     return 0.0
 
 
-@njit(**_inner)
+@kernel
 def greedy_follower(T, S, g, noise, reserve):
     """GreedyPolicy._follower: ``noise[i]`` for the i-th spot (segment order)."""
     gi = S.gi
@@ -684,7 +658,7 @@ def greedy_follower(T, S, g, noise, reserve):
     return best
 
 
-@njit(**_opts)
+@kernel
 def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, mask, out):
     """Greedy decisions of ``games[j]`` (the deciding seat, keeping ``reserves[j]`` followers back for strong
     spots) into ``out[j]``.
@@ -711,7 +685,7 @@ def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, mask, out)
             out[j] = greedy_follower(T, S, g, noise[noise_at[j] :], reserves[j])
 
 
-@njit(**_opts)
+@kernel
 def legal_counts(T, S, games, out):
     """Legal actions of the deciding seat of ``games[j]`` (tile: in-window placements; follower: spots +
     pass; 0 once over), and in ``out[j, 1]`` the follower spots (0 outside that phase)."""
@@ -758,7 +732,7 @@ class FeatureKernels:
             "spots": np.zeros((n, self.max_segments, N_SPOT), dtype=np.float32),
         }
         counts = np.zeros(n, dtype=np.int64)
-        features_range(
+        E().features_range(
             b.tables,
             b.state,
             self.X,
@@ -778,7 +752,7 @@ class FeatureKernels:
     ) -> np.ndarray:
         b = self.batch
         out = np.zeros(len(games), dtype=np.int64)
-        greedy_range(
+        E().greedy_range(
             b.tables,
             b.state,
             self.X,
@@ -795,7 +769,7 @@ class FeatureKernels:
 
     def legal_counts(self, games: np.ndarray) -> np.ndarray:
         out = np.zeros((len(games), 2), dtype=np.int64)
-        legal_counts(self.batch.tables, self.batch.state, np.asarray(games, dtype=np.int64), out)
+        E().legal_counts(self.batch.tables, self.batch.state, np.asarray(games, dtype=np.int64), out)
         return out
 
 
@@ -808,7 +782,7 @@ def kernels_of(batch: object) -> FeatureKernels:
     return fk
 
 
-@njit(**_opts)
+@kernel
 def step_games(T, S, games, actions, rewards):
     """One flat action in each of ``games[j]`` (no auto-reset, no observation); returns the index j of the
     first illegal action (its game unchanged, the ones before it stepped), or -1."""

@@ -5,7 +5,8 @@ of a :class:`~carc_env.fast.engine.FastBatch` exactly as
 :class:`carc_env.policies.GreedyPolicy` would (with its epsilon): each game's
 policy draws its random numbers from its own generator with
 :meth:`~carc_env.policies.GreedyPolicy.draws` (the draws ``act`` takes), and
-one call of :func:`carc_env.fast.features.greedy_range` makes every decision.
+one call of :func:`carc_env.fast.features.greedy_range` (through the composed
+module, :func:`carc_env.fast.seam.engine`) makes every decision.
 ``tests/fast/test_fast_greedy.py`` checks the choices against the Python policy,
 game by game.  The environments on the compiled engine route
 ``GreedyPolicy.act`` here (``FastMatch.greedy_action``), so the vector env's
@@ -20,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .features import kernels_of, legal_counts
+from .features import kernels_of
+from .seam import engine as E
 
 
 def greedy_actions(batch: Any, games: Sequence[int], policies: Sequence[Any]) -> np.ndarray:
@@ -33,7 +35,7 @@ def greedy_actions(batch: Any, games: Sequence[int], policies: Sequence[Any]) ->
         return np.zeros(0, dtype=np.int64)
     fk = kernels_of(batch)
     counts = np.zeros((n, 2), dtype=np.int64)
-    legal_counts(batch.tables, batch.state, games, counts)
+    E().legal_counts(batch.tables, batch.state, games, counts)
     picks = np.full(n, -1, dtype=np.int64)
     at = np.zeros(n, dtype=np.int64)
     reserves = np.zeros(n, dtype=np.int64)

@@ -17,6 +17,12 @@ reference, observation bytes included.
 Plug-ins: the engine calls the enabled plug-ins' kernels at the compiled hooks
 of :data:`carc_env.fast.seam.HOOKS`, through ``H``, the composed module
 (:func:`carc_env.fast.seam.engine` sets it); nothing here names a plug-in.
+A plug-in's decision stages run as the engine's phase ``PH_PLUG``: after the
+follower decision :func:`advance` walks the core's stage anchors (``A_*``) in
+turn order, asking the plug-ins for a decision at each (``decision_open``),
+and a decision applied resumes the walk where it stopped (:func:`apply_decision`).
+Followers on a feature without a segment (the core's guests) are kept here
+(:func:`add_guest`): majorities, ``remove_followers`` and the observation count them.
 
 Entry points (all ``nogil``; the batch wrapper runs them on several threads
 over disjoint game ranges; called from Python through the composed module,
@@ -53,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from ..core.config import PATTERN_BITS
+from .atomic import fetch_add
 from .seam import inline, kernel
 from .tables import (
     ENT_CAP,
@@ -102,6 +109,7 @@ from .tables import (
     P_O_COMP,
     P_O_FL,
     P_O_FMASK,
+    P_O_GUEST,
     P_O_HIST,
     P_O_LINKS,
     P_O_LOG,
@@ -149,7 +157,12 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 # ---- gi: per-game integers
 (G_NPL, G_NNODES, G_NF, G_NFL, G_BAG_I, G_BAG_N, G_TURNP, G_PLAYER, G_PHASE, G_CUR, G_TURN, G_NSPOTS,
  G_NPEND, G_NCOMP, G_MINX, G_MAXX, G_MINY, G_MAXY, G_X0, G_Y0, G_INSIDE, G_OUTSIDE, G_NLEGAL, G_NHIST,
- G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_DISCARDS, G_ERR, G_ENDING, G_LEN) = range(32)  # fmt: skip
+ G_NLOG, G_STEPS, G_STAMP, G_NEXTBAG_N, G_DISCARDS, G_ERR, G_ENDING,
+ G_DPLUG, G_DPHASE, G_ANCHOR, G_NGUEST, G_DROPPED, G_LEN) = range(37)  # fmt: skip
+# G_DPLUG: the plug-in whose decision is open (phase PH_PLUG), G_DPHASE: its phase's position in the
+# encoder's phases, G_ANCHOR: where in the turn it opened (A_*); G_NGUEST: guests (followers on a
+# feature without a segment, pairs (node, owner) at T.P[P_O_GUEST]); G_DROPPED: legal moves of the open
+# plug-in decision its action range cannot express (the last mask written)
 # ---- nd: per-node fields
 (N_PARENT, N_KIND, N_PL, N_OPEN, N_PEN, N_TCOUNT, N_NCOUNT, N_NEXT, N_DONE, N_OCC, N_OWNER, N_NB, N_SCRATCH,
  N_BITS, N_LEN) = range(15)  # fmt: skip
@@ -157,9 +170,11 @@ State = namedtuple("State", "gi grid pl fr nd ls")
 # feature's members; N_OCC: followers on a root; N_OWNER: the follower's owner on a node (-1);
 # N_NB: filled neighbours of a building; N_SCRATCH: stamps; N_BITS: owners on a root (observations).
 # ---- phases
-PH_TILE, PH_FOLLOWER, PH_OVER = 0, 1, 2
+PH_TILE, PH_FOLLOWER, PH_OVER, PH_PLUG = 0, 1, 2, 3  # PH_PLUG: a plug-in's decision (G_DPLUG)
+# ---- anchors of plug-in decisions (the core's stage anchors, carc_env.core.stages.ANCHORS, in turn order)
+A_AFTER_FOLLOWER, A_BEFORE_SCORE, A_AFTER_SCORE, A_END_TURN, A_BEFORE_FINAL = range(5)
 # ---- hist rows: (kind, a, b, c)
-H_TILE, H_FOLLOWER, H_PASS = 0, 1, 2
+H_TILE, H_FOLLOWER, H_PASS, H_PLUG = 0, 1, 2, 3  # H_PLUG + i: a decision of plug-in i (its own a, b, c)
 # ---- log rows: (what, final, a, b, value, players bitmask); what = feature kind, or a plug-in's award code
 # ---- error codes in gi[G_ERR]
 ERR_NONE, ERR_ILLEGAL, ERR_OVER = 0, 1, 2
@@ -398,12 +413,14 @@ def log_row(T, S, g, what, final, a, b, value, players):
 
 
 @kernel
-def field_cities(T, S, g, root):
-    """Completed cities a field borders (the reference's feature_value for fields)."""
+def field_city_counts(T, S, g, root):
+    """(completed, all) distinct cities the field ``root`` borders (the completed ones are the reference's
+    feature_value for fields; the action features read both)."""
     nd, tile = S.nd, T.tile
     stamp = S.gi[g, G_STAMP] + 1
     S.gi[g, G_STAMP] = stamp
-    n = 0
+    done = 0
+    total = 0
     x = root
     while True:
         k = nd[g, x, N_PL]
@@ -417,12 +434,32 @@ def field_cities(T, S, g, root):
             cr = find(nd, g, base + c)
             if nd[g, cr, N_SCRATCH] != stamp:
                 nd[g, cr, N_SCRATCH] = stamp
+                total += 1
                 if nd[g, cr, N_DONE]:
-                    n += 1
+                    done += 1
         x = nd[g, x, N_NEXT]
         if x == root:
             break
-    return n
+    return done, total
+
+
+@kernel
+def field_cities(T, S, g, root):
+    """Completed cities a field borders (the reference's feature_value for fields), the plug-ins' own
+    completed cities among them (``H.field_cities``, e.g. a city outside the tiles)."""
+    return field_city_counts(T, S, g, root)[0] + H.field_cities(T, S, g, root)
+
+
+@kernel
+def add_guest(T, S, g, root, p):
+    """The reference's Game.add_guest: a follower of ``p`` on feature ``root`` without a segment under it
+    (the caller took it from where it was).  It occupies the feature (``N_OCC``) and counts for its majority."""
+    i = S.gi[g, G_NGUEST]
+    o = T.P[P_O_GUEST] + 2 * i
+    S.ls[g, o] = root
+    S.ls[g, o + 1] = p
+    S.gi[g, G_NGUEST] = i + 1
+    S.nd[g, find(S.nd, g, root), N_OCC] += 1
 
 
 @kernel
@@ -442,6 +479,20 @@ def remove_followers(T, S, g, root):
         if x == root:
             break
     nd[g, root, N_OCC] = 0
+    ng = S.gi[g, G_NGUEST]
+    if ng:  # the guests on it go back too
+        og = T.P[P_O_GUEST]
+        j = 0
+        for i in range(ng):
+            node = ls[g, og + 2 * i]
+            owner = ls[g, og + 2 * i + 1]
+            if find(nd, g, node) == root:
+                ls[g, osu + owner] += 1
+            else:
+                ls[g, og + 2 * j] = node
+                ls[g, og + 2 * j + 1] = owner
+                j += 1
+        S.gi[g, G_NGUEST] = j
     if removed:
         ofl = T.P[P_O_FL]
         j = 0
@@ -472,6 +523,10 @@ def score_feature(T, S, g, root):
         x = nd[g, x, N_NEXT]
         if x == root:
             break
+    og = T.P[P_O_GUEST]
+    for i in range(S.gi[g, G_NGUEST]):
+        if find(nd, g, ls[g, og + 2 * i]) == root:
+            ls[g, oc + ls[g, og + 2 * i + 1]] += 1
     kind = nd[g, root, N_KIND]
     a = 0
     b = 0
@@ -487,7 +542,7 @@ def score_feature(T, S, g, root):
         a = nd[g, root, N_NB]
         value = 1 + a
     else:
-        a = field_cities(T, S, g, root) + H.field_cities(T, S, g, root)
+        a = field_cities(T, S, g, root)  # the plug-ins' H.field_cities included
         value = 3 * a
     override = H.score_override(T, S, g, root, final)
     if override >= 0:  # a plug-in gives the whole value (no items added; the log shows no counts)
@@ -513,8 +568,8 @@ def score_feature(T, S, g, root):
 
 
 @kernel
-def detect_and_score(T, S, g):
-    """The reference's _detect_completions then _score_completions for the tile just placed."""
+def detect_completions(T, S, g):
+    """The reference's _detect_completions for the tile just placed: ``G_NCOMP`` roots at ``P_O_COMP``."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     oc = T.P[P_O_COMP]
     k = gi[g, G_NPL] - 1
@@ -546,6 +601,14 @@ def detect_and_score(T, S, g):
             kept += 1
     nc = kept
     gi[g, G_NCOMP] = nc
+
+
+@kernel
+def score_completions(T, S, g):
+    """The reference's _score_completions (the score_begin and score_end anchors around it)."""
+    gi, nd, ls = S.gi, S.nd, S.ls
+    oc = T.P[P_O_COMP]
+    nc = gi[g, G_NCOMP]
     H.score_begin(T, S, g)
     for j in range(nc):
         root = find(nd, g, ls[g, oc + j])
@@ -584,7 +647,8 @@ def draw(T, S, g):
     orem = T.P[P_O_REM]
     while True:
         if gi[g, G_BAG_I] >= gi[g, G_BAG_N]:
-            finish(T, S, g)
+            gi[g, G_CUR] = -1
+            final_from(T, S, g, 0)
             return
         t = ls[g, ob + gi[g, G_BAG_I]]
         gi[g, G_BAG_I] += 1
@@ -630,10 +694,82 @@ def enter_follower(T, S, g):
     return False
 
 
+# ============================================================== plug-in decisions
+@kernel
+def open_decision(T, S, g, anchor, first):
+    """Ask the enabled plug-ins (from plug-in ``first`` on) for a decision at ``anchor``; True if one opened
+    (the plug-in set ``G_PLAYER`` and ``G_DPHASE``)."""
+    i = H.decision_open(T, S, g, anchor, first)
+    if i < 0:
+        return False
+    S.gi[g, G_DPLUG] = i
+    S.gi[g, G_ANCHOR] = anchor
+    S.gi[g, G_PHASE] = PH_PLUG
+    return True
+
+
+@kernel
+def final_from(T, S, g, first):
+    """The bag is empty: the plug-ins' decisions before final scoring, then final scoring."""
+    if not open_decision(T, S, g, A_BEFORE_FINAL, first):
+        finish(T, S, g)
+
+
+@kernel
+def advance(T, S, g, anchor, first):
+    """Run the rest of the turn from ``anchor`` (plug-ins from ``first`` on) up to the next decision: the
+    reference's stages after the follower decision (carc_env.core.stages.build_stages)."""
+    if anchor == A_BEFORE_FINAL:
+        final_from(T, S, g, first)
+        return
+    if anchor == A_AFTER_FOLLOWER:
+        if open_decision(T, S, g, A_AFTER_FOLLOWER, first):
+            return
+        detect_completions(T, S, g)
+        anchor = A_BEFORE_SCORE
+        first = 0
+    if anchor == A_BEFORE_SCORE:
+        if open_decision(T, S, g, A_BEFORE_SCORE, first):
+            return
+        score_completions(T, S, g)
+        anchor = A_AFTER_SCORE
+        first = 0
+    if anchor == A_AFTER_SCORE:
+        if open_decision(T, S, g, A_AFTER_SCORE, first):
+            return
+        first = 0
+    if open_decision(T, S, g, A_END_TURN, first):
+        return
+    next_turn(T, S, g)
+
+
+@kernel
+def apply_decision(T, S, g, a):
+    """Flat action ``a`` in the open plug-in decision; False (state untouched) if it is not legal."""
+    if not H.decision_apply(T, S, g, a):
+        return False
+    advance(T, S, g, S.gi[g, G_ANCHOR], S.gi[g, G_DPLUG])
+    return True
+
+
+@kernel
+def apply_decision_row(T, S, g, a, b, c):
+    """The open plug-in decision's move named by its history row (records, play-outs); False if not legal."""
+    if not H.decision_apply_row(T, S, g, a, b, c):
+        return False
+    advance(T, S, g, S.gi[g, G_ANCHOR], S.gi[g, G_DPLUG])
+    return True
+
+
 @kernel
 def end_of_turn(T, S, g):
-    """Completions and scoring, next player, next draw."""
-    detect_and_score(T, S, g)
+    """Completions, the plug-ins' decisions around scoring, scoring, next player, next draw."""
+    advance(T, S, g, A_AFTER_FOLLOWER, 0)
+
+
+@kernel
+def next_turn(T, S, g):
+    """Next player (unless a plug-in gives an extra turn), next draw."""
     gi = S.gi
     if not H.extra_turn(T, S, g):
         gi[g, G_TURNP] = (gi[g, G_TURNP] + 1) % T.P[P_NPLAYERS]
@@ -729,6 +865,8 @@ def apply_index(T, S, g, a):
         if local < 0 or local > ms:
             return False
         return apply_follower(T, S, g, local if local < ms else local - ms - 1)  # -1: pass
+    if ph == PH_PLUG:
+        return apply_decision(T, S, g, a)
     return False
 
 
@@ -873,6 +1011,8 @@ def write_mask(T, S, g, mask):
         for i in range(gi[g, G_NSPOTS]):
             mask[fs + ls[g, osp + i]] = 1
         mask[fs + T.P[P_MAXSEG]] = 1
+    elif ph == PH_PLUG:
+        gi[g, G_DROPPED] = H.decision_mask(T, S, g, mask)
 
 
 @kernel
@@ -893,11 +1033,17 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     ofl = P[P_O_FL]
     nfl = gi[g, G_NFL]
     # who holds each feature: bit p on the root when a follower of seat p is on it
+    og = P[P_O_GUEST]
+    ngu = gi[g, G_NGUEST]
     for i in range(nfl):
         nd[g, find(nd, g, ls[g, ofl + i]), N_BITS] = 0
+    for i in range(ngu):
+        nd[g, find(nd, g, ls[g, og + 2 * i]), N_BITS] = 0
     for i in range(nfl):
         node = ls[g, ofl + i]
         nd[g, find(nd, g, node), N_BITS] |= 1 << nd[g, node, N_OWNER]
+    for i in range(ngu):  # followers on a feature but on no segment
+        nd[g, find(nd, g, ls[g, og + 2 * i]), N_BITS] |= 1 << ls[g, og + 2 * i + 1]
     me_bit = 1 << seat
     npl = gi[g, G_NPL]
     ch_open = P[P_CH_OPEN]
@@ -1008,6 +1154,8 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
         glob[P[P_G_PHASE] + P[P_PH_TILE]] = 1.0
     elif ph == PH_FOLLOWER:
         glob[P[P_G_PHASE] + P[P_PH_FOLLOWER]] = 1.0
+    elif ph == PH_PLUG:
+        glob[P[P_G_PHASE] + gi[g, G_DPHASE]] = 1.0
     else:
         glob[P[P_G_PHASE] + P[P_PH_OVER]] = 1.0
     if ph != PH_OVER:
@@ -1072,7 +1220,8 @@ def reset_range(T, S, games, bag_ns):
 @kernel
 def step_game(T, S, g, kind, a, b, c, rewards):
     """One decision in game g: ``kind`` -1 flat action ``a`` (decoded with the current window), 0 PlaceTile(a,
-    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass.  Rewards of every seat into ``rewards``."""
+    b, c) in absolute coordinates, 1 PlaceFollower(a), 2 Pass, 3 the open plug-in decision's move named by
+    its history row ``(a, b, c)``.  Rewards of every seat into ``rewards``."""
     gi = S.gi
     gi[g, G_ERR] = ERR_NONE
     if gi[g, G_PHASE] == PH_OVER:
@@ -1088,8 +1237,10 @@ def step_game(T, S, g, kind, a, b, c, rewards):
         ok = gi[g, G_PHASE] == PH_TILE and apply_tile(T, S, g, a, b, c)
     elif kind == 1:
         ok = gi[g, G_PHASE] == PH_FOLLOWER and a >= 0 and apply_follower(T, S, g, a)
+    elif kind == 2:
+        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, -1)  # pass
     else:
-        ok = gi[g, G_PHASE] == PH_FOLLOWER and apply_follower(T, S, g, kind - 3)  # -1: pass
+        ok = gi[g, G_PHASE] == PH_PLUG and apply_decision_row(T, S, g, a, b, c)
     if not ok:
         gi[g, G_ERR] = ERR_ILLEGAL
         return False
@@ -1133,6 +1284,26 @@ def step_range(
 
 
 @kernel
+def step_chunks(
+    T, S, counter, chunk, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+):
+    """:func:`step_range` over chunks of ``chunk`` games taken from ``counter[0]`` (atomically) until every
+    game is stepped: each thread of a threaded step makes one call of this, so no thread goes back to
+    Python (and the GIL) between chunks, and a thread the OS deschedules leaves its chunks to the others.
+    Returns the number of illegal actions in the chunks this call stepped."""
+    G = len(actions)
+    bad = 0
+    while True:
+        lo = fetch_add(counter, 0, chunk)
+        if lo >= G:
+            return bad
+        hi = min(lo + chunk, G)
+        bad += step_range(
+            T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+        )
+
+
+@kernel
 def observe_range(T, S, games, seats, board, glob, windows, mask):
     """Observation of game ``games[j]`` for absolute seat ``seats[j]`` into row j of the outputs."""
     for j in range(len(games)):
@@ -1171,6 +1342,10 @@ def random_decision(T, S, g):
                         return total
                     pick -= 1
         return total
+    if S.gi[g, G_PHASE] == PH_PLUG:
+        H.decision_random(T, S, g)
+        advance(T, S, g, S.gi[g, G_ANCHOR], S.gi[g, G_DPLUG])
+        return -1
     osp = T.P[P_O_SPOTS]
     ns = S.gi[g, G_NSPOTS]
     c = np.random.randint(0, ns + 1)

@@ -121,8 +121,10 @@ class FastPlayout:
                 ok = E().step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
             elif t is PlaceFollower:
                 ok = E().step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
-            elif t is Pass:
+            elif t is Pass and S.gi[1, K.G_PHASE] != K.PH_PLUG:
                 ok = E().step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
+            elif S.gi[1, K.G_PHASE] == K.PH_PLUG:  # a plug-in's decision: the move its history row names
+                ok = E().step_one(batch.tables, S, 1, 3, *batch.plugin_row(1, a), rewards)
             else:
                 ok = False
             if not ok:

@@ -18,7 +18,7 @@ plug-in that has a ``fast`` part: it writes a small Python module (the
 *composed module*) with one function per compiled hook, which calls each
 plug-in's kernel when the configuration enables it (``T.P[P_PLUG + i]``, the
 plug-in's block start, is 0 when it is off), and the engine's entry points
-(``step_range``, ``reset_range``...), and imports it.  One compiled engine
+(``step_chunks``, ``reset_range``...), and imports it.  One compiled engine
 thus serves every configuration of the registered plug-ins: a configuration
 switches its plug-ins on through its parameter vector, which costs a load and
 a branch per hook call; compiling once is what keeps the test suite and a
@@ -26,8 +26,10 @@ user's first run short (a step specialised per configuration would compile
 the whole engine again for each of the 32 combinations of the box).
 
 The composed module's file name carries a hash of the engine's and every
-composed plug-in's source, and only its entry points are cached on disk
-(Numba's ``cache=True``; the kernels they call are compiled into them):
+composed plug-in's source (:func:`_sources`), and only its entry points (the
+engine's, :data:`ENTRY_POINTS`, and the action features' and greedy's,
+:data:`FEATURE_ENTRY_POINTS`) are cached on disk (Numba's ``cache=True``; the
+kernels they call are compiled into them):
 Numba invalidates a cache only when the cached function's own file changes,
 so a change to any kernel gives a new file and a fresh compilation.  The
 module is written under ``$CARC_ENV_CACHE_DIR`` (default
@@ -67,7 +69,10 @@ def _njit() -> Any:
 # Hook name -> (arguments after ``T, S, g, pb``, composition).  Compositions: "each" (every enabled
 # plug-in's kernel, in order; returns nothing), "any" (every kernel runs; True if one returned True),
 # "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran),
-# "first" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did).
+# "first" (the plug-ins from position ``first`` on, in order, until one returns True: the composed hook
+# returns its position, else -1), "owner" (only the kernel of the plug-in whose decision is open,
+# ``S.gi[g, G_DPLUG]``: its integer, else 0),
+# "override" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did).
 HOOKS: dict[str, tuple[str, str]] = {
     "setup": ("", "each"),
     "placement_veto": ("t", "veto"),
@@ -81,11 +86,17 @@ HOOKS: dict[str, tuple[str, str]] = {
     "extra_turn": ("", "any"),
     "final_scoring": ("", "each"),
     "observe": ("seat, board, glob", "each"),
+    "field_cities": ("root", "sum"),
+    "extra_completed": ("kind", "sum"),
+    "decision_open": ("anchor, first", "first"),
+    "decision_mask": ("mask", "owner"),
+    "decision_apply": ("a", "owner"),
+    "decision_random": ("", "owner"),
+    "decision_apply_row": ("a, b, c", "owner"),
     "placement_links": ("t, x, y, r", "each"),
     "blocks_completion": ("root", "any"),
     "defers_scoring": ("root", "any"),
-    "score_override": ("root, final", "first"),
-    "field_cities": ("root", "sum"),
+    "score_override": ("root, final", "override"),
     "uncounted_completion": ("root", "any"),
     "spot_veto": ("t, seg", "any"),
 }
@@ -107,6 +118,31 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``extra_turn() -> bool``: True when the same player plays the next turn;
 * ``final_scoring``: the game's end, after the features are scored;
 * ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``;
+* ``field_cities(root) -> int``: completed cities a field borders besides the board's (the reference's
+  ``field_cities`` hook; may be negative: a linked city counted once);
+* ``extra_completed(kind) -> int``: completed features of a kind besides the union-find's (the
+  reference's ``extra_completed`` hook), for kernels that count them (``K.H.extra_completed``);
+* the plug-ins' **decision phases** (the reference's decision stages at an anchor):
+
+  - ``decision_open(anchor) -> bool``: the engine reached ``anchor``, one of the core's stage anchors
+    (``kernels.A_AFTER_FOLLOWER``: the follower decision is made, completions not yet known;
+    ``A_BEFORE_SCORE``: the turn's completions are known, none scored; ``A_AFTER_SCORE``: they are
+    scored; ``A_END_TURN``: before the next player's turn; ``A_BEFORE_FINAL``: the bag is empty, before
+    final scoring).  Return True to open a decision, having set the deciding
+    seat ``S.gi[g, G_PLAYER]`` and the phase's position in the encoder's phases ``S.gi[g, G_DPHASE]``;
+    False when the plug-in has no (more) decision here.  It is called again at the same anchor after
+    each of its decisions is applied, so it keeps its own progress (several stages, several seats in
+    turn) and returns False once done; then the next plug-in is asked;
+  - ``decision_mask(mask) -> int``: set the legal entries of the flat action mask (its phase's range,
+    from its own parameters); return the legal moves the range cannot express (``info
+    ["actions_out_of_range"]``);
+  - ``decision_apply(a) -> int``: apply flat action ``a`` (1), or refuse it leaving the state untouched
+    (0); log it as a history row ``kernels.H_PLUG + plug-in position`` with its own ``a, b, c``
+    (``FastSupport.history_action`` turns the row back into the reference's action);
+  - ``decision_random()``: apply a uniformly random legal decision (play-outs, the benchmark);
+  - ``decision_apply_row(a, b, c) -> int``: apply the move a history row of the plug-in names (1), or
+    refuse it untouched (0): records and play-outs replay the reference's actions through it
+    (``FastSupport.history_row`` writes the row of an action).
 * ``placement_links(t, x, y, r)``: tile ``t`` is about to be placed at ``(x, y)`` in rotation ``r``
   (or a lookahead asks what that placement would join, :func:`carc_env.fast.lookahead.closes_feature`):
   give each feature the placement links to a segment of the new tile with
@@ -119,7 +155,6 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``score_override(root, final) -> int``: the whole value of a feature being scored, or -1 (the first
   plug-in answering >= 0 wins; ``score_items`` are not added then; the score log's tile and pennant
   counts are 0);
-* ``field_cities(root) -> int``: completed cities added to those field ``root`` borders (may be negative);
 * ``uncounted_completion(root) -> bool``: True: rules counting or comparing completed features leave
   completed feature ``root`` out (:func:`carc_env.fast.kernels.counts_as_completed`);
 * ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower.
@@ -137,7 +172,11 @@ and passing reference counts of the state arrays would cost more than the rules)
 INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True}
 """Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
 
-ENTRY_POINTS = ("reset_range", "step_one", "step_range", "observe_range", "masks_range", "play_random", "play_out")
+ENTRY_POINTS = ("reset_range", "step_one", "step_chunks", "observe_range", "masks_range", "play_random", "play_out")
+FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_games")
+"""The entry points of :mod:`carc_env.fast.features` (action features, greedy): composed and cached like
+the engine's, since they call its kernels (a copy cached beside that module's own file would outlive a
+change to a kernel or a plug-in)."""
 
 
 def kernel(fn: Any) -> Any:
@@ -232,26 +271,45 @@ def _source() -> str:
             "veto": ["    ran = False"],
             "any": ["    out = False"],
             "sum": ["    out = 0"],
-            "first": ["    out = -1"],
+            "first": [],
+            "owner": ["    owner = S.gi[g, K.G_DPLUG]"],
+            "override": ["    out = -1"],
         }[how]
         for key, i in index.items():
             if hook not in support(key).kernels:
                 continue
             fn = f"{hook}_{_alias(key)}"
             head.append(f"{fn} = {_alias(key)}.SUPPORT.kernels[{hook!r}]")  # compiled code calls names, not dicts
-            call = f"{fn}(T, S, g, pb{extra})"
+            mine = extra if how != "first" else ", " + args.rsplit(",", 1)[0]  # "first" is the engine's
+            call = f"{fn}(T, S, g, pb{mine})"
             lines.append(f"    pb = T.P[P_PLUG + {i}]")
             lines += {
                 "each": ["    if pb:", f"        {call}"],
                 "veto": ["    if pb:", f"        {call}", "        ran = True"],
                 "any": [f"    if pb and {call}:", "        out = True"],
                 "sum": ["    if pb:", f"        out += {call}"],
-                "first": ["    if pb and out < 0:", f"        out = {call}"],
+                "first": [f"    if pb and first <= {i} and {call}:", f"        return {i}"],
+                "owner": [f"    if pb and owner == {i}:", f"        return {call}"],
+                "override": ["    if pb and out < 0:", f"        out = {call}"],
             }[how]
-        lines.append({"each": "    return", "veto": "    return ran"}.get(how, "    return out"))
-    for name in ENTRY_POINTS:
-        params = ", ".join(inspect.signature(getattr(K, name).py_func).parameters)
-        lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return K.{name}({params})"]
+        lines.append(
+            {
+                "each": "    return",
+                "veto": "    return ran",
+                "any": "    return out",
+                "sum": "    return out",
+                "first": "    return -1",
+                "owner": "    return 0",
+                "override": "    return out",
+            }[how]
+        )
+    from . import features as F
+
+    head.append("from carc_env.fast import features as F")
+    for mod, names in (("K", ENTRY_POINTS), ("F", FEATURE_ENTRY_POINTS)):
+        for name in names:
+            params = ", ".join(inspect.signature(getattr({"K": K, "F": F}[mod], name).py_func).parameters)
+            lines += ["", "", "@njit(**ENTRY_OPTS)", f"def {name}({params}):", f"    return {mod}.{name}({params})"]
     lines = head + lines
     return "\n".join(lines) + "\n"
 
@@ -275,6 +333,19 @@ def _cache_dir() -> Path:
     )
 
 
+def _sources() -> list[Path]:
+    """The files whose change must give a fresh compilation: the engine's kernels and tables, the action
+    features' and every composed plug-in's package (its fast part reads constants from its other modules,
+    and compiled code freezes them)."""
+    files = [
+        Path(__file__).with_name(n)
+        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py")
+    ]
+    for k in plugin_index():
+        files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))
+    return files
+
+
 _engine: ModuleType | None = None
 
 
@@ -287,9 +358,7 @@ def engine() -> ModuleType:
 
     src = _source()
     digest = hashlib.sha256(src.encode())
-    for path in [Path(__file__).with_name(n) for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py")] + [
-        Path(part(k, "fast").__file__) for k in plugin_index()
-    ]:
+    for path in _sources():
         digest.update(path.read_bytes())
     name = f"carc_env_fast_composed_{digest.hexdigest()[:16]}"
     path = _cache_dir() / f"{name}.py"

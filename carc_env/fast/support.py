@@ -71,6 +71,19 @@ class FastSupport:
     awards: tuple[str, ...] = ()
     """The score-item kinds of the points it awards outside feature scoring (``PointsAwarded``); its
     kernels log award ``i`` as ``T.P[pb + B_AWARD] + i`` (the differential test reads the codes)."""
+    phases: tuple[str, ...] = ()
+    """The decision phases of its stages its kernels run (the ``decision_*`` compiled hooks); a rule set
+    with a decision phase no enabled plug-in's fast part lists runs on the Python engine."""
+    setup_tiles: Callable[[Any, Any], list[int]] = field(default=lambda rules, exp: [])
+    """``setup_tiles(rules, expansion) -> tile type indices`` its ``setup`` kernel lays besides the start
+    tile, taken out of the bag as the reference's ``place_fixed`` does."""
+    history_action: Callable[..., Any] | None = None
+    """``history_action(rules, a, b, c, tile_at) -> Action``: the reference's action of a history row its
+    decision kernels logged (``kernels.H_PLUG`` + its position, then ``a, b, c``); ``tile_at(x, y)`` is
+    the tile type on a cell (-1: none).  Needed with ``phases``."""
+    history_row: Callable[..., Any] | None = None
+    """``history_row(rules, action, tile_at) -> (a, b, c)``: the inverse of ``history_action``, the row its
+    ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name."""
 
 
 PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river")

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet
 from ..core.expansion import Expansion, overrides
-from ..core.tiles import BUILDING, CITY, CORE_BUILDINGS, FIELD, RIVER, ROAD
+from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from .config import EngineConfig, engine_config
 from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
@@ -67,20 +67,24 @@ def coverage(options: Any) -> str | None:
 
 
 FEATURE_HOOKS = (
-    "placement_links", "blocks_completion", "building_target", "field_cities", "stages", "extra_completions",
+    "placement_links", "blocks_completion", "building_target", "field_cities", "extra_completions",
     "extra_completed",
 )  # fmt: skip
 """Hooks that change what the one-ply scan or a feature's value is (:mod:`carc_env.core.lookahead`,
 ``Game.feature_value``): the compiled action features and greedy (:mod:`carc_env.fast.features`) model
 none of them, so a plug-in overriding one keeps those on the Python engine, whatever the compiled
-engine's rules cover.  (Scoring hooks need no entry: the one-ply play-out runs the engine's own kernels.)"""
+engine's rules cover.  The other hooks need no entry: what a placement may be (``placement_veto``) is
+in the mask the features read, and what its turn scores (``score_items``, ``on_completed``,
+``on_scored``, automatic ``stages``...) is played out by the engine's own kernels, which call the
+plug-ins' compiled hooks; a stage that adds a decision phase is refused by the phases check."""
 
 
 def features_coverage(rules: RuleSet) -> str | None:
     """None if the compiled action features and greedy decisions (:mod:`carc_env.fast.features`) reproduce
     the Python ones for this rule set, else the reason: they scan placements and value features with the
-    base rules and play one tile and one follower decision out, so a plug-in overriding a
-    :data:`FEATURE_HOOKS` hook, another decision phase or another building than the cloister is refused."""
+    base rules (every building kind is scored as the core scores a cloister) and play one tile and one
+    follower decision out with the engine's kernels, so a plug-in overriding a :data:`FEATURE_HOOKS`
+    hook or another decision phase is refused."""
     reason = rules_coverage(rules)
     if reason is not None:
         return reason
@@ -90,9 +94,6 @@ def features_coverage(rules: RuleSet) -> str | None:
             return f"expansion {exp.KEY!r} overrides {hooks}, which the compiled action features do not model"
     if list(rules.phases) != ["tile", "follower"]:
         return f"decision phases {list(rules.phases)}: the compiled action features play 'tile' and 'follower' only"
-    for t in rules.tiles:
-        if any(s.kind == BUILDING and s.building != CORE_BUILDINGS[0] for s in t.segments):
-            return f"tile {t.id} has a building other than a {CORE_BUILDINGS[0]} (not in the compiled action features)"
     return None
 
 
@@ -127,8 +128,12 @@ def rules_coverage(rules: RuleSet) -> str | None:
         )
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
-    if list(rules.phases) != ["tile", "follower"]:
-        return f"decision phases {list(rules.phases)} (the compiled engine has 'tile' and 'follower' only)"
+    compiled_phases = {"tile", "follower"}
+    for exp in rules.expansions:
+        compiled_phases.update(_support(exp.KEY).phases)
+    missing = [p for p in rules.phases if p not in compiled_phases]
+    if missing:
+        return f"decision phase(s) {missing} have no compiled kernels (the enabled plug-ins' fast parts run {sorted(compiled_phases)})"
     late = [e.KEY for e in rules.expansions if e.KEY not in plugin_index()]
     if late:
         return f"expansion(s) {late} were registered after the compiled engine was composed"
@@ -230,8 +235,9 @@ TC_LEN = TC_RIVER + 1
  # offsets of the per-game lists in State.ls
  P_O_FMASK, P_O_FL, P_O_SPOTS, P_O_PEND, P_O_COMP, P_O_SCORES, P_O_SUPPLY, P_O_BEFORE, P_O_CNT, P_O_BAG,
  P_O_NEXTBAG, P_O_REM, P_O_MARK, P_O_HIST, P_O_LOG, P_PLUG_LS, P_LS_LEN,
+ P_O_GUEST,  # guests: (node, owner) pairs (kernels.add_guest)
  # P_PLUG + i: the parameter block start of composed plug-in i (seam.plugin_index), 0 when it is off
- P_PLUG) = range(75)  # fmt: skip
+ P_PLUG) = range(76)  # fmt: skip
 P_O_LINKS = P_PLUG + MAX_PLUGINS  # offset of the links list in State.ls (after the plug-ins' block table)
 P_LEN = P_O_LINKS + 1  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
@@ -377,6 +383,9 @@ def build_layout(options: Any) -> Layout:
     for ti, t in enumerate(tiles):
         bag.extend([ti] * t.count)
     bag.remove(start_t)
+    for exp in rules.expansions:
+        for t in _support(exp.KEY).setup_tiles(rules, exp):
+            bag.remove(t)  # laid at setup by a plug-in's kernel, out of the bag as place_fixed takes it
     node_cap = int(sum(t.count * len(t.segments) for t in tiles)) + 1
     grid_w = 2 * total + 5
     fcap = 4 * total + 8
@@ -469,6 +478,7 @@ def build_layout(options: Any) -> Layout:
         (P_O_MARK, total + 1),
         (P_O_HIST, HIST_W * hcap),
         (P_O_LOG, LOG_W * lcap),
+        (P_O_GUEST, 2 * (MAX_PLAYERS_CAP * options.followers + 1)),
         (P_O_LINKS, 1 + 2 * LINK_CAP),
     ):
         P[pos] = off

@@ -16,11 +16,21 @@ picture always say the same:
   for empty cells (a printed board's sea and towns; the ``?`` of a legal cell
   is still drawn in the middle of such a block);
 * ``draw_image(game, canvas)``: draw on the picture after the tiles, before
-  the followers (:class:`Canvas`);
+  the followers (:class:`Canvas`).  A drawing that draws only through
+  ``canvas.pen`` (the ``ImageDraw`` methods plus ``meeple`` and ``group``,
+  :mod:`carc_env.render.paint`) sets ``vector = True``: the SVG then gets its
+  marks as vector elements, each plug-in's in a ``<g class="plugin"
+  data-plugin=KEY>``; without it the SVG embeds what it draws on
+  ``canvas.img`` as a picture;
 * ``panel_block(game, font_px)``: a :class:`PanelBlock` drawn in the
   picture's side panel below the status lines (Stained Glass draws each
   player's windows there); its size must depend only on the configuration and
-  the font size, like the number of status lines;
+  the font size, like the number of status lines (a block with ``vector=True``
+  draws with a pen, in the picture and the SVG alike);
+* ``decision(game, where)``: the controls of the plug-in's own decision
+  phases for a page (:class:`Decision`, :class:`Choice`): a prompt, and per
+  legal action a label, a tooltip, a picture and where on the board it can be
+  clicked (``where`` is a :class:`Canvas` with the board's geometry);
 * ``building_styles`` / ``tag_styles``: how the building kinds and feature
   tags its tile data declares look (a letter on the text board; a roof colour
   and decoration, or a tag picture, in the image).  These belong to the tile
@@ -92,7 +102,7 @@ class Canvas:
     """The picture being drawn, for :meth:`Drawing.draw_image`: the image, pixels per tile, the board's
     top-left pixel and the cells shown (``x0..x1``, ``y0..y1``)."""
 
-    img: Any  # PIL.Image.Image
+    img: Any  # PIL.Image.Image, or None when the picture is vector (SVG)
     tile_px: int
     left: int
     top: int
@@ -100,6 +110,7 @@ class Canvas:
     x1: int
     y0: int
     y1: int
+    pen: Any = None  # the renderer's pen (see the module docstring)
     extra: dict = field(default_factory=dict)
 
     def cell_origin(self, x: int, y: int) -> tuple[int, int]:
@@ -119,6 +130,39 @@ class PanelBlock:
     width: int
     height: int
     draw: Callable[[Any, int, int], None]
+    vector: bool = False
+    """``draw`` receives a pen (``ImageDraw`` methods) instead of the picture, so the SVG draws it too."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal action of a plug-in's decision phase as a control in a page.
+
+    ``action``: its text notation; ``label``: the control's short text; ``tip``: a tooltip saying
+    what it does; ``icon``: SVG elements drawing it in the box ``(0, 0)..(32, 32)`` (a token, a
+    window, ...; empty for none); ``area``: a board box ``(x, y, width, height)`` in the canvas's
+    units that a click chooses it by (a quarter of Carcassonne); ``point``: a board point that a
+    click chooses it by (a road for a thief, a feature to send a follower to); ``group``: controls
+    with the same group are shown together under that heading; ``passes``: the control declines
+    (the phase's ``pass``)."""
+
+    action: str
+    label: str
+    tip: str
+    icon: str = ""
+    area: tuple[float, float, float, float] | None = None
+    point: tuple[float, float] | None = None
+    group: str = ""
+    passes: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A plug-in's decision phase as controls: the ``prompt`` and the :class:`Choice` of its legal actions."""
+
+    phase: str
+    prompt: str
+    choices: tuple[Choice, ...]
 
 
 class Drawing:
@@ -126,6 +170,8 @@ class Drawing:
 
     building_styles: Mapping[str, BuildingStyle] = {}
     tag_styles: Mapping[str, TagStyle] = {}
+    vector: bool = False
+    key: str = ""
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
@@ -146,10 +192,23 @@ class Drawing:
         """A block for the picture's side panel (None: nothing)."""
         return None
 
+    def decision(self, game: Game, where: Canvas) -> Decision | None:
+        """The controls of ``game``'s current phase when it is one of this plug-in's (None: not one)."""
+        return None
+
 
 def drawings(rules: RuleSet) -> list[Drawing]:
     """The ``Drawing`` of every enabled expansion that has one, in expansion order (built once per rule set)."""
-    return rules.cache("render.drawings", lambda: [m.Drawing(rules) for _, m in parts(rules, "draw")])
+
+    def build() -> list[Drawing]:
+        out = []
+        for exp, module in parts(rules, "draw"):
+            d = module.Drawing(rules)
+            d.key = exp.KEY
+            out.append(d)
+        return out
+
+    return rules.cache("render.drawings", build)
 
 
 @functools.lru_cache(maxsize=8)
@@ -190,6 +249,35 @@ def panel_blocks(game: Game, font_px: int) -> list[PanelBlock]:
     return out
 
 
+def icon(paint: Callable[[Any], None]) -> str:
+    """SVG elements of what ``paint(pen)`` draws in the box ``(0, 0)..(32, 32)``: a control's picture
+    (:attr:`Choice.icon`), drawn with the same pen methods as the board."""
+    from .svg import SvgDraw  # the SVG renderer imports this module
+
+    pen = SvgDraw()
+    paint(pen)
+    return pen.svg()
+
+
+def segment_point(game: Game, where: Canvas, x: int, y: int, segment: int) -> tuple[float, float]:
+    """Where a follower on ``segment`` of the tile at (x, y) stands, on ``where`` (a board point)."""
+    from .geometry import CENTRE, tile_geometry
+
+    _, _, t, r, _ = game.placements[game.board[(x, y)]]
+    ax, ay = tile_geometry(game.rules.tiles[t], r).anchors.get(segment, CENTRE)
+    ox, oy = where.cell_origin(x, y)
+    return ox + ax * where.tile_px, oy + ay * where.tile_px
+
+
+def decision(game: Game, where: Canvas) -> Decision | None:
+    """The controls of ``game``'s current phase from the plug-in that owns it (None: no plug-in does)."""
+    for d in drawings(game.rules):
+        out = d.decision(game, where)
+        if out is not None:
+            return out
+    return None
+
+
 def covered_cells(game: Game) -> set[tuple[int, int]]:
     out: set[tuple[int, int]] = set()
     for d in drawings(game.rules):
@@ -218,6 +306,6 @@ def guests(game: Game) -> list[Guest]:
 
 
 __all__ = [
-    "BuildingStyle", "Canvas", "Drawing", "Guest", "PanelBlock", "StatusLine", "TagStyle", "building_style",
-    "covered_cells", "drawings", "guests", "panel_blocks", "status_lines", "tag_style",
+    "BuildingStyle", "Canvas", "Choice", "Decision", "Drawing", "Guest", "PanelBlock", "StatusLine", "TagStyle", "building_style",
+    "covered_cells", "decision", "drawings", "icon", "segment_point", "guests", "panel_blocks", "status_lines", "tag_style",
 ]  # fmt: skip

@@ -44,74 +44,47 @@ takes a few milliseconds.
 from __future__ import annotations
 
 import functools
-import zlib
-from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from ..core.tiles import TileType
-from .expansions import Canvas, building_style, drawings, guests, panel_blocks, status_lines, tag_style
-from .geometry import (
-    BUILDING_SIZE,
-    CENTRE,
-    CORNERS,
-    INTERIOR_W,
-    RIVER_W,
-    ROAD_EDGE_W,
-    ROAD_W,
-    WALL_W,
-    Point,
-    TileGeometry,
-    tile_geometry,
+from .expansions import Canvas, drawings, guests, panel_blocks, status_lines
+from .geometry import CENTRE, TileGeometry, tile_geometry
+from .paint import (  # noqa: F401 - the colours are this module's public names too (plug-ins import them here)
+    BACKGROUND,
+    BUILDING_ROOFS,
+    CITY_COLOUR,
+    DIM_TEXT,
+    DOOR_COLOUR,
+    EMPTY_COLOUR,
+    FIELD_COLOUR,
+    GRID_COLOUR,
+    GUEST_RING_COLOUR,
+    INTERIOR_COLOUR,
+    JUNCTION_COLOUR,
+    LAST_COLOUR,
+    LEGAL_COLOUR,
+    MEEPLE,
+    MEEPLE_PAD,
+    PENNANT_COLOUR,
+    PENNANT_EDGE,
+    PLAYER_COLOURS,
+    RIVER_COLOUR,
+    ROAD_COLOUR,
+    ROAD_EDGE_COLOUR,
+    TEXT_COLOUR,
+    WALL_COLOUR,
+    WALLS_COLOUR,
+    Colour,
+    building_roof,
+    meeple_edge,
+    no_group,
+    paint_tile,
+    player_colour,
 )
-
-Colour = tuple[int, int, int]
-
-FIELD_COLOUR: Colour = (112, 168, 70)
-CITY_COLOUR: Colour = (212, 164, 104)
-WALL_COLOUR: Colour = (120, 78, 40)
-ROAD_COLOUR: Colour = (243, 237, 220)
-ROAD_EDGE_COLOUR: Colour = (150, 138, 112)
-JUNCTION_COLOUR: Colour = (96, 84, 70)
-RIVER_COLOUR: Colour = (58, 128, 220)
-INTERIOR_COLOUR: Colour = (128, 128, 128)
-PENNANT_COLOUR: Colour = (38, 70, 170)
-PENNANT_EDGE: Colour = (246, 246, 246)
-BACKGROUND: Colour = (30, 34, 42)
-EMPTY_COLOUR: Colour = (44, 50, 60)
-GRID_COLOUR: Colour = (36, 41, 50)
-TEXT_COLOUR: Colour = (228, 230, 235)
-DIM_TEXT: Colour = (150, 156, 168)
-LAST_COLOUR: Colour = (255, 255, 255)
-LEGAL_COLOUR: Colour = (255, 214, 40)
-WALLS_COLOUR: Colour = (236, 226, 204)  # building walls
-DOOR_COLOUR: Colour = (70, 50, 40)
-GUEST_RING_COLOUR: Colour = (255, 200, 36)  # gold ring round a follower with no segment under it
-
-PLAYER_COLOURS: tuple[Colour, ...] = (
-    (222, 36, 36),  # red
-    (36, 98, 232),  # blue
-    (250, 206, 20),  # yellow
-    (152, 64, 206),  # purple
-    (24, 24, 24),  # black
-)
-BUILDING_ROOFS: dict[str, Colour] = {"cloister": (186, 52, 40)}
-"""Roofs of the core's building kinds; a plug-in's drawing gives its own kinds' (``building_styles``)."""
-
-
-def player_colour(p: int) -> Colour:
-    """Colour of player ``p`` (cycled past the fifth player)."""
-    return PLAYER_COLOURS[p % len(PLAYER_COLOURS)]
-
-
-def _name_colour(name: str) -> Colour:
-    h = zlib.crc32(name.encode())
-    return (60 + h % 160, 60 + (h >> 8) % 160, 60 + (h >> 16) % 160)
-
-
-def building_roof(kind: str) -> Colour:
-    return building_style(kind).roof or BUILDING_ROOFS.get(kind) or _name_colour(kind)
 
 
 # --------------------------------------------------------------------- fonts
@@ -134,93 +107,10 @@ def _supersample(tile_px: int) -> int:
     return max(2, min(8, -(-256 // tile_px)))
 
 
-def _draw_building(d: ImageDraw.ImageDraw, kind: str, c: Point, size: float, s: int) -> None:
-    """A small building glyph centred on ``c`` (normalised), ``size`` wide, canvas ``s`` px."""
-    cx, cy = c[0] * s, c[1] * s
-    g = size * s
-    roof = building_roof(kind)
-    outline = (60, 44, 36)
-    ow = max(1, round(0.012 * s))
-    # walls
-    d.rectangle(
-        [cx - 0.32 * g, cy - 0.06 * g, cx + 0.32 * g, cy + 0.42 * g], fill=WALLS_COLOUR, outline=outline, width=ow
-    )
-    # roof
-    d.polygon(
-        [(cx - 0.46 * g, cy - 0.04 * g), (cx, cy - 0.42 * g), (cx + 0.46 * g, cy - 0.04 * g)],
-        fill=roof,
-        outline=outline,
-        width=ow,
-    )
-    # door
-    d.rectangle([cx - 0.08 * g, cy + 0.16 * g, cx + 0.08 * g, cy + 0.42 * g], fill=DOOR_COLOUR)
-    decorate = building_style(kind).decorate
-    if decorate is not None:  # e.g. the church's cross
-        decorate(d, cx, cy, g, outline)
-
-
-def _pennant(d: ImageDraw.ImageDraw, c: Point, s: int, size: float = 0.15) -> None:
-    cx, cy = c[0] * s, c[1] * s
-    k = size * s
-    pts = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.08), (0.0, 0.58), (-0.5, 0.08)]
-    poly = [(cx + x * k, cy + y * k) for x, y in pts]
-    d.polygon(poly, fill=PENNANT_COLOUR, outline=PENNANT_EDGE, width=max(1, round(0.018 * s)))
-    d.line([(cx, cy - 0.36 * k), (cx, cy + 0.36 * k)], fill=PENNANT_EDGE, width=max(1, round(0.012 * s)))
-
-
-def _diamond(d: ImageDraw.ImageDraw, c: Point, s: int, colour: Colour, size: float = 0.07) -> None:
-    cx, cy, k = c[0] * s, c[1] * s, size * s
-    d.polygon([(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)], fill=colour, outline=(20, 20, 20))
-
-
 def draw_tile(g: TileGeometry, s: int) -> Image.Image:
     """Draw one tile geometry on an ``s`` x ``s`` canvas (no supersampling)."""
     im = Image.new("RGB", (s, s), FIELD_COLOUR)
-    d = ImageDraw.Draw(im)
-
-    def sc(pts: Sequence[Point]) -> list[tuple[float, float]]:
-        return [(x * s, y * s) for x, y in pts]
-
-    def w(frac: float) -> int:
-        return max(1, round(frac * s))
-
-    for side in g.interior_sides:
-        a, b = CORNERS[side], CORNERS[(side + 1) % 4]
-        d.line(sc([a, b]), fill=INTERIOR_COLOUR, width=w(2 * INTERIOR_W))
-    for _, lines, pond in g.rivers:
-        for ln in lines:
-            d.line(sc(ln), fill=RIVER_COLOUR, width=w(RIVER_W), joint="curve")
-        if pond:
-            r = 0.15 * s
-            d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=RIVER_COLOUR)
-    if g.rivers:  # round the river's bend at the centre
-        r = RIVER_W * s / 2
-        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=RIVER_COLOUR)
-    for _, lines in g.roads:
-        for ln in lines:
-            d.line(sc(ln), fill=ROAD_EDGE_COLOUR, width=w(ROAD_W + 2 * ROAD_EDGE_W), joint="curve")
-    for _, lines in g.roads:
-        for ln in lines:
-            d.line(sc(ln), fill=ROAD_COLOUR, width=w(ROAD_W), joint="curve")
-    if g.junction:
-        r = 0.085 * s
-        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=JUNCTION_COLOUR, outline=ROAD_EDGE_COLOUR)
-    for _, poly, _ in g.cities:
-        d.polygon(sc(poly), fill=CITY_COLOUR)
-    for _, _, walls in g.cities:
-        for wall in walls:
-            d.line(sc(wall), fill=WALL_COLOUR, width=w(WALL_W), joint="curve")
-    for _, count, pos in g.pennants:
-        for j in range(count):
-            _pennant(d, (pos[0] + 0.09 * j, pos[1]), s)
-    for _, kind, pos in g.buildings:
-        _draw_building(d, kind, pos, BUILDING_SIZE * (0.75 if len(g.buildings) > 2 else 1.0), s)
-    for _, tag, pos in g.tags:
-        style = tag_style(tag)
-        if style is not None:
-            style.draw(d, pos, s)
-        else:
-            _diamond(d, pos, s, _name_colour(tag))
+    paint_tile(ImageDraw.Draw(im), g, s, lambda frac: max(1, round(frac * s)))
     return im
 
 
@@ -248,30 +138,22 @@ def tile_image(tile: TileType, rotation: int, tile_px: int) -> Image.Image:
 
 
 # ------------------------------------------------------------------- meeples
-_MEEPLE: list[Point] = [
-    (0.33, 0.34), (0.10, 0.42), (0.02, 0.52), (0.06, 0.60), (0.28, 0.58), (0.14, 0.98),
-    (0.42, 0.98), (0.50, 0.82), (0.58, 0.98), (0.86, 0.98), (0.72, 0.58), (0.94, 0.60),
-    (0.98, 0.52), (0.90, 0.42), (0.67, 0.34),
-]  # fmt: skip
-
-
 @functools.lru_cache(maxsize=128)
 def meeple_sprite(colour: Colour, size: int, lying: bool = False) -> Image.Image:
     """An RGBA meeple ``size`` pixels square in ``colour`` with a contrasting outline."""
     ss = 4
     s = size * ss
-    pad = 0.08
+    pad = MEEPLE_PAD
     k = 1 - 2 * pad
     mask = Image.new("L", (s, s), 0)
     d = ImageDraw.Draw(mask)
-    d.polygon([((pad + x * k) * s, (pad + y * k) * s) for x, y in _MEEPLE], fill=255)
+    d.polygon([((pad + x * k) * s, (pad + y * k) * s) for x, y in MEEPLE], fill=255)
     hr = 0.15 * k * s
     hx, hy = 0.5 * s, (pad + 0.2 * k) * s
     d.ellipse([hx - hr, hy - hr, hx + hr, hy + hr], fill=255)
     ow = max(3, round(0.07 * s)) | 1
     outer = mask.filter(ImageFilter.MaxFilter(ow))
-    dark = sum(colour) < 200
-    edge = (235, 235, 235) if dark else (16, 16, 16)
+    edge = meeple_edge(colour)
     im = Image.new("RGBA", (s, s), edge + (0,))
     im.paste(edge + (255,), (0, 0), outer)
     im.paste(colour + (255,), (0, 0), mask)
@@ -283,6 +165,27 @@ def meeple_sprite(colour: Colour, size: int, lying: bool = False) -> Image.Image
     full = a[..., 3] >= 250
     a[full, 3] = 255
     return Image.fromarray(a, "RGBA")
+
+
+class ImagePen:
+    """A pen on a picture (:mod:`carc_env.render.paint`): Pillow's ``ImageDraw`` (colours with alpha
+    blend), ``meeple`` pastes a sprite, ``group`` names nothing."""
+
+    vector = False
+
+    def __init__(self, img: Image.Image) -> None:
+        self.img = img
+        self._draw = ImageDraw.Draw(img, "RGBA")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._draw, name)
+
+    def meeple(self, player: int, x: float, y: float, size: float, lying: bool = False) -> None:
+        spr = meeple_sprite(player_colour(player), max(4, round(size)), lying)
+        self.img.paste(spr, (round(x), round(y)), spr)
+
+    def group(self, name: str, /, **data: Any) -> AbstractContextManager[None]:
+        return no_group(name)
 
 
 # --------------------------------------------------------------------- board
@@ -384,7 +287,7 @@ def render_image(
 
     plugins = drawings(game.rules)
     if plugins:
-        canvas = Canvas(img, tp, lm, tm, x0, x1, y0, y1)
+        canvas = Canvas(img, tp, lm, tm, x0, x1, y0, y1, pen=ImagePen(img))
         for drawing in plugins:
             drawing.draw_image(game, canvas)
     _draw_followers(game, img, tp, lm, tm, x0, x1, y0, y1)
@@ -524,7 +427,7 @@ def _panel(game, tp: int, fs: int):
             y += line
         for b in blocks:
             y += 8
-            b.draw(img, x, y)
+            b.draw(ImagePen(img) if b.vector else img, x, y)
             y += b.height
 
     return pw, ph, draw

@@ -8,16 +8,20 @@ one empty ring of cells around them (on a printed board, the whole board), the f
 player colours, the last placed tile outlined, absolute coordinates on the axes, and (``panel``) a
 side panel with the turn, phase, drawn tile, scores and followers, and the expansions' status lines.
 
-* Tiles are drawn as vector shapes from :mod:`carc_env.render.geometry`: the same polygons, roads,
-  rivers, walls, pennants, buildings and tags as the picture.  A building kind's ``decorate`` and a
-  tag's picture come from the plug-ins' drawing parts (:mod:`carc_env.render.expansions`); they are
-  written for Pillow's ``ImageDraw`` and draw here on :class:`SvgDraw`, which records the same calls
-  as SVG elements.
-* What plug-ins draw over the board (``Drawing.draw_image``: the City of Carcassonne, the map's sea
-  and towns, linked gates, thieves' rings) is drawn by the plug-in itself on a transparent layer of
-  the board's size and embedded as one PNG image above the tiles and below the followers (the same
-  order as the picture); the side panel's plug-in blocks (Stained Glass's windows) likewise.  So the
-  SVG shows exactly what the picture shows, and this module names no expansion.
+* Tiles are drawn by the picture's own painter (:func:`carc_env.render.paint.paint_tile`: the same
+  polygons, roads, rivers, walls, pennants, buildings and tags, from :mod:`carc_env.render.geometry`)
+  on :class:`SvgDraw`, a pen that records Pillow's ``ImageDraw`` calls as SVG elements.  A building
+  kind's ``decorate`` and a tag's picture come from the plug-ins' drawing parts
+  (:mod:`carc_env.render.expansions`) and draw on it the same way.
+* What plug-ins draw over the board (``Drawing.draw_image``: the City of Carcassonne's quarters and
+  the Count, the map's sea, towns and large cities, linked gates, thieves' rings, the Sagrada
+  Familia's frame) is drawn by the plug-in itself with ``canvas.pen`` above the tiles and below the
+  followers (the same order as the picture): vector elements in one ``<g class="plugin"
+  data-plugin=KEY>`` per plug-in, with the plug-in's named groups inside (``count-quarter``,
+  ``map-town``, ``glass-thief`` ...); the side panel's plug-in blocks (Stained Glass's windows) in a
+  ``<g class="panel-block">``.  Only a user's plug-in that draws on ``canvas.img`` (``vector`` not
+  set) is embedded as a picture.  So the SVG shows what the picture shows, and this module names no
+  expansion.
 * ``highlight_legal`` tints the cells where the drawn tile fits.  Every cell of the board is a
   ``<rect class="cell">`` with ``data-x``/``data-y`` (absolute coordinates); a legal one also has the
   class ``legal`` and ``data-rots`` (its legal rotations, e.g. ``"0,2"``), so a page can make them
@@ -32,9 +36,10 @@ Coordinates: the board's cell ``(x, y)`` has its top-left corner at SVG point
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -42,43 +47,23 @@ from typing import Any
 from PIL import Image
 
 from ..core.tiles import TileType
-from .expansions import Canvas, building_style, drawings, guests, panel_blocks, status_lines, tag_style
-from .geometry import (
-    BUILDING_SIZE,
-    CORNERS,
-    INTERIOR_W,
-    RIVER_W,
-    ROAD_EDGE_W,
-    ROAD_W,
-    WALL_W,
-    Point,
-    TileGeometry,
-    tile_geometry,
-)
-from .image import (
-    _MEEPLE,
+from .expansions import Canvas, drawings, guests, panel_blocks, status_lines
+from .geometry import TileGeometry, tile_geometry
+from .image import ImagePen
+from .paint import (
     BACKGROUND,
-    CITY_COLOUR,
     DIM_TEXT,
-    DOOR_COLOUR,
     EMPTY_COLOUR,
     FIELD_COLOUR,
     GRID_COLOUR,
     GUEST_RING_COLOUR,
-    INTERIOR_COLOUR,
-    JUNCTION_COLOUR,
     LAST_COLOUR,
     LEGAL_COLOUR,
-    PENNANT_COLOUR,
-    PENNANT_EDGE,
-    RIVER_COLOUR,
-    ROAD_COLOUR,
-    ROAD_EDGE_COLOUR,
+    MEEPLE,
+    MEEPLE_PAD,
     TEXT_COLOUR,
-    WALL_COLOUR,
-    WALLS_COLOUR,
-    _name_colour,
-    building_roof,
+    meeple_edge,
+    paint_tile,
     player_colour,
 )
 
@@ -115,9 +100,11 @@ def _flat(xy: Any) -> list[tuple[float, float]]:
 
 
 class SvgDraw:
-    """Records the ``ImageDraw`` calls the plug-ins' decorations use (``rectangle``, ``rounded_rectangle``,
-    ``polygon``, ``line``, ``ellipse``, ``text``) as SVG elements, so one drawing function serves the
-    picture and the SVG."""
+    """A pen (:mod:`carc_env.render.paint`) that records the ``ImageDraw`` calls (``rectangle``,
+    ``rounded_rectangle``, ``polygon``, ``line``, ``ellipse``, ``text``) and ``meeple`` / ``group`` as SVG
+    elements, so one drawing function serves the picture and the SVG."""
+
+    vector = True
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -168,81 +155,32 @@ class SvgDraw:
             f'fill="{colour(fill)}">{escape(str(text))}</text>'
         )
 
+    def meeple(self, player: int, x: float, y: float, size: float, lying: bool = False) -> None:
+        """A meeple in the box of ``size`` whose top-left corner is (x, y) (as the picture's sprite)."""
+        k = size * (1 - 2 * MEEPLE_PAD)
+        self.parts.append(f'<g class="meeple" data-player="{player}" transform="translate({_n(x + size / 2)},'
+                          f'{_n(y + size / 2)})">{meeple_svg(player, k, lying)}</g>')  # fmt: skip
+
+    @contextlib.contextmanager
+    def group(self, name: str, /, **data: Any) -> Iterator[None]:
+        """Wrap what is drawn inside in ``<g class=name data-KEY=VALUE ...>``."""
+        attrs = "".join(f' data-{k.replace("_", "-")}="{escape(str(v))}"' for k, v in data.items())
+        self.parts.append(f'<g class="{escape(name)}"{attrs}>')
+        try:
+            yield
+        finally:
+            self.parts.append("</g>")
+
     def svg(self) -> str:
         return "".join(self.parts)
 
 
 # ------------------------------------------------------------------------------------------- tiles
-def _building(d: SvgDraw, kind: str, c: Point, size: float, s: float) -> None:
-    """The building glyph of :func:`carc_env.render.image._draw_building`, as SVG."""
-    cx, cy, g = c[0] * s, c[1] * s, size * s
-    outline = (60, 44, 36)
-    ow = max(1.0, 0.012 * s)
-    d.rectangle(
-        [cx - 0.32 * g, cy - 0.06 * g, cx + 0.32 * g, cy + 0.42 * g], fill=WALLS_COLOUR, outline=outline, width=ow
-    )
-    d.polygon([(cx - 0.46 * g, cy - 0.04 * g), (cx, cy - 0.42 * g), (cx + 0.46 * g, cy - 0.04 * g)],
-              fill=building_roof(kind), outline=outline, width=ow)  # fmt: skip
-    d.rectangle([cx - 0.08 * g, cy + 0.16 * g, cx + 0.08 * g, cy + 0.42 * g], fill=DOOR_COLOUR)
-    decorate = building_style(kind).decorate
-    if decorate is not None:
-        decorate(d, cx, cy, g, outline)
-
-
-def _pennant(d: SvgDraw, c: Point, s: float, size: float = 0.15) -> None:
-    cx, cy, k = c[0] * s, c[1] * s, size * s
-    pts = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.08), (0.0, 0.58), (-0.5, 0.08)]
-    d.polygon([(cx + x * k, cy + y * k) for x, y in pts], fill=PENNANT_COLOUR, outline=PENNANT_EDGE, width=0.018 * s)
-    d.line([(cx, cy - 0.36 * k), (cx, cy + 0.36 * k)], fill=PENNANT_EDGE, width=0.012 * s)
-
-
 def draw_tile_svg(g: TileGeometry, s: float) -> str:
     """SVG elements drawing one tile geometry in the square ``(0, 0)..(s, s)`` (the picture's layers, in order)."""
     d = SvgDraw()
-
-    def sc(pts: Sequence[Point]) -> list[tuple[float, float]]:
-        return [(x * s, y * s) for x, y in pts]
-
     d.rectangle([0, 0, s, s], fill=FIELD_COLOUR)
-    for side in g.interior_sides:
-        d.line(sc([CORNERS[side], CORNERS[(side + 1) % 4]]), fill=INTERIOR_COLOUR, width=2 * INTERIOR_W * s)
-    for _, lines, pond in g.rivers:
-        for ln in lines:
-            d.line(sc(ln), fill=RIVER_COLOUR, width=RIVER_W * s)
-        if pond:
-            d.ellipse([s / 2 - 0.15 * s, s / 2 - 0.15 * s, s / 2 + 0.15 * s, s / 2 + 0.15 * s], fill=RIVER_COLOUR)
-    if g.rivers:
-        r = RIVER_W * s / 2
-        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=RIVER_COLOUR)
-    for _, lines in g.roads:
-        for ln in lines:
-            d.line(sc(ln), fill=ROAD_EDGE_COLOUR, width=(ROAD_W + 2 * ROAD_EDGE_W) * s)
-    for _, lines in g.roads:
-        for ln in lines:
-            d.line(sc(ln), fill=ROAD_COLOUR, width=ROAD_W * s)
-    if g.junction:
-        r = 0.085 * s
-        d.ellipse([s / 2 - r, s / 2 - r, s / 2 + r, s / 2 + r], fill=JUNCTION_COLOUR, outline=ROAD_EDGE_COLOUR)
-    for _, poly, _ in g.cities:
-        d.polygon(sc(poly), fill=CITY_COLOUR)
-    for _, _, walls in g.cities:
-        for wall in walls:
-            d.line(sc(wall), fill=WALL_COLOUR, width=WALL_W * s)
-    for _, count, pos in g.pennants:
-        for j in range(count):
-            _pennant(d, (pos[0] + 0.09 * j, pos[1]), s)
-    for _, kind, pos in g.buildings:
-        _building(d, kind, pos, BUILDING_SIZE * (0.75 if len(g.buildings) > 2 else 1.0), s)
-    for _, tag, pos in g.tags:
-        style = tag_style(tag)
-        if style is not None:
-            style.draw(d, pos, s)
-        else:
-            k = 0.07 * s
-            cx, cy = pos[0] * s, pos[1] * s
-            d.polygon(
-                [(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)], fill=_name_colour(tag), outline=(20, 20, 20)
-            )
+    paint_tile(d, g, s, lambda frac: max(1.0, frac * s))
     d.rectangle([0, 0, s, s], fill=None, outline=(0, 0, 0, 80), width=max(1.0, s / 64))
     return d.svg()
 
@@ -271,8 +209,8 @@ def tile_document(tile: TileType, rotation: int = 0, tile_px: int = 64) -> str:
 def meeple_svg(player: int, size: float, lying: bool = False) -> str:
     """A meeple ``size`` wide centred on (0, 0) in the player's colour, with a contrasting outline."""
     c = player_colour(player)
-    edge = "rgb(235,235,235)" if sum(c) < 200 else "rgb(16,16,16)"
-    pts = [((x - 0.5) * size, (y - 0.5) * size) for x, y in _MEEPLE]
+    edge = colour(meeple_edge(c))
+    pts = [((x - 0.5) * size, (y - 0.5) * size) for x, y in MEEPLE]
     rot = ' transform="rotate(90)"' if lying else ""
     return (
         f'<g{rot}><polygon points="{_pts(pts)}" fill="{colour(c)}" stroke="{edge}" stroke-width="{_n(0.07 * size)}" '
@@ -360,16 +298,7 @@ def board_svg(
             ox, oy = lay.cell_origin(x, y)
             out.append(f'<g class="tile" data-x="{x}" data-y="{y}" transform="translate({ox},{oy})">'
                        f"{tile_svg(tiles[t], r, tp)}</g>")  # fmt: skip
-    # plug-ins' marks: drawn by the plug-ins on a transparent layer, embedded as one image
-    plugins = drawings(game.rules)
-    if plugins:
-        layer = Image.new("RGBA", (lay.width, lay.height), (0, 0, 0, 0))
-        canvas = Canvas(layer, tp, lay.left, lay.top, x0, x1, y0, y1)
-        for drawing in plugins:
-            drawing.draw_image(game, canvas)
-        if layer.getbbox() is not None:
-            out.append(f'<image class="plugins" x="0" y="0" width="{lay.width}" height="{lay.height}" '
-                       f'href="{_png_data(layer)}"/>')  # fmt: skip
+    out.extend(plugin_marks(game, lay))
     # every cell as a (transparent) target with its coordinates; legal ones tinted
     grid = colour(GRID_COLOUR)
     for y in range(y0, y1 + 1):
@@ -411,6 +340,31 @@ def board_svg(
                 f'font-family="sans-serif" font-weight="bold" fill="white">{escape(text)}</text></g>'
             )
     return "".join(out)
+
+
+def board_canvas(lay: SvgLayout, pen: Any = None, img: Any = None) -> Canvas:
+    """A :class:`~carc_env.render.expansions.Canvas` with the board geometry of ``lay``."""
+    return Canvas(img, lay.tile_px, lay.left, lay.top, lay.x0, lay.x1, lay.y0, lay.y1, pen=pen)
+
+
+def plugin_marks(game: Any, lay: SvgLayout) -> list[str]:
+    """What the plug-ins draw over the board, above the tiles and below the followers: each vector
+    drawing's elements in ``<g class="plugin" data-plugin=KEY>``; a drawing that is not vector draws
+    on a transparent picture embedded as an ``<image>``."""
+    out = []
+    for drawing in drawings(game.rules):
+        if drawing.vector:
+            pen = SvgDraw()
+            drawing.draw_image(game, board_canvas(lay, pen))
+            if pen.parts:
+                out.append(f'<g class="plugin" data-plugin="{escape(drawing.key)}">{pen.svg()}</g>')
+            continue
+        layer = Image.new("RGBA", (lay.width, lay.height), (0, 0, 0, 0))
+        drawing.draw_image(game, board_canvas(lay, ImagePen(layer), layer))
+        if layer.getbbox() is not None:
+            out.append(f'<image class="plugin" data-plugin="{escape(drawing.key)}" x="0" y="0" '
+                       f'width="{lay.width}" height="{lay.height}" href="{_png_data(layer)}"/>')  # fmt: skip
+    return out
 
 
 def follower_spot_centre(game: Any, lay: SvgLayout, x: int, y: int, segment: int) -> tuple[float, float]:
@@ -503,13 +457,33 @@ def _panel(game: Any, x: int, tp: int) -> tuple[str, int, int]:
         y += line
     for b in panel_blocks(game, fs):
         y += 8
-        layer = Image.new("RGBA", (b.width, b.height), (0, 0, 0, 0))
-        b.draw(layer, 0, 0)
-        body.append(f'<image x="{x + pad}" y="{y}" width="{b.width}" height="{b.height}" href="{_png_data(layer)}"/>')
+        body.append(panel_block_svg(b, x + pad, y))
         width = max(width, b.width + 2 * pad)
         y += b.height
     bg = f'<rect x="{x}" y="0" width="{width}" height="100%" fill="rgb(40,45,55)"/>'
     return bg + d.svg() + "".join(body), width, y + pad
+
+
+def panel_block_svg(b: Any, x: float, y: float) -> str:
+    """A plug-in's panel block (:class:`~carc_env.render.expansions.PanelBlock`) with its top-left corner
+    at (x, y): vector elements, or a picture for a block that is not ``vector``."""
+    if b.vector:
+        pen = SvgDraw()
+        b.draw(pen, x, y)
+        return f'<g class="panel-block">{pen.svg()}</g>'
+    layer = Image.new("RGBA", (b.width, b.height), (0, 0, 0, 0))
+    b.draw(layer, 0, 0)
+    return (f'<image class="panel-block" x="{_n(x)}" y="{_n(y)}" width="{b.width}" height="{b.height}" '
+            f'href="{_png_data(layer)}"/>')  # fmt: skip
+
+
+def panel_documents(game: Any, font_px: int = 13) -> list[str]:
+    """The plug-ins' panel blocks, each as a standalone SVG document (the play page shows them beside the board)."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{b.width}" height="{b.height}" '
+        f'viewBox="0 0 {b.width} {b.height}">{panel_block_svg(b, 0, 0)}</svg>'
+        for b in panel_blocks(game, font_px)
+    ]
 
 
 def _text(x: float, y: float, text: str, c: Any, fs: int) -> str:
@@ -542,5 +516,5 @@ def render_svg(
     )
 
 
-__all__ = ["SvgDraw", "SvgLayout", "board_svg", "draw_tile_svg", "follower_spot_centre", "meeple_svg",
-           "render_svg", "svg_layout", "svg_view", "tile_document", "tile_svg"]  # fmt: skip
+__all__ = ["SvgDraw", "SvgLayout", "board_canvas", "board_svg", "draw_tile_svg", "plugin_marks", "follower_spot_centre", "meeple_svg",
+           "panel_block_svg", "panel_documents", "render_svg", "svg_layout", "svg_view", "tile_document", "tile_svg"]  # fmt: skip

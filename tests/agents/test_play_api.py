@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carc_env.core.tiles import KIND_NAMES
+
 try:
     from starlette.testclient import TestClient
 except ImportError:  # the extra [play] (in [dev]); in CI its absence is a failure, not a skip
@@ -71,6 +73,9 @@ def _human_move(client, st, rng):
         action = f"tile {cell} r{st['legal'][cell][0]}"
     elif st["spots"] and rng.random() < 0.4:
         action = st["spots"][0]["action"]
+    elif st["decision"]:
+        offered = [c["action"] for c in st["decision"]["choices"]] + st["decision"]["other"]
+        action = offered[rng.integers(len(offered))]
     elif st["actions"]:
         action = st["actions"][0]
     else:
@@ -169,11 +174,66 @@ def test_expansion_phases_are_offered_as_actions(client):
         phases.add(st["phase"])
         if st["phase"] != "tile":
             offered = {s["action"] for s in st["spots"]} | set(st["actions"]) | ({"pass"} if st["can_pass"] else set())
+            if st["decision"]:
+                offered |= {c["action"] for c in st["decision"]["choices"]} | set(st["decision"]["other"])
             mask = env.infos[env.agent_selection]["action_mask"]
             assert offered == {env.action_to_text(int(i)) for i in np.flatnonzero(mask)}
         st = _human_move(client, st, rng)
     assert any(p not in ("tile", "follower") for p in phases), phases  # an expansion phase was played
     assert any("Count" in s["text"] for s in st["status"])
+
+
+@pytest.mark.parametrize(
+    ("expansions", "rules", "phases"),
+    [
+        (("count",), {}, {"count_deploy", "count_move", "count_leave", "count_final"}),
+        (("stained_glass",), {}, {"glass_thief", "glass_steal", "glass_window"}),
+        (("maps_germany",), {"maps_germany": {"town_extra_turn": True}}, {"map_extra_turn"}),
+    ],
+)
+def test_expansion_decisions_come_as_labelled_controls(client, expansions, rules, phases):
+    # each plug-in phase is offered as the plug-in's controls: one per legal action (the mask), each with a
+    # label, a tooltip and, for a choice made on the board, an area or point inside the board
+    seen: set[str] = set()
+    for seed in range(30):
+        r = client.post("/api/games", json={"players": ["human", "human"], "expansions": list(expansions),
+                                            "seed": seed, "rules": rules})  # fmt: skip
+        assert r.status_code == 200, r.text
+        st = r.json()
+        env = client.app_state.games[st["id"]].env
+        rng = np.random.default_rng(seed)
+        while not st["over"]:
+            if st["phase"] in phases:
+                seen.add(st["phase"])
+                dec = st["decision"]
+                assert dec["phase"] == st["phase"] and dec["prompt"] and not st["actions"] and not dec["other"]
+                mask = env.infos[env.agent_selection]["action_mask"]
+                assert sorted(c["action"] for c in dec["choices"]) == sorted(
+                    env.action_to_text(int(i)) for i in np.flatnonzero(mask)
+                )
+                lay = st["layout"]
+                for c in dec["choices"]:
+                    assert c["label"] and c["tip"]
+                    assert c["passes"] == (c["action"] == "pass")
+                    if not c["passes"]:
+                        assert c["icon"].startswith("<")
+                    for px, py in [c["point"]] if c["point"] else []:
+                        assert lay["left"] <= px <= lay["width"] and lay["top"] <= py <= lay["height"]
+                    if c["area"]:
+                        x, y, w, h = c["area"]
+                        assert w > 0 and h > 0 and lay["left"] <= x and x + w <= lay["width"]
+                on_board = [c for c in dec["choices"] if c["area"] or c["point"]]
+                if st["phase"] in ("count_deploy", "count_move", "count_leave", "count_final", "glass_thief",
+                                   "map_extra_turn"):  # fmt: skip
+                    assert on_board, dec
+            mask = env.infos[env.agent_selection]["action_mask"]  # any legal action, as a random player
+            action = env.action_to_text(int(rng.choice(np.flatnonzero(mask))))
+            r = client.post(f"/api/games/{st['id']}/act", json={"action": action, "expect": st["n"]})
+            assert r.status_code == 200, r.text
+            st = r.json()
+        if seen == phases:
+            break
+    assert seen == phases
 
 
 def test_replay_steps_forward_and_back(client):
@@ -273,3 +333,29 @@ def test_concurrent_requests_apply_one_action_once(client):
         codes = sorted(ex.map(lambda _: client.post(f"/api/games/{st['id']}/act", json=body).status_code, range(4)))
     assert codes == [200, 400, 400, 400]
     assert len(client.app_state.games[st["id"]].env.game.history) == 1
+
+
+def test_follower_spots_say_which_feature_they_are(client):
+    # Darmstadt's churches and the shrines are follower spots: the page's tooltip names them
+    seen = set()
+    for seed in range(20):
+        st = _new(client, ("human", "human"), ("darmstadt", "shrines"), seed=seed)
+        env = client.app_state.games[st["id"]].env
+        rng = np.random.default_rng(seed)
+        while not st["over"] and seen != {"church", "shrine"}:
+            if st["phase"] == "follower":
+                tile = env.game.rules.tiles[env.game.placements[-1][2]]
+                for s in st["spots"]:
+                    seg = tile.segments[tile.segment_index(s["action"].split()[1])]
+                    kind = seg.building or KIND_NAMES[seg.kind]
+                    assert s["tip"].startswith(f"Put a follower on the {kind} ({seg.name})"), s
+                    if kind in ("church", "shrine"):
+                        seen.add(kind)
+            mask = env.infos[env.agent_selection]["action_mask"]
+            action = env.action_to_text(int(rng.choice(np.flatnonzero(mask))))
+            r = client.post(f"/api/games/{st['id']}/act", json={"action": action, "expect": st["n"]})
+            assert r.status_code == 200, r.text
+            st = r.json()
+        if seen == {"church", "shrine"}:
+            return
+    raise AssertionError(f"only {seen} met")

@@ -249,7 +249,7 @@ def test_expansion_game_by_clicks(page, server, shots):
         clicked[_human_decision(pg, rng)] += 1
     assert clicked["choice"] > 0, clicked  # an expansion phase was decided in the page (the Count's)
     game = _server_game(server, pg).env.game
-    assert pg.locator("#boardg image.plugins").count() == 1  # the City of Carcassonne drawn by its plug-in
+    assert pg.locator('#boardg g.plugin[data-plugin="count"] .count-quarter').count() == 4  # the City, as vectors
     assert "Count on the" in pg.inner_text("#status")
     assert [int(t) for t in pg.locator("#players .score").all_inner_texts()] == game.scores
     pg.screenshot(path=shots / "play_expansions.png")
@@ -266,7 +266,8 @@ def test_map_game_by_clicks(page, server, shots):
     game = _server_game(server, pg).env.game
     assert len(game.placements) > 25
     assert "Map: germany" in pg.inner_text("#status")
-    assert pg.locator("#boardg image.plugins").count() == 1
+    assert pg.locator('#boardg g.plugin[data-plugin="maps_germany"] .map-town').count() > 0
+    assert pg.locator("#boardg image").count() == 0  # no embedded picture: the map is vector shapes
     # pan and zoom change the view, "fit" restores it
     before = pg.get_attribute("#board", "viewBox")
     pg.click("#zin")
@@ -354,3 +355,173 @@ def test_stale_page_gets_a_message_and_changes_nothing(page, server):
     assert "older state" in pg.inner_text("#error")
     assert len(sess.env.game.history) == n  # nothing applied
     pg.wait_for_function(f"S.n === {n}")  # the page shows the server's state again
+
+
+# ------------------------------------------------------------------ every expansion decision, by its own control
+def _path_to(kwargs: dict, phase: str, seeds=range(80), steps=400) -> tuple[int, list[str]]:
+    """A seed and the actions (random legal ones) after which ``phase`` is asked, found on a copy of the game."""
+    import carc_env
+
+    for seed in seeds:
+        env = carc_env.raw_env(**kwargs)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        played: list[str] = []
+        for _ in range(steps):
+            if env.game.over:
+                break
+            if env.game.phase == phase:
+                return seed, played
+            mask = env.infos[env.agent_selection]["action_mask"]
+            i = int(rng.choice(np.flatnonzero(mask)))
+            played.append(env.action_to_text(i))
+            env.step(i)
+    raise AssertionError(f"no game reached {phase}")
+
+
+def _at_decision(pg, server, expansions, phase, rules=None):
+    """Start a two-human game in the page (by clicks), play it on the server up to ``phase``, reload the page
+    (it keeps the game through its address) and return the server's session."""
+    from agents.play.session import env_kwargs_for
+
+    seed, played = _path_to(env_kwargs_for(2, ["base", *expansions], rules), phase)
+    if rules:
+        pg.fill("#rules", json.dumps(rules))
+    _start(pg, ["human", "human"], expansions, seed=seed)
+    sess = _server_game(server, pg)
+    for text in played:
+        sess.act(text, len(sess.env.game.history))
+    assert sess.env.game.phase == phase
+    pg.reload()
+    pg.wait_for_function(f"S && S.phase === {json.dumps(phase)} && !busy")
+    assert pg.evaluate("S.id") == sess.id and pg.inner_text("#choices .prompt")
+    return sess
+
+
+def _click(pg, loc) -> None:
+    n0 = pg.evaluate("S.n")
+    if loc.evaluate("e => e instanceof SVGElement"):
+        _click_cell(pg, loc)  # a board target: a click on the board at its centre
+    else:
+        loc.click()
+    pg.wait_for_function(f"S.n > {n0} || !document.getElementById('error').hidden")
+    assert pg.locator("#error").is_hidden(), pg.inner_text("#error")
+
+
+def test_count_decisions_by_their_controls(page, server, shots):
+    from carc_env.expansions.count.rules import QUARTERS
+
+    pg = page
+    sess = _at_decision(pg, server, ("count",), "count_deploy")
+    game = sess.env.game
+    p = game.player
+    # the four quarters are clickable areas on the board, each with its button; click the cathedral's area
+    assert pg.locator("#overlay .target.area").count() == 4
+    assert pg.locator("#choices button.decision").count() == 4 and pg.inner_text("#pass") == "Keep your follower"
+    tip = pg.get_attribute('#choices button[data-action="count_deploy cathedral"]', "title")
+    assert "cathedral" in tip and "cloister" in tip
+    pg.screenshot(path=shots / "play_count_deploy.png")
+    before, supply = game.ext["count"].quarters[3][p], game.supply[p]
+    _click(pg, pg.locator('#overlay .target.area[data-action="count_deploy cathedral"]'))
+    assert game.ext["count"].quarters[3][p] == before + 1 and game.supply[p] == supply - 1
+    assert game.action_text(game.history[-1]) == "count_deploy cathedral"
+    # then the Count may move: the other three quarters are targets; click the market's
+    pg.wait_for_function("S.phase === 'count_move'")
+    count = game.ext["count"].count
+    areas = pg.locator("#overlay .target.area")
+    assert areas.count() == 3
+    assert f"count_move {QUARTERS[count]}" not in [areas.nth(i).get_attribute("data-action") for i in range(3)]
+    target = next(q for q in (1, 2, 0, 3) if q != count)
+    _click(pg, pg.locator(f'#overlay .target.area[data-action="count_move {QUARTERS[target]}"]'))
+    assert game.ext["count"].count == target
+    assert pg.locator(f'#boardg .count-quarter[data-quarter="{QUARTERS[target]}"][data-count="1"]').count() == 1
+
+
+def test_count_send_by_clicking_the_feature(page, server, shots):
+    from carc_env.expansions.count.rules import QUARTERS
+
+    pg = page
+    sess = _at_decision(pg, server, ("count",), "count_leave")
+    game = sess.env.game
+    p = game.player
+    targets = pg.locator("#overlay .target.point")
+    assert targets.count() >= 1 and targets.count() == pg.locator("#choices button.decision.onboard").count()
+    action = targets.first.get_attribute("data-action")
+    x, y = map(int, action.split()[1].split(","))
+    k = game.board[(x, y)]
+    _, _, t, _, base = game.placements[k]
+    root = game.find(base + game.rules.tiles[t].segment_index(action.split()[2]))
+    q = game.rules.by_key["count"].quarter_of(game, root)
+    before = game.ext["count"].quarters[q][p]
+    tip = pg.get_attribute(f'#choices button[data-action="{action}"]', "title")
+    assert f"from the {QUARTERS[q]}" in tip
+    pg.screenshot(path=shots / "play_count_send.png")
+    _click(pg, targets.first)
+    assert game.action_text(game.history[-1]) == action
+    assert game.ext["count"].quarters[q][p] == before - 1  # the follower left its quarter for the feature
+
+
+def test_stained_glass_decisions_by_their_controls(page, server, shots):
+    pg = page
+    sess = _at_decision(pg, server, ("stained_glass",), "glass_thief")
+    game = sess.env.game
+    st = game.ext["stained_glass"]
+    p = game.player
+    # every player's windows beside the board (the plug-in's panel block, vector)
+    assert pg.locator("#panels svg g.panel-block rect").count() >= 4 * 7 * game.num_players
+    # the thief: click the road's mark on the board
+    road = pg.locator("#overlay .target.point").first
+    action = road.get_attribute("data-action")
+    assert action.startswith("thief ")
+    thieves = dict(st.thieves)
+    pg.screenshot(path=shots / "play_glass_thief.png")
+    _click(pg, road)
+    new = {n: o for n, o in st.thieves.items() if n not in thieves}
+    assert list(new.values()) == [p] and game.action_text(game.history[-1]) == action
+    # the steal: the tokens are pickers with the token drawn; take the first
+    pg.wait_for_function("S.phase !== 'glass_thief'")
+    while pg.evaluate("S.phase") == "glass_thief":  # more roads: no more thieves
+        _click(pg, pg.locator("#pass"))
+    if pg.evaluate("S.phase") == "glass_steal":
+        token = pg.locator("#choices button.decision").first
+        steal = token.get_attribute("data-action")
+        assert token.locator("svg rect").count() >= 2 and "Steal glass token" in token.get_attribute("title")
+        _, v, kind = steal.split()
+        k = game.rules.by_key["stained_glass"].tokens.kinds.index(kind)
+        mine, theirs = st.held[p][k], st.held[int(v)][k]
+        pg.screenshot(path=shots / "play_glass_steal.png")
+        _click(pg, token)
+        assert st.held[p][k] == mine + 1 and st.held[int(v)][k] == theirs - 1
+
+
+def test_stained_glass_window_by_its_control(page, server, shots):
+    pg = page
+    sess = _at_decision(pg, server, ("stained_glass",), "glass_window")
+    game = sess.env.game
+    p = game.player
+    win = pg.locator("#choices button.decision").first
+    action, label = win.get_attribute("data-action"), win.inner_text()
+    pts = int(label.split(":")[1].split()[0])
+    assert win.locator("svg rect").count() >= 4  # the window drawn: its frame and panes
+    score = game.scores[p]
+    pg.screenshot(path=shots / "play_glass_window.png")
+    _click(pg, win)
+    assert game.action_text(game.history[-1]) == action and game.scores[p] == score + pts
+
+
+def test_map_extra_turn_by_its_control(page, server, shots):
+    pg = page
+    sess = _at_decision(pg, server, ("maps_germany",), "map_extra_turn", {"maps_germany": {"town_extra_turn": True}})
+    game = sess.env.game
+    p = game.player
+    x, y = game.placements[-1][:2]
+    assert pg.input_value(".seat .spec >> nth=1") == "human"  # the form shows the game, its rule options too
+    assert json.loads(pg.input_value("#rules")) == {"maps_germany": {"town_extra_turn": True}}
+    area = pg.locator('#overlay .target.area[data-action="extra_turn"]')
+    assert area.count() == 1 and pg.inner_text("#pass") == "Decline"
+    assert "Take the extra turn" in pg.inner_text("#choices") and f"({x},{y})" in area.locator("title").text_content()
+    pg.screenshot(path=shots / "play_map_extra_turn.png")
+    turns = game.turn
+    _click(pg, area)
+    assert game.action_text(game.history[-1]) == "extra_turn"
+    assert game.phase == "tile" and game.player == p and game.turn_player == p and game.turn == turns + 1

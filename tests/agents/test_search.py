@@ -352,7 +352,13 @@ def _leaf(root, rng, steps):
 @needs_numba
 @pytest.mark.parametrize(
     "n,expansions",
-    [(2, ("base",)), (3, ("base",)), (2, ("base", "king_robber", "river2")), (4, ("base", "king_robber"))],
+    [
+        (2, ("base",)),
+        (3, ("base",)),
+        (2, ("base", "king_robber", "river2")),
+        (4, ("base", "king_robber")),
+        (3, ("base", "count", "king_robber", "river2", "darmstadt", "shrines")),  # the Count's phases too
+    ],
 )
 def test_compiled_playout_takes_over_the_leaf_exactly(n, expansions):
     """The leaf handed to the kernels is the Python leaf: same scores, phase, drawn tile, legal moves,
@@ -410,13 +416,14 @@ def test_engine_option_picks_the_playouts():
     from carc_env.search.rollout import ENGINES
 
     assert ENGINES == ("auto", "python", "numba")
-    base, count = new_game(2, seed=1), new_game(2, expansions=("base", "count"), seed=1)
+    base, glass = new_game(2, seed=1), new_game(2, expansions=("base", "stained_glass"), seed=1)
     assert isinstance(RolloutGuide()._playout_for(base), FastPlayout)
-    assert RolloutGuide()._playout_for(count) is None  # not covered: the Python play-out
+    assert isinstance(RolloutGuide()._playout_for(new_game(2, expansions=("base", "count"), seed=1)), FastPlayout)
+    assert RolloutGuide()._playout_for(glass) is None  # not covered: the Python play-out
     assert RolloutGuide(engine="python")._playout_for(base) is None
     assert RolloutGuide("greedy")._playout_for(base) is None
-    with pytest.raises(ValueError, match="count"):
-        RolloutGuide(engine="numba")._playout_for(count)
+    with pytest.raises(ValueError, match="stained_glass"):
+        RolloutGuide(engine="numba")._playout_for(glass)
     with pytest.raises(ValueError, match="random rollouts only"):
         RolloutGuide("greedy", engine="numba")
     with pytest.raises(ValueError, match="engine must be one of"):

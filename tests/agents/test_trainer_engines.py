@@ -47,7 +47,12 @@ def _run(game: dict, updates: int) -> tuple[SelfPlayTrainer, list]:
 
 
 @pytest.mark.parametrize(
-    "game,updates", [({"num_players": 2}, 4), ({"num_players": 3, "expansions": ("king_robber",)}, 3)]
+    "game,updates",
+    [
+        ({"num_players": 2}, 4),
+        ({"num_players": 3, "expansions": ("king_robber",)}, 3),
+        ({"num_players": 2, "expansions": ("darmstadt", "shrines")}, 4),
+    ],
 )
 def test_the_compiled_games_train_exactly_like_the_python_ones(game, updates):
     """Same seeds, same opponents, byte-identical features and greedy decisions: the same rollouts,

@@ -153,3 +153,19 @@ def test_the_compiled_features_refuse_what_they_do_not_model():
     assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
     env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
     assert env.unwrapped.engine == "python"
+
+
+def test_a_plugin_whose_channel_highs_do_not_match_its_channels_is_refused(monkeypatch):
+    from carc_env.expansions.count.observe import Observation
+
+    monkeypatch.setattr(Observation, "channel_high", lambda self: [1])
+    with pytest.raises(ValueError, match=r"observation channels \[.*\] but 1 largest values"):
+        carc_env.raw_env(num_players=2, expansions=("count",))
+
+
+def test_darmstadt_and_shrines_keep_the_action_features_compiled():
+    """Their hooks change what a placement scores (church bonus, Darmstadtium, challenges) or may be (the
+    shrine veto), not what it joins: the play-out runs their kernels and the mask holds the veto."""
+    for expansions in [("darmstadt",), ("shrines",), ("darmstadt", "shrines", "king_robber", "river2")]:
+        env = carc_env.raw_env(expansions=expansions, action_features=True)
+        assert env.unwrapped.engine == "numba", env.unwrapped.engine_reason

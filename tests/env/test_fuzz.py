@@ -175,11 +175,11 @@ def _bad_index(rng: np.random.Generator, e: Any, wrapped: bool) -> Any:
     return [legal + 0.5, float(legal), str(legal), [legal], np.array([legal]), np.float64(legal)][int(rng.integers(6))]
 
 
-ENV_CASES = [(("base",), "python"), (("base",), "numba"), (("base", *ALL), "python")]  # all: no compiled rules
+ENV_CASES = [(("base",), "python"), (("base",), "numba"), (("base", *ALL), "python"), (("base", *ALL), "numba")]
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw_env", "env"])
-@pytest.mark.parametrize("combo, engine", ENV_CASES, ids=["base-python", "base-numba", "all-python"])
+@pytest.mark.parametrize("combo, engine", ENV_CASES, ids=["base-python", "base-numba", "all-python", "all-numba"])
 def test_fuzz_env_step(combo, engine, wrapped):
     rng = np.random.default_rng(17 + len(combo) + wrapped)
     make = carc_env.env if wrapped else raw_env

@@ -24,7 +24,9 @@ from carc_env.baselines import GreedyPolicy, RandomPolicy
 from carc_env.core import ConfigError
 from carc_env.env.aec import env as make_env
 from carc_env.env.gym_env import CarcassonneGymEnv
+from carc_env.env.options import EnvOptions
 from carc_env.env.vector import CarcassonneVectorEnv
+from carc_env.fast import coverage
 
 
 def _same_obs(a: dict, b: dict, where: str) -> None:
@@ -184,19 +186,23 @@ def test_engine_selection():
     assert make_env().unwrapped.engine == "numba"
     assert make_env(expansions=("king_robber",), num_players=5).unwrapped.engine == "numba"
     assert make_env(expansions=("river2", "king_robber")).unwrapped.engine == "numba"
-    box = ("darmstadt", "king_robber", "river2", "shrines")
+    box = ("count", "darmstadt", "king_robber", "river2", "shrines")
+    for n in (2, 3, 4, 5):  # the whole box: engine="auto" picks the compiled engine for every combination
+        for m in range(1 << len(box)):
+            combo = tuple(k for j, k in enumerate(box) if m >> j & 1)
+            assert coverage(EnvOptions.from_kwargs(expansions=combo, num_players=n)) is None, (combo, n)
     assert make_env(expansions=box, num_players=4).unwrapped.engine == "numba"
     six = (*box, "royal_gateways", "sagrada_familia")
     assert make_env(expansions=six, num_players=5).unwrapped.engine == "numba"
     for key in ("royal_gateways", "sagrada_familia"):
         assert make_env(expansions=(key,)).unwrapped.engine == "numba"
         assert CarcassonneVectorEnv(2, expansions=(key,)).engine == "numba"
-    count = make_env(expansions=("count", "darmstadt")).unwrapped
-    assert count.engine == "python" and "count" in count.engine_reason
+    assert CarcassonneVectorEnv(2, expansions=("count",)).engine == "numba"
+    glass = make_env(expansions=("stained_glass", "darmstadt")).unwrapped
+    assert glass.engine == "python" and "stained_glass" in glass.engine_reason
     assert make_env(engine="python").unwrapped.engine == "python"
-    assert CarcassonneVectorEnv(2, expansions=("count",)).engine == "python"
-    with pytest.raises(ConfigError, match="engine='numba' cannot run this configuration: .*count"):
-        make_env(engine="numba", expansions=("count",))
+    with pytest.raises(ConfigError, match="engine='numba' cannot run this configuration: .*stained_glass"):
+        make_env(engine="numba", expansions=("stained_glass",))
     with pytest.raises(ConfigError, match="option engine must be one of"):
         make_env(engine="cython")
 

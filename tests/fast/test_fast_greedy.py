@@ -19,13 +19,40 @@ CONFIGS = [
     ({"num_players": 3, "rules": {"base": {"count_tile_once": False}}, "window": (11, 11)}, range(20, 24)),
     ({"expansions": ("river2", "king_robber"), "num_players": 4}, range(40, 44)),
     ({"num_players": 2, "followers": 2}, range(60, 63)),
-]
+    # plug-ins whose hooks the one-ply play-out runs in their kernels (church bonus, Darmstadtium, the
+    # shrine veto in the mask and its challenges)
+    ({"expansions": ("darmstadt",)}, range(80, 84)),
+    ({"expansions": ("shrines",), "num_players": 3, "rules": {"shrines": {"sixth_tile": True}}}, range(90, 93)),
+    ({"expansions": ("darmstadt", "shrines", "king_robber"), "rules": {"shrines": {"churches_are_cloisters": False}}},
+     range(96, 99)),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.25])
 @pytest.mark.parametrize("kw,seeds", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])
 def test_same_choices_as_the_python_policy_given_the_same_stream(kw, seeds, eps):
-    opts = EnvOptions.from_kwargs(**kw)
+    _same_choices(EnvOptions.from_kwargs(**kw), seeds, eps)
+
+
+def test_the_church_bonus_is_in_the_greedy_play_out():
+    """Greedy games of Darmstadt that complete a church (seeds found by scanning 30): the church-completing
+    placement was valued by a one-ply play-out that paid the bonus (the plug-in's kernels), on both engines
+    alike."""
+    opts = EnvOptions.from_kwargs(expansions=("darmstadt",))
+
+    def paid_a_bonus(fast: FastBatch, g: int, seed: int) -> None:
+        bonus = fast.layout.award_codes["church_bonus"]
+        assert any(what == bonus for what, *_ in fast.score_log(g)), f"seed {seed} paid no church bonus"
+
+    _same_choices(opts, [81, 88], 0.0, check=paid_a_bonus)
+
+
+def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> None:
+    """Play greedy games through both engines, asserting identical choices and scores; ``check(fast, g,
+    seed)`` after each game."""
+    from carc_env.fast import coverage
+
+    assert coverage(opts) is None  # the compiled engine and its greedy cover the configuration
     fast = FastBatch(opts, 3)
     decisions = 0
     for k, seed in enumerate(seeds):
@@ -44,6 +71,8 @@ def test_same_choices_as_the_python_policy_given_the_same_stream(kw, seeds, eps)
             fast.step_game(g, a_co)
             decisions += 1
         assert ref.game.scores == fast.scores(g)
+        if check is not None:
+            check(fast, g, seed)
     assert decisions > 60 * len(seeds)
 
 

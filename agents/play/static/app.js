@@ -80,13 +80,35 @@ async function init() {
   $("rlast").onclick = () => replayGo(S.total);
   document.addEventListener("keydown", onKey);
   setupPanZoom();
+  const m = location.hash.match(/game=([0-9a-f]+)/);  // a reload keeps the game
+  if (m) {
+    mode = "game";
+    await request(() => api("GET", `/api/games/${m[1]}`), true);
+    if (S && S.seats) syncForm();
+  }
+}
+
+// the form shows the game on the page (after a reload), so "Start" plays the same set-up again
+function syncForm() {
+  $("nplayers").value = String(S.seats.length);
+  buildSeats();
+  document.querySelectorAll(".seat .spec").forEach((e, i) => { e.value = S.seats[i].spec; });
+  document.querySelectorAll(".exp").forEach((e) => { e.checked = S.expansions.includes(e.value); });
+  $("rules").value = S.rules && Object.keys(S.rules).length ? JSON.stringify(S.rules) : "";
 }
 
 async function newGame() {
   const players = [...document.querySelectorAll(".seat .spec")].map((e) => e.value.trim() || "human");
   const expansions = [...document.querySelectorAll(".exp:checked")].map((e) => e.value);
   const seed = $("seed").value === "" ? null : +$("seed").value;
-  await request(() => api("POST", "/api/games", {players, expansions, seed}), true);
+  let rules = {};
+  if ($("rules").value.trim()) {
+    try { rules = JSON.parse($("rules").value); } catch (e) {
+      showError(`rule options must be JSON such as {"maps_germany": {"town_extra_turn": true}}: ${e.message}`);
+      return;
+    }
+  }
+  await request(() => api("POST", "/api/games", {players, expansions, seed, rules}), true);
 }
 
 // ------------------------------------------------------------------ talking to the server
@@ -144,6 +166,7 @@ function setState(st, fresh) {
     view.y += (L.top - old.top) + (old.y0 - L.y0) * L.tile_px;
   }
   pending = null;
+  if (mode === "game" && S.id && !S.replay) history.replaceState(null, "", `#game=${S.id}`);
   if (S.phase === "tile" && S.legal) {
     // start from a rotation that fits somewhere
     const fits = new Set(Object.values(S.legal).flat());
@@ -214,7 +237,8 @@ function cellAt(ev) {
 function onBoardClick(ev) {
   if (!S || mode !== "game" || S.over || deciderIsAgent()) return;
   const t = ev.target;
-  if (t.closest && t.closest(".spot")) { act(t.closest(".spot").dataset.action); return; }
+  const hit = t.closest && t.closest(".spot, .target");
+  if (hit) { act(hit.dataset.action); return; }
   if (S.phase !== "tile") return;
   const c = cellAt(ev);
   const rots = S.legal[`${c.x},${c.y}`];
@@ -274,15 +298,91 @@ function drawOverlay() {
     p.setAttribute("data-x", pending.x); p.setAttribute("data-y", pending.y);
     g.appendChild(p);
   }
+  if (human && S.decision) drawTargets(g, tp);
   if (human) {
     for (const s of S.spots) {
       const c = document.createElementNS(SVGNS, "g");
       c.setAttribute("class", "spot");
       c.dataset.action = s.action;
       c.innerHTML = `<circle cx="${s.x}" cy="${s.y}" r="${tp * 0.13}" fill="${S.colours[S.player]}" fill-opacity="0.75"
-        stroke="white" stroke-width="2"/><title>${s.action}</title>`;
+        stroke="white" stroke-width="2"/><title>${esc(s.tip || s.action)} (${esc(s.action)})</title>`;
       g.appendChild(c);
     }
+  }
+}
+
+// a plug-in's decision on the board: a quarter (area) or a feature / road (point), each a clickable target
+function drawTargets(g, tp) {
+  for (const c of S.decision.choices) {
+    if (!c.area && !c.point) continue;
+    const e = document.createElementNS(SVGNS, "g");
+    e.setAttribute("class", "target " + (c.area ? "area" : "point"));
+    e.dataset.action = c.action;
+    if (c.area) {
+      const [x, y, w, h] = c.area;
+      e.innerHTML = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="#ffd628" fill-opacity="0.25"
+        stroke="#ffd628" stroke-width="3" stroke-dasharray="6 3"/>`;
+    } else {
+      const [x, y] = c.point, r = tp * 0.17;
+      e.innerHTML = `<circle cx="${x}" cy="${y}" r="${r}" fill="#ffd628" fill-opacity="0.55" stroke="#fff"
+        stroke-width="2"/><svg x="${x - r * 0.8}" y="${y - r * 0.8}" width="${r * 1.6}" height="${r * 1.6}"
+        viewBox="0 0 32 32">${c.icon}</svg>`;
+    }
+    const title = document.createElementNS(SVGNS, "title");
+    title.textContent = `${c.label}: ${c.tip}`;
+    e.appendChild(title);
+    e.addEventListener("mouseenter", () => hot(c.action, true));
+    e.addEventListener("mouseleave", () => hot(c.action, false));
+    g.appendChild(e);
+  }
+}
+
+// hovering a control lights its target on the board and the other way round
+function hot(action, on) {
+  for (const e of document.querySelectorAll(".target, .choice")) {
+    if (e.dataset.action === action) e.classList.toggle("hot", on);
+  }
+}
+
+function decisionControls(ch) {
+  const d = S.decision;
+  const p = document.createElement("div");
+  p.className = "prompt";
+  p.textContent = d.prompt;
+  ch.appendChild(p);
+  let group = null, box = ch;
+  for (const c of d.choices) {
+    if (c.passes) continue;
+    if (c.group !== group) {
+      group = c.group;
+      box = ch;
+      if (group) {
+        const h = document.createElement("div"); h.className = "group"; h.textContent = group; ch.appendChild(h);
+        box = document.createElement("div"); box.className = "groupbox"; ch.appendChild(box);
+      }
+    }
+    const b = document.createElement("button");
+    b.className = "choice decision" + (c.area || c.point ? " onboard" : "");
+    b.dataset.action = c.action;
+    b.title = c.tip;
+    b.innerHTML = (c.icon ? `<svg width="28" height="28" viewBox="0 0 32 32">${c.icon}</svg>` : "") +
+      `<span>${esc(c.label)}</span>`;
+    b.onclick = () => act(c.action);
+    b.onmouseenter = () => hot(c.action, true);
+    b.onmouseleave = () => hot(c.action, false);
+    box.appendChild(b);
+  }
+  for (const a of d.other) {  // an enabled action no control covers (none with the built-in plug-ins)
+    if (a === "pass") continue;
+    const b = document.createElement("button"); b.className = "choice"; b.dataset.action = a; b.textContent = a;
+    b.onclick = () => act(a);
+    ch.appendChild(b);
+  }
+  const pass = d.choices.find((c) => c.passes);
+  if (pass || d.other.includes("pass")) {
+    const b = document.createElement("button"); b.id = "pass"; b.dataset.action = "pass";
+    b.textContent = pass ? pass.label : "Pass"; b.title = pass ? pass.tip : "pass"; b.onclick = () => act("pass");
+    ch.appendChild(b);
   }
 }
 
@@ -302,10 +402,13 @@ function drawSide() {
   $("turn").textContent = S.over ? "Game over" : `Turn ${S.turn}, phase ${S.phase}, P${S.player} to move` +
     (deciderIsAgent() ? ` (${S.seats[S.player].spec} is thinking)` : "");
   $("status").innerHTML = S.status.map((s) => `<div>${esc(s.text)}</div>`).join("");
+  $("panels").innerHTML = (S.panels || []).join("");  // the plug-ins' panel blocks (Stained Glass's windows)
   // choices: pass and the other legal actions of this phase (expansion phases as a list)
   const ch = $("choices");
   ch.innerHTML = "";
-  if (mode === "game" && !S.over && !deciderIsAgent()) {
+  if (mode === "game" && !S.over && !deciderIsAgent() && S.decision) {
+    decisionControls(ch);
+  } else if (mode === "game" && !S.over && !deciderIsAgent()) {
     if (S.phase !== "tile") {
       const h = document.createElement("div");
       h.textContent = S.spots.length ? `Phase ${S.phase}: click a follower spot on the board, or` : `Phase ${S.phase}:`;

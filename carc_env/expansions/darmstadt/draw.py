@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from PIL import ImageDraw
+from typing import Any
 
 from ...render.expansions import BuildingStyle, TagStyle
 from ...render.expansions import Drawing as BaseDrawing
@@ -21,14 +21,14 @@ ELEMENT_COLOUR = (236, 240, 248)  # the Darmstadtium's element square
 CHURCH_ROOF = (40, 84, 178)
 
 
-def _cross(d: ImageDraw.ImageDraw, cx: float, cy: float, g: float, outline: tuple[int, int, int]) -> None:
+def _cross(d: Any, cx: float, cy: float, g: float, outline: tuple[int, int, int]) -> None:
     """A cross on the roof top of a building glyph ``g`` pixels wide centred on (cx, cy)."""
     t = max(1, round(0.05 * g))
     d.rectangle([cx - t / 2, cy - 0.62 * g, cx + t / 2, cy - 0.40 * g], fill=outline)
     d.rectangle([cx - 0.08 * g, cy - 0.56 * g, cx + 0.08 * g, cy - 0.56 * g + t], fill=outline)
 
 
-def _element(d: ImageDraw.ImageDraw, c: Point, s: int, symbol: str = "Ds", size: float = 0.26) -> None:
+def _element(d: Any, c: Point, s: int, symbol: str = "Ds", size: float = 0.26) -> None:
     """A periodic-table square with ``symbol`` (the Darmstadtium, element Ds), centred on ``c``."""
     k = size * s
     cx, cy = min(1 - size / 2 - 0.04, max(size / 2 + 0.04, c[0])) * s, min(1 - size / 2 - 0.04, c[1]) * s

@@ -12,9 +12,10 @@ Kernels (as :mod:`.rules`):
   church when ``church_bonus_unoccupied`` is off; ``score_end`` pays +3 to each
   player with the most (award ``church_bonus``), in completion order.
 
-Followers without a segment (the Count's guests, ``church_bonus_guests``) do
-not exist on the compiled engine, which does not run the Count: the option is
-accepted and has nothing to act on.
+Followers without a segment (the engine's guests: the Count's followers sent
+from a quarter) count for a church's vicinity as :meth:`.rules.Darmstadt._guests_nearby`
+says (option ``church_bonus_guests``: on the church itself, or on a feature
+with a tile in the vicinity).
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import BUILDING, CITY
-from ...fast.kernels import G_NCOMP, G_NFL, N_KIND, N_NEXT, N_OCC, N_OWNER, N_PL, log_row
+from ...fast.kernels import G_NCOMP, G_NFL, G_NGUEST, N_KIND, N_NEXT, N_OCC, N_OWNER, N_PL, find, log_row
 from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_SCORES
+from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_GUEST, P_O_SCORES
 from .rules import BONUS, CHURCH, TAG
 
-OWN = ("bonus_unoccupied",)
-(UNOCCUPIED,) = own_positions(OWN)
+OWN = ("bonus_unoccupied", "guests_vicinity")
+UNOCCUPIED, GUESTS_VICINITY = own_positions(OWN)
 NPEND, PEND = 0, 1  # its integers: pending church bonuses, then (church node, players bitmask) each
 PEND_CAP = 8  # churches one tile can complete: itself and its neighbours
 C_CHURCH, C_TAGGED = 0, 1  # its tile columns: the church segment (-1); bitmask of Darmstadtium city segments
@@ -63,6 +64,25 @@ def _church_at(T, S, g, pb, root):
 
 
 @kernel
+def _guest_nearby(T, S, g, pb, feature, church, x, y):
+    """Darmstadt._guests_nearby: a guest on ``feature`` stands in the vicinity of the church at (x, y)."""
+    if feature == church:
+        return True
+    if not T.P[pb + GUESTS_VICINITY]:
+        return False
+    nd = S.nd
+    m = feature
+    while True:
+        k = nd[g, m, N_PL]
+        if abs(S.pl[g, k, 0] - x) <= 1 and abs(S.pl[g, k, 1] - y) <= 1:
+            return True
+        m = nd[g, m, N_NEXT]
+        if m == feature:
+            break
+    return False
+
+
+@kernel
 def score_begin(T, S, g, pb):
     ls, nd = S.ls, S.nd
     o = T.P[pb + B_LS]
@@ -84,6 +104,10 @@ def score_begin(T, S, g, pb):
             fk = nd[g, node, N_PL]
             if abs(S.pl[g, fk, 0] - x) <= 1 and abs(S.pl[g, fk, 1] - y) <= 1:
                 ls[g, cnt + nd[g, node, N_OWNER]] += 1
+        og = T.P[P_O_GUEST]
+        for i in range(S.gi[g, G_NGUEST]):
+            if _guest_nearby(T, S, g, pb, find(nd, g, ls[g, og + 2 * i]), root, x, y):
+                ls[g, cnt + ls[g, og + 2 * i + 1]] += 1
         best = 0
         for p in range(n):
             best = max(best, ls[g, cnt + p])
@@ -141,7 +165,10 @@ def tile_columns(rules: Any) -> np.ndarray:
 
 
 def params(rules: Any, exp: Any) -> dict[str, int]:
-    return {"bonus_unoccupied": 1 if exp.options.church_bonus_unoccupied else 0}
+    return {
+        "bonus_unoccupied": 1 if exp.options.church_bonus_unoccupied else 0,
+        "guests_vicinity": 1 if exp.options.church_bonus_guests == "vicinity" else 0,
+    }
 
 
 SUPPORT = FastSupport(

@@ -6,7 +6,7 @@
   (distinct tiles) against the record; strictly larger gives the figure to the turn's player (as
   :meth:`.rules.KingRobber.on_completed`);
 * ``final_scoring``: the holders score 1 point per completed city / road that counts (awards
-  ``king``, ``robber``);
+  ``king``, ``robber``), those the plug-ins add (compiled hook ``extra_completed``) included;
 * ``observe``: the global features of this plug-in's observe part (holders per relative seat,
   then the two records x 0.1).
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.tiles import CITY, ROAD
+from ...fast import kernels as K
 from ...fast.kernels import G_NCOMP, G_NNODES, G_TURNP, N_DONE, N_KIND, N_TCOUNT, counts_as_completed, find, log_row
 from ...fast.seam import B_AWARD, B_LS, kernel, own_positions
 from ...fast.support import FastSupport
@@ -67,6 +68,7 @@ def final_scoring(T, S, g, pb):
         for i in range(nn):
             if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind and counts_as_completed(T, S, g, i):
                 cnt += 1
+        cnt += K.H.extra_completed(T, S, g, kind)  # Game.count_completed: the plug-ins' extra_completed
         S.ls[g, osc + holder] += cnt
         award = T.P[pb + B_AWARD] + (AWARD_KING if kind == CITY else AWARD_ROBBER)
         log_row(T, S, g, award, 1, cnt, 0, cnt, 1 << holder)

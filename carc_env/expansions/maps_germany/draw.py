@@ -22,15 +22,14 @@ bottom.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from PIL import ImageDraw
-
+from ...core.actions import Pass
 from ...core.tiles import DX, DY
-from ...render.expansions import Canvas, StatusLine
+from ...render.expansions import Canvas, Choice, Decision, StatusLine, icon
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.image import font, text_width
-from .rules import KEY, MapsGermany
+from .rules import EXTRA_TURN_PHASE, KEY, MapsGermany, TakeExtraTurn
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.config import RuleSet
@@ -64,7 +63,7 @@ def _side_ends(canvas: Canvas, x: int, y: int, s: int) -> tuple[tuple[int, int],
     )[s]
 
 
-def _outline(d: ImageDraw.ImageDraw, canvas: Canvas, cells, inside, colour, width: int, gates=frozenset()) -> None:
+def _outline(d: Any, canvas: Canvas, cells, inside, colour, width: int, gates=frozenset()) -> None:
     """Draw each side of each cell in ``cells`` that faces no cell of ``inside``; a side in ``gates``
     (``(x, y, side)``) gets a gate: the wall stops short of its middle third, with a tower each side."""
     for x, y in cells:
@@ -85,13 +84,13 @@ def _outline(d: ImageDraw.ImageDraw, canvas: Canvas, cells, inside, colour, widt
                 d.rectangle([cx - t, cy - t, cx + t, cy + t], fill=colour, outline=(40, 20, 5))
 
 
-def _shield(d: ImageDraw.ImageDraw, cx: float, cy: float, w: float) -> None:
+def _shield(d: Any, cx: float, cy: float, w: float) -> None:
     """A coat of arms: a small red shield centred on (cx, cy), ``2 w`` wide."""
     d.polygon([(cx - w, cy - w), (cx + w, cy - w), (cx + w, cy + w * 0.4), (cx, cy + w * 1.4), (cx - w, cy + w * 0.4)],
               fill=SHIELD, outline=(255, 255, 255))  # fmt: skip
 
 
-def _shields(d: ImageDraw.ImageDraw, left: int, top: int, tp: int, n: int) -> None:
+def _shields(d: Any, left: int, top: int, tp: int, n: int) -> None:
     """``n`` shields in a row along the bottom of the square at (left, top), centred."""
     w = tp * 0.07
     step = tp * 0.18
@@ -100,7 +99,7 @@ def _shields(d: ImageDraw.ImageDraw, left: int, top: int, tp: int, n: int) -> No
         _shield(d, x0 + step * i, top + tp * 0.8, w)
 
 
-def _town(d: ImageDraw.ImageDraw, left: int, top: int, tp: int) -> None:
+def _town(d: Any, left: int, top: int, tp: int) -> None:
     """A small town (the printed map's house symbol): two gabled houses side by side with slate-blue
     roofs, unlike a cloister (one building with a red roof, on a tile)."""
     ow = max(1, tp // 40)
@@ -150,6 +149,8 @@ def _write(row: list[str], text: str) -> None:
 
 class Drawing(BaseDrawing):
     """The printed board under the tiles."""
+
+    vector = True
 
     def __init__(self, rules: RuleSet) -> None:
         super().__init__(rules)
@@ -222,10 +223,35 @@ class Drawing(BaseDrawing):
             if b is not None:
                 b[0][0] = "S"
 
+    # --------------------------------------------------------------- decision
+    def decision(self, game: Game, where: Canvas) -> Decision | None:
+        if game.phase != EXTRA_TURN_PHASE:
+            return None
+        x, y = game.placements[-1][:2]
+        name = self.town_names.get((x, y))
+        town = f"the town {name}" if name else "a town"
+        left, top = where.cell_origin(x, y)
+        box = (float(left), float(top), float(where.tile_px), float(where.tile_px))
+        tp = 32
+
+        def town_icon(d: Any) -> None:
+            d.rectangle([0, 0, tp, tp], fill=(112, 168, 70))
+            _town(d, 0, 0, tp)
+
+        out = []
+        for a in game.legal_actions():
+            text = game.action_text(a)
+            if type(a) is TakeExtraTurn:
+                out.append(Choice(text, "Take the extra turn", f"You covered {town} at ({x},{y}): play one more "
+                                  "turn now (no further extra turn within it)", icon(town_icon), box))  # fmt: skip
+            elif type(a) is Pass:
+                out.append(Choice(text, "Decline", "No extra turn: the next player's turn follows", passes=True))
+        return Decision(EXTRA_TURN_PHASE, f"You covered {town}: take an extra turn now? (town variant 1)", tuple(out))
+
     # ------------------------------------------------------------------- image
     def draw_image(self, game: Game, canvas: Canvas) -> None:
-        img, tp = canvas.img, canvas.tile_px
-        d = ImageDraw.Draw(img, "RGBA")
+        tp = canvas.tile_px
+        d = canvas.pen
         squares = self.map.squares
         small = font(max(9, tp // 5))
         coats = self.coats
@@ -238,41 +264,48 @@ class Drawing(BaseDrawing):
                 left, top = canvas.cell_origin(x, y)
                 colour = WATER if c in self.map.sea else ABROAD
                 if c in game.board:  # a feature printed abroad: tint the tile, name the country, its shields
-                    d.rectangle([left, top, left + tp - 1, top + tp - 1], fill=(*colour, 110))
-                    name = self.abroad_names.get(c, "")
-                    f = _fitting_font(name, tp - 4, small.size)
-                    tw = text_width(f, name)
-                    d.text((left + (tp - tw) / 2, top + 1), name, fill=LABEL, font=f)
-                    if coats.get(c):
-                        _shields(d, left, top, tp, coats[c])
+                    with d.group("map-abroad", x=x, y=y):
+                        d.rectangle([left, top, left + tp - 1, top + tp - 1], fill=(*colour, 110))
+                        name = self.abroad_names.get(c, "")
+                        f = _fitting_font(name, tp - 4, small.size)
+                        tw = text_width(f, name)
+                        d.text((left + (tp - tw) / 2, top + 1), name, fill=LABEL, font=f)
+                        if coats.get(c):
+                            _shields(d, left, top, tp, coats[c])
                 else:
-                    d.rectangle([left, top, left + tp - 1, top + tp - 1], fill=colour)
+                    with d.group("map-sea" if c in self.map.sea else "map-foreign", x=x, y=y):
+                        d.rectangle([left, top, left + tp - 1, top + tp - 1], fill=colour)
         # the border: every side of a square that faces no square
         lw = max(2, tp // 16)
         visible = [(x, y) for x, y in squares if canvas.x0 <= x <= canvas.x1 and canvas.y0 <= y <= canvas.y1]
-        _outline(d, canvas, visible, squares, BORDER, lw)
+        with d.group("map-border"):
+            _outline(d, canvas, visible, squares, BORDER, lw)
         # start squares: a darker margin
         for x, y in self.start_cells:
             left, top = canvas.cell_origin(x, y)
-            d.rectangle([left, top, left + tp - 1, top + tp - 1], outline=START_MARGIN, width=max(2, tp // 10))
+            with d.group("map-start", x=x, y=y):
+                d.rectangle([left, top, left + tp - 1, top + tp - 1], outline=START_MARGIN, width=max(2, tp // 10))
         # towns: a small town (the printed map's houses) and the name while the square is empty
         for (x, y), name in self.town_names.items():
             if (x, y) in game.board:
                 continue
             left, top = canvas.cell_origin(x, y)
-            _town(d, left, top, tp)
-            f = _fitting_font(name, tp - 4, small.size)
-            tw = text_width(f, name)
-            d.text((left + (tp - tw) / 2, top + tp - f.size - 3), name, fill=LABEL, font=f)
+            with d.group("map-town", x=x, y=y, name=name):
+                _town(d, left, top, tp)
+                f = _fitting_font(name, tp - 4, small.size)
+                tw = text_width(f, name)
+                d.text((left + (tp - tw) / 2, top + tp - f.size - 3), name, fill=LABEL, font=f)
         # large cities: shields along the bottom of each square, a wall with gates, the name on top
         for (x, y), n in coats.items():
             if (x, y) in self.city_of:
                 left, top = canvas.cell_origin(x, y)
-                _shields(d, left, top, tp, n)
+                with d.group("map-coats", x=x, y=y, n=n):
+                    _shields(d, left, top, tp, n)
         wall = max(2, tp // 12)
         for city in self.map.large_cities:  # a wall round the block, a gate at each open city edge
             cells = set(city.cells)
-            _outline(d, canvas, cells, cells, WALL, wall, gates=frozenset(city.open))
+            with d.group("map-city-wall", name=city.name):
+                _outline(d, canvas, cells, cells, WALL, wall, gates=frozenset(city.open))
         big = font(max(10, tp // 4))
         for city in self.map.large_cities:
             xs = [c[0] for c in city.cells]
@@ -281,5 +314,6 @@ class Drawing(BaseDrawing):
             right, _ = canvas.cell_origin(max(xs) + 1, max(ys) + 1)
             tw = text_width(big, city.name)
             cx, cy = (left + right) / 2 - tw / 2, top + wall + 2  # along the top: clear of the shields
-            d.rectangle([cx - 3, cy - 1, cx + tw + 3, cy + big.size + 3], fill=(0, 0, 0, 150))
-            d.text((cx, cy), city.name, fill=LABEL, font=big)
+            with d.group("map-city-name", name=city.name):
+                d.rectangle([cx - 3, cy - 1, cx + tw + 3, cy + big.size + 3], fill=(0, 0, 0, 150))
+                d.text((cx, cy), city.name, fill=LABEL, font=big)

@@ -1,10 +1,13 @@
 """The River II in the compiled engine (:mod:`carc_env.fast`): its kernels.
 
-The spring is the start tile at (0, 0) (engine parameters ``start_*``; the
-Count's combined layout is not covered); the bag is built in Python by this
+The spring is the start tile at (0, 0) (engine parameters ``start_*``); with a
+start layout it combines with (``River2.START_COMBINES``: the Count's block),
+that plug-in lays the start and this one's ``setup`` lays the spring beside
+it (own parameters ``spring_*``, after that plug-in's setup as the reference's
+expansion order has it); the bag is built in Python by this
 plug-in's own ``build_bag``.  Kernels:
 
-* ``setup``: the spring's open ends;
+* ``setup``: the spring (beside another start layout) and its open ends;
 * ``placement_veto``: while river tiles remain, a land tile cannot be placed;
   a river tile must touch the river with exactly one river edge and make no
   immediate U-turn (:meth:`.rules.River2.placement_veto`); the first land tile
@@ -20,14 +23,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.tiles import EDGE_CODES, RIVER
-from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0
+from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
 from ...fast.seam import B_LS, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
 from .rules import LAKE, SPRING
 
-OWN = ("lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left")
-LAKE_T, LAKE_EXTRA, RIVER_TOTAL, CH_END, G_LEFT = own_positions(OWN)
+OWN = ("lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left", "spring_tile",
+       "spring_x", "spring_y")  # fmt: skip
+LAKE_T, LAKE_EXTRA, RIVER_TOTAL, CH_END, G_LEFT, SPRING_T, SPRING_X, SPRING_Y = own_positions(OWN)
 DONE, EXTRA, NENDS, ENDS = range(4)  # its per-game integers: ENDS_CAP open ends (x, y, side, turn) from ENDS
 ENDS_CAP = 8  # open river ends (the River II has at most 2 at a time)
 RIVER_EDGE = EDGE_CODES["I"]
@@ -49,7 +53,11 @@ def river_left(T, S, g, pb):
 @kernel
 def setup(T, S, g, pb):
     o = T.P[pb + B_LS]
-    x, y, t0, r = S.pl[g, 0, 0], S.pl[g, 0, 1], S.pl[g, 0, 2], S.pl[g, 0, 3]
+    k = 0  # the spring: the start tile, or laid here beside another start layout
+    if S.pl[g, 0, 2] != T.P[pb + SPRING_T]:
+        put_tile(T, S, g, T.P[pb + SPRING_T], T.P[pb + SPRING_X], T.P[pb + SPRING_Y], 0)
+        k = S.gi[g, G_NPL] - 1
+    x, y, t0, r = S.pl[g, k, 0], S.pl[g, k, 1], S.pl[g, k, 2], S.pl[g, k, 3]
     j = 0
     for s in range(4):
         if T.tile[t0, TC_EC + 4 * r + s] == RIVER_EDGE:
@@ -177,10 +185,23 @@ def observe(T, S, g, pb, seat, board, glob):
     glob[T.P[pb + G_LEFT]] = left / T.P[pb + RIVER_TOTAL]
 
 
+def _beside(rules: Any, exp: Any) -> tuple[int, int] | None:
+    """The spring's cell beside another enabled start layout (River2.setup), None: it is the start tile."""
+    cells = [cell for key, cell in exp.START_COMBINES.items() if key in rules.by_key]
+    return cells[0] if cells else None
+
+
 def params(rules: Any, exp: Any) -> dict[str, int]:
     river_tiles = sum(t.count for t in rules.tiles if any(s.kind == RIVER for s in t.segments))
+    spring = rules.tile_index[SPRING]
+    beside = _beside(rules, exp)
+    if beside is None:
+        start = {"start_tile": spring, "start_x": 0, "start_y": 0, "start_r": 0}  # River2.setup
+    else:
+        start = {}  # the other layout's plug-in lays the start tile
+    x, y = beside or (0, 0)
     return {
-        "start_tile": rules.tile_index[SPRING], "start_x": 0, "start_y": 0, "start_r": 0,  # River2.setup
+        **start, "spring_tile": spring, "spring_x": x, "spring_y": y,
         "river": 1,
         "lake_tile": rules.tile_index[LAKE],
         "lake_extra_turn": 1 if exp.options.lake_extra_turn else 0,
@@ -193,6 +214,10 @@ def positions(encoder: Any) -> dict[str, int]:
         "ch_river_end": list(encoder.channel_names).index("river_end"),
         "g_river_tiles_left": list(encoder.global_names).index("river_tiles_left"),
     }
+
+
+def setup_tiles(rules: Any, exp: Any) -> list[int]:
+    return [] if _beside(rules, exp) is None else [rules.tile_index[SPRING]]
 
 
 SUPPORT = FastSupport(
@@ -210,4 +235,5 @@ SUPPORT = FastSupport(
     },  # fmt: skip
     own=OWN,
     slots=ENDS + 4 * ENDS_CAP,
+    setup_tiles=setup_tiles,
 )

@@ -15,9 +15,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PIL import ImageDraw
+from typing import TYPE_CHECKING, Any
 
 from ...render.expansions import Canvas, StatusLine, TagStyle
 from ...render.expansions import Drawing as BaseDrawing
@@ -33,7 +31,7 @@ LINK_COLOURS = {KING: KING_COLOUR, QUEEN: (150, 60, 170)}
 
 
 def _crown(colour: tuple[int, int, int], pearl: bool):
-    def draw(d: ImageDraw.ImageDraw, c: Point, s: int) -> None:
+    def draw(d: Any, c: Point, s: int) -> None:
         w = 0.22 * s
         h = 0.6 * w
         cx, cy = c[0] * s, c[1] * s
@@ -48,7 +46,7 @@ def _crown(colour: tuple[int, int, int], pearl: bool):
     return draw
 
 
-def _dashed(d: ImageDraw.ImageDraw, a: Point, b: Point, colour: tuple[int, int, int], width: int, dash: float) -> None:
+def _dashed(d: Any, a: Point, b: Point, colour: tuple[int, int, int], width: int, dash: float) -> None:
     (ax, ay), (bx, by) = a, b
     length = max(1.0, ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5)
     steps = max(1, int(length // dash))
@@ -71,6 +69,8 @@ def _gate_pixel(game: Game, canvas: Canvas, x: int, y: int, tag: str) -> Point:
 
 class Drawing(BaseDrawing):
     """The gates' crowns, the links between the parts of linked cities, one status line per gate type."""
+
+    vector = True
 
     tag_styles = {KING: TagStyle(_crown(KING_COLOUR, False)), QUEEN: TagStyle(_crown(QUEEN_COLOUR, True))}
 
@@ -99,7 +99,7 @@ class Drawing(BaseDrawing):
         cities = linked_cities(game)
         if not cities:
             return
-        d = ImageDraw.Draw(canvas.img)
+        d = canvas.pen
         tp = canvas.tile_px
         for city in cities:
             for tag in GATE_TAGS:
@@ -108,9 +108,13 @@ class Drawing(BaseDrawing):
                 if len(ends) < 2 or len(parts) < 2:
                     continue
                 pts = [_gate_pixel(game, canvas, x, y, tag) for x, y in ends[:2]]
-                _dashed(d, pts[0], pts[1], LINK_COLOURS[tag], max(2, round(0.05 * tp)), max(4.0, 0.12 * tp))
-                r = 0.07 * tp
-                for px, py in pts:
-                    d.ellipse(
-                        [px - r, py - r, px + r, py + r], outline=LINK_COLOURS[tag], width=max(1, round(0.03 * tp))
-                    )
+                with d.group("gate-link", gate=tag):
+                    _draw_link(d, pts, tag, tp)
+
+
+def _draw_link(d: Any, pts: list[Point], tag: str, tp: int) -> None:
+    """A dashed line from gate to gate, a ring round each gate."""
+    _dashed(d, pts[0], pts[1], LINK_COLOURS[tag], max(2, round(0.05 * tp)), max(4.0, 0.12 * tp))
+    r = 0.07 * tp
+    for px, py in pts:
+        d.ellipse([px - r, py - r, px + r, py + r], outline=LINK_COLOURS[tag], width=max(1, round(0.03 * tp)))

@@ -16,9 +16,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PIL import ImageDraw
+from typing import TYPE_CHECKING, Any
 
 from ...render.expansions import Canvas, StatusLine, TagStyle
 from ...render.expansions import Drawing as BaseDrawing
@@ -32,7 +30,7 @@ STONE = (214, 186, 140)
 FRAME = (190, 90, 50)
 
 
-def _towers(d: ImageDraw.ImageDraw, c: Point, s: int) -> None:
+def _towers(d: Any, c: Point, s: int) -> None:
     """Four spires, the middle ones taller."""
     cx, cy = c[0] * s, c[1] * s
     w, h = 0.06 * s, 0.3 * s
@@ -55,6 +53,8 @@ def _towers(d: ImageDraw.ImageDraw, c: Point, s: int) -> None:
 
 class Drawing(BaseDrawing):
     """The basilica, its city's frame, a status line."""
+
+    vector = True
 
     tag_styles = {TAG: TagStyle(_towers)}
 
@@ -83,11 +83,12 @@ class Drawing(BaseDrawing):
     def draw_image(self, game: Game, canvas: Canvas) -> None:
         if not in_force(game):
             return
-        d = ImageDraw.Draw(canvas.img)
+        d = canvas.pen
         tp = canvas.tile_px
         inset, width = 0.06 * tp, max(1, round(0.035 * tp))
         for x, y in game.feature_tiles(game.find(game.ext[KEY].node)):
             if not (canvas.x0 <= x <= canvas.x1 and canvas.y0 <= y <= canvas.y1):
                 continue
             ox, oy = canvas.cell_origin(x, y)
-            d.rectangle([ox + inset, oy + inset, ox + tp - inset, oy + tp - inset], outline=FRAME, width=width)
+            with d.group("sagrada-frame", x=x, y=y):
+                d.rectangle([ox + inset, oy + inset, ox + tp - inset, oy + tp - inset], outline=FRAME, width=width)

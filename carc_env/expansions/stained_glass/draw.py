@@ -26,13 +26,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image, ImageDraw
-
-from ...render.expansions import Canvas, PanelBlock, StatusLine
+from ...core.actions import Pass
+from ...render.expansions import Canvas, Choice, Decision, PanelBlock, StatusLine, icon, segment_point
 from ...render.expansions import Drawing as BaseDrawing
 from ...render.geometry import CENTRE, tile_geometry
 from ...render.image import DIM_TEXT, TEXT_COLOUR, font, player_colour, text_width
-from .rules import KEY, GlassState, thieves, token_set
+from .rules import (
+    KEY,
+    STEAL_PHASE,
+    THIEF_PHASE,
+    WINDOW_PHASE,
+    GlassState,
+    PlaceThief,
+    ScoreWindow,
+    Steal,
+    thieves,
+    token_set,
+)
 from .tokens import basic_copies, complete_shapes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +61,55 @@ GLASS = (
 )
 
 
+PROMPTS = {
+    THIEF_PHASE: "Your cloister tile has roads: you may put thieves on them (click a road); each steals a glass token.",
+    STEAL_PHASE: "Your thief steals: pick a glass token of another player.",
+    WINDOW_PHASE: "Your tokens complete a window: score one now, or keep building.",
+}
+PASS_LABELS = {THIEF_PHASE: "No (more) thieves", STEAL_PHASE: "Steal nothing", WINDOW_PHASE: "Keep building"}
+PASS_TIPS = {
+    THIEF_PHASE: "Put no more thieves on this tile's roads",
+    STEAL_PHASE: "Give this steal up",
+    WINDOW_PHASE: "Score no window now: the tokens stay with you for a bigger window",
+}
+
+
+def _thief_icon(player: int) -> str:
+    def paint(d: Any) -> None:
+        d.ellipse([2, 2, 30, 30], fill=THIEF_RING, outline=(0, 0, 0))
+        d.meeple(player, 6, 5, 21)
+
+    return icon(paint)
+
+
+def _token_icon(w: int | None, j: int | None) -> str:
+    """A glass token: its pane in the window's glass colour, lead came round it (grey: unknown kind)."""
+
+    def paint(d: Any) -> None:
+        d.rectangle([6, 1, 26, 31], fill=LEAD, outline=GOLD if w is None else LEAD, width=2)
+        colour = EMPTY_PANE if w is None or j is None else GLASS[w % len(GLASS)][j % 3]
+        d.rectangle([9, 4, 23, 28], fill=colour)
+        if w is None:
+            d.text((12, 8), "?", fill=TEXT_COLOUR, font=font(14))
+
+    return icon(paint)
+
+
+def _window_icon(windows: list[int]) -> str:
+    """A window of neighbouring basic windows, each three panes of its glass."""
+
+    def paint(d: Any) -> None:
+        n = len(windows)
+        u = 30 / (3 * n)
+        d.rectangle([0, 4, 32, 28], fill=LEAD, outline=GOLD, width=2)
+        for i, w in enumerate(windows):
+            for j in range(3):
+                x = 1 + (3 * i + j) * u
+                d.rectangle([x + 0.5, 6, x + u - 0.5, 26], fill=GLASS[w % len(GLASS)][j])
+
+    return icon(paint)
+
+
 def window_text(counts: list[int], kinds: range) -> str:
     """``[ab.]``: one character per kind of a basic window (``.`` none, ``a`` one copy, ``A`` two)."""
     out = []
@@ -62,6 +121,8 @@ def window_text(counts: list[int], kinds: range) -> str:
 
 class Drawing(BaseDrawing):
     """The bag, the thieves, and every player's windows."""
+
+    vector = True
 
     def __init__(self, rules: Any) -> None:
         super().__init__(rules)
@@ -88,7 +149,7 @@ class Drawing(BaseDrawing):
         st: GlassState = game.ext[KEY]
         if not st.thieves:
             return
-        d = ImageDraw.Draw(canvas.img)
+        d = canvas.pen
         tp = canvas.tile_px
         size = max(8, round(0.36 * tp))  # the meeple sprite's size (render.image)
         for node, p in st.thieves.items():
@@ -101,7 +162,57 @@ class Drawing(BaseDrawing):
             ox, oy = canvas.cell_origin(x, y)
             cx, cy = ox + ax * tp, oy + ay * tp - 0.06 * tp
             rr = 0.62 * size
-            d.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=THIEF_RING, outline=(0, 0, 0))
+            with d.group("glass-thief", player=p, x=x, y=y):
+                d.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=THIEF_RING, outline=(0, 0, 0))
+
+    def decision(self, game: Game, where: Canvas) -> Decision | None:
+        phase = game.phase
+        if phase not in PROMPTS:
+            return None
+        p = game.player
+        st: GlassState = game.ext[KEY]
+        out = []
+        for a in game.legal_actions():
+            text = game.action_text(a)
+            if type(a) is PlaceThief:
+                x, y, t, _, _ = game.placements[-1]
+                seg = game.rules.tiles[t].segment_index(a.segment)
+                out.append(Choice(text, f"thief on road {a.segment}", f"Put one of your followers on road {a.segment} "
+                                  f"at ({x},{y}) as a thief: it steals a glass token this turn, then stays on the "
+                                  "road as a follower", _thief_icon(p), point=segment_point(game, where, x, y, seg)))  # fmt: skip
+            elif type(a) is Steal:
+                out.append(self._steal_choice(game, a, text, st))
+            elif type(a) is ScoreWindow:
+                out.append(self._window_choice(game, a, text))
+            elif type(a) is Pass:
+                out.append(Choice(text, PASS_LABELS[phase], PASS_TIPS[phase], passes=True))
+        return Decision(phase, PROMPTS[phase], tuple(out))
+
+    def _steal_choice(self, game: Game, a: Steal, text: str, st: GlassState) -> Choice:
+        ts = self.tokens
+        group = f"from P{a.victim}"
+        if a.token is None:
+            n = sum(st.held[a.victim])
+            return Choice(text, f"a random token of P{a.victim}", f"Take a random one of P{a.victim}'s {n} tokens",
+                          _token_icon(None, None), group=group)  # fmt: skip
+        k = ts.kinds.index(a.token)
+        w = ts.window_of[k]
+        j = k - self.window_kinds[w].start
+        mine = st.held[game.player][k]
+        return Choice(text, a.token, f"Steal glass token {a.token} (window {ts.windows[w].id}, pane "
+                      f"{'abc'[j % 3]}) from P{a.victim}, who holds {st.held[a.victim][k]}; you hold {mine}",
+                      _token_icon(w, j), group=group)  # fmt: skip
+
+    def _window_choice(self, game: Game, a: ScoreWindow, text: str) -> Choice:
+        ts = self.tokens
+        shape = ts.shapes[ts.shape_index(a.shape)]
+        after = game.clone()  # the points exactly as the rules give them (options included)
+        p = game.player
+        after.apply(text)
+        pts = after.scores[p] - game.scores[p]
+        tokens = " ".join(ts.kinds[k] for k in shape.kinds)
+        return Choice(text, f"{a.shape}: {pts} pts", f"Score window {a.shape} ({tokens}) now for {pts} points; "
+                      "its tokens go back into the bag", _window_icon(list(shape.windows)))  # fmt: skip
 
     def panel_block(self, game: Game, font_px: int) -> PanelBlock:
         ts = self.tokens
@@ -116,8 +227,7 @@ class Drawing(BaseDrawing):
         title_h = font_px + 6
         height = title_h + n * row_h
 
-        def draw(img: Image.Image, x: int, y: int) -> None:
-            d = ImageDraw.Draw(img)
+        def draw(d: Any, x: int, y: int) -> None:
             d.text((x, y), "Windows (gold: finished)", fill=DIM_TEXT, font=f)
             st: GlassState = game.ext[KEY]
             for p in range(n):
@@ -147,7 +257,7 @@ class Drawing(BaseDrawing):
                     b = x + label_w + best.windows[-1] * (win_w + gap) + win_w
                     d.rectangle([a, top + 2 * u + 4, b, top + 2 * u + 5], fill=GOLD)
 
-        return PanelBlock(width, height, draw)
+        return PanelBlock(width, height, draw, vector=True)
 
 
 __all__ = ["Drawing", "window_text"]

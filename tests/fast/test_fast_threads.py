@@ -1,0 +1,80 @@
+"""A threaded batched step gives exactly what one thread gives.
+
+The threads of :meth:`carc_env.fast.engine.FastBatch.step` take chunks of
+games from one counter inside the compiled code (an atomic add,
+:mod:`carc_env.fast.atomic`); every game must be stepped exactly once per
+call, whatever thread takes it.  Compared here: every output of every step
+(observations byte for byte, rewards, ends, final scores, episode lengths,
+seats) and the whole state afterwards, across automatic resets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from carc_env.core import IllegalActionError  # noqa: E402
+from carc_env.env.bench import random_legal_actions  # noqa: E402
+from carc_env.env.options import EnvOptions  # noqa: E402
+from carc_env.fast.atomic import fetch_add  # noqa: E402
+from carc_env.fast.engine import FastBatch  # noqa: E402
+
+
+def _batch(games: int, threads: int, **kw) -> FastBatch:
+    fb = FastBatch(EnvOptions.from_kwargs(**kw), games, threads=threads)
+    for g in range(games):
+        fb.reset(g, 100 + g, prepare_next=True)
+    return fb
+
+
+@pytest.mark.parametrize("games, threads", [(11, 3), (5, 2)])
+def test_threaded_step_is_identical_to_one_thread(games, threads):
+    one, many = _batch(games, 1), _batch(games, threads)
+    assert many.threads == threads
+    obs = one.observe_acting()
+    rng = np.random.default_rng(7)
+    ended = 0
+    for step in range(400):  # several games end and restart in the kernel
+        actions = random_legal_actions(obs["action_mask"], rng)
+        out_one, out_many = one.step(actions), many.step(actions)
+        for k in out_one[0]:
+            assert out_one[0][k].tobytes() == out_many[0][k].tobytes(), (step, k)
+        for a, b in zip(out_one[1:], out_many[1:], strict=True):
+            assert np.array_equal(a, b), step
+        ended += int(out_one[2].sum())
+        obs = out_one[0]
+    assert ended >= games  # the comparison covered in-kernel resets
+    for a, b in zip(one.state, many.state, strict=True):
+        assert np.array_equal(a, b)
+    many.close()
+
+
+def test_threaded_step_names_an_illegal_action():
+    fb = _batch(6, 2)
+    actions = random_legal_actions(fb.observe_acting()["action_mask"], np.random.default_rng(0))
+    mask = fb.mask(4)
+    actions[4] = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match="game 4"):
+        fb.step(actions)
+    fb.close()
+
+
+def test_fetch_add_returns_the_value_before_the_addition():
+    from numba import njit
+
+    @njit
+    def take_all(counter, chunk, n):
+        got = np.zeros(n, dtype=np.int64)
+        k = 0
+        while True:
+            lo = fetch_add(counter, 0, chunk)
+            if lo >= n:
+                return got[:k]
+            got[k] = lo
+            k += 1
+
+    counter = np.zeros(1, dtype=np.int64)
+    assert take_all(counter, 3, 10).tolist() == [0, 3, 6, 9]
+    assert counter[0] == 15  # every caller's add stays in the counter (the last one past the end too)
