@@ -6,7 +6,8 @@ compared step by step (:func:`carc_env.env.differential.compare_game`: legal
 placements, follower spots, masks, window, observation bytes, rewards, scores,
 itemised scoring).  The configurations rotate over everything the compiled
 engine covers (2-5 players, both ``count_tile_once`` settings, the reward
-modes, small windows, King & Robber Baron, The River II and its options), so
+modes, small windows, King & Robber Baron, The River II and its options, the Royal
+Gateways and the Sagrada Familia and their options), so
 ``--games 10000`` checks each of them several hundred times.  Stops at the first difference with the seed
 and step; prints progress and a summary (``--json``: one JSON line).
 
@@ -57,6 +58,29 @@ CONFIGS = [
         "expansions": ("river2",),
         "rules": {"river2": {"end_city_last": True, "start_tile": "after_river", "lake_extra_turn": False}},
         "num_players": 4,
+    },
+    {"expansions": ("royal_gateways",)},
+    {
+        "expansions": ("royal_gateways", "king_robber"),
+        "rules": {"royal_gateways": {"unpaired_gate_blocks_completion": False, "follower_on_gate": True}},
+        "num_players": 3,
+    },
+    {"expansions": ("sagrada_familia",), "num_players": 4, "reward": "score_delta"},
+    {
+        "expansions": ("sagrada_familia", "king_robber"),
+        "rules": {"sagrada_familia": {"may_close": True, "exception_knight_allowed": False}},
+    },
+    {
+        "expansions": ("sagrada_familia", "royal_gateways", "king_robber"),
+        "rules": {
+            "sagrada_familia": {
+                "may_close": True,
+                "exception_returns_followers": False,
+                "exception_city_counts_for_king": True,
+                "exception_city_counts_for_farmers": True,
+            }
+        },
+        "num_players": 5,
     },
 ]
 

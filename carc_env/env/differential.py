@@ -17,6 +17,7 @@ against the compiled engine's score log).  Used by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -41,7 +42,9 @@ def _expected_log(events: list[Any], num_players: int, award_codes: dict[str, in
             players = sum(1 << p for p in ev.winners)
             items = {it.kind: it.points for it in ev.items}
             per = 1 if ev.final else 2
-            if kind == 0:
+            if not items.keys() & {"tiles", "pennants", "cities", ev.kind}:
+                a, b = 0, 0  # a plug-in's override gave the whole value (score_override): no counts logged
+            elif kind == 0:
                 a, b = items["tiles"] // per, items.get("pennants", 0) // per
             elif kind == 1:
                 a, b = items["tiles"], 0
@@ -83,10 +86,13 @@ def compare_game(
     action_seed: int | None = None,
     draw_order: list[str] | None = None,
     avoid_pass: float = 0.0,
+    policy: Callable[[Match, np.ndarray, np.random.Generator], int] | None = None,
 ) -> int:
     """Play game ``seed`` (optionally with a forced draw order) through both engines; return the number
-    of decisions compared.  ``avoid_pass``: in the plug-ins' decision phases, the probability of choosing
-    among the legal actions but the last (``pass`` in every such phase), which plays more of their moves."""
+    of decisions compared.  The actions are uniformly random among the legal ones, or ``policy(match,
+    legal flat actions, generator)``'s choice (a scenario steering the game towards a rule).
+    ``avoid_pass``: in the plug-ins' decision phases, the probability of choosing among the legal
+    actions but the last (``pass`` in every such phase), which plays more of their moves."""
     ref = Match(options)
     ref.reset(seed, draw_order)
     fast.reset(g, seed, draw_order)
@@ -128,7 +134,7 @@ def compare_game(
         legal = np.flatnonzero(mask)
         if avoid_pass and game.phase not in ("tile", "follower") and len(legal) > 1 and rng.random() < avoid_pass:
             legal = legal[:-1]
-        a = int(legal[rng.integers(len(legal))])
+        a = int(legal[rng.integers(len(legal))]) if policy is None else int(policy(ref, legal, rng))
         pc = ref.codec.codecs[game.phase]
         before = game.scores[:]
         events = game.apply(pc.decode(game, view, a - pc.start))

@@ -30,10 +30,10 @@ placement scores, played out on a copy of the game in a scratch state, never
 on the game itself).  They cover what the compiled engine covers
 (:func:`carc_env.fast.tables.features_coverage`): no covered plug-in changes
 what a placement joins, a feature's value or links features, so the base rules
-are the whole scan; what a plug-in changes about a placement's turn (the
-church bonus, the Darmstadtium, shrine challenges) is in the play-out, which
-runs the engine's kernels and so the plug-ins' compiled hooks, and what it
-forbids (the shrine veto) is in the mask the rows follow.  A configuration
+are the whole scan; what a plug-in changes about a placement's turn (a
+bonus it scores, a challenge it settles) is in the play-out, which runs the
+engine's kernels and so the plug-ins' compiled hooks, and what it forbids (a
+placement veto) is in the mask the rows follow.  A configuration
 where a plug-in overrides a hook of :data:`~carc_env.fast.tables.FEATURE_HOOKS`
 runs on the Python engine.
 

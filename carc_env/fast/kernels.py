@@ -67,6 +67,7 @@ from .tables import (
     F_REWARD_SCALE,
     FCITY_CAP,
     HIST_W,
+    LINK_CAP,
     LOG_W,
     P_CH_BNB,
     P_CH_FKIND,
@@ -110,6 +111,7 @@ from .tables import (
     P_O_FMASK,
     P_O_GUEST,
     P_O_HIST,
+    P_O_LINKS,
     P_O_LOG,
     P_O_MARK,
     P_O_NEXTBAG,
@@ -248,6 +250,32 @@ def union(T, S, g, a, b):
     nd[g, a, N_NEXT] = nd[g, b, N_NEXT]
     nd[g, b, N_NEXT] = na
     return a
+
+
+@inline
+def add_link(T, S, g, seg, node):
+    """A ``placement_links`` kernel's answer: segment ``seg`` of the tile being placed joins node's feature."""
+    o = T.P[P_O_LINKS]
+    n = S.ls[g, o]
+    if n < LINK_CAP:
+        S.ls[g, o + 1 + 2 * n] = seg
+        S.ls[g, o + 2 + 2 * n] = node
+        S.ls[g, o] = n + 1
+
+
+@kernel
+def placement_links(T, S, g, t, x, y, r):
+    """The links placing tile ``t`` at (x, y) in rotation r would make (``S.ls[g, T.P[P_O_LINKS]]``: their
+    count, then (segment, node) pairs); returns the count."""
+    S.ls[g, T.P[P_O_LINKS]] = 0
+    H.placement_links(T, S, g, t, x, y, r)
+    return S.ls[g, T.P[P_O_LINKS]]
+
+
+@inline
+def counts_as_completed(T, S, g, root):
+    """Whether rules that count or compare completed features count ``root`` (Game.counts_as_completed)."""
+    return not H.uncounted_completion(T, S, g, root)
 
 
 # ============================================================== board
@@ -514,9 +542,15 @@ def score_feature(T, S, g, root):
         a = nd[g, root, N_NB]
         value = 1 + a
     else:
-        a = field_cities(T, S, g, root)
+        a = field_cities(T, S, g, root)  # the plug-ins' H.field_cities included
         value = 3 * a
-    value += H.score_items(T, S, g, root, final)
+    override = H.score_override(T, S, g, root, final)
+    if override >= 0:  # a plug-in gives the whole value (no items added; the log shows no counts)
+        a = 0
+        b = 0
+        value = override
+    else:
+        value += H.score_items(T, S, g, root, final)
     best = 0
     for p in range(n):
         if ls[g, oc + p] > best:
@@ -560,6 +594,12 @@ def detect_completions(T, S, g):
         ls[g, oc + nc] = ls[g, op + j]
         nc += 1
     gi[g, G_NPEND] = 0
+    kept = 0  # the reference's blocks_completion: a blocked feature does not complete this turn
+    for j in range(nc):
+        if not H.blocks_completion(T, S, g, ls[g, oc + j]):
+            ls[g, oc + kept] = ls[g, oc + j]
+            kept += 1
+    nc = kept
     gi[g, G_NCOMP] = nc
 
 
@@ -574,7 +614,7 @@ def score_completions(T, S, g):
         root = find(nd, g, ls[g, oc + j])
         nd[g, root, N_DONE] = 1
         H.on_completed(T, S, g, root, nd[g, root, N_KIND])
-        if nd[g, root, N_OCC] > 0:
+        if nd[g, root, N_OCC] > 0 and not H.defers_scoring(T, S, g, root):
             score_feature(T, S, g, root)
     H.score_end(T, S, g)
     gi[g, G_NCOMP] = 0
@@ -582,14 +622,15 @@ def score_completions(T, S, g):
 
 @kernel
 def finish(T, S, g):
-    """End of game: occupied incomplete roads, cities, buildings, then fields; then the plug-ins' final scoring."""
+    """End of game: occupied roads, cities, buildings, then fields (the incomplete ones, and completed ones whose
+    scoring a plug-in deferred); then the plug-ins' final scoring."""
     gi, nd = S.gi, S.nd
     gi[g, G_CUR] = -1
     gi[g, G_ENDING] = 1
     nn = gi[g, G_NNODES]
     for kind in (ROAD, CITY, BUILDING, FIELD):
         for i in range(nn):
-            if nd[g, i, N_PARENT] == i and nd[g, i, N_OCC] > 0 and nd[g, i, N_KIND] == kind and nd[g, i, N_DONE] == 0:
+            if nd[g, i, N_PARENT] == i and nd[g, i, N_OCC] > 0 and nd[g, i, N_KIND] == kind:
                 score_feature(T, S, g, i)
     H.final_scoring(T, S, g)
     gi[g, G_PHASE] = PH_OVER
@@ -643,7 +684,7 @@ def enter_follower(T, S, g):
         for i in range(tile[t, TC_NSEG]):
             if tile[t, TC_SKIND + i] == RIVER:  # river is never a feature
                 continue
-            if nd[g, find(nd, g, base + i), N_OCC] == 0:
+            if nd[g, find(nd, g, base + i), N_OCC] == 0 and not H.spot_veto(T, S, g, t, i):
                 ls[g, osp + ns] = i
                 ns += 1
     gi[g, G_NSPOTS] = ns
@@ -763,7 +804,13 @@ def apply_tile(T, S, g, x, y, r):
     if not (S.ls[g, T.P[P_O_FMASK] - 2 - v] >> r) & 1:
         return False
     t = gi[g, G_CUR]
+    nl = placement_links(T, S, g, t, x, y, r)  # asked before the tile is laid, as the reference does
     put_tile(T, S, g, t, x, y, r)
+    if nl:
+        ol = T.P[P_O_LINKS]
+        base = S.pl[g, gi[g, G_NPL] - 1, 4]
+        for i in range(nl):
+            union(T, S, g, base + S.ls[g, ol + 1 + 2 * i], S.ls[g, ol + 2 + 2 * i])
     gi[g, G_CUR] = -1
     hist_row(T, S, g, H_TILE, x, y, r)
     H.after_placement(T, S, g, t, x, y, r)

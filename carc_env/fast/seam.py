@@ -71,7 +71,8 @@ def _njit() -> Any:
 # "sum" (the integers returned, added), "veto" (each runs; the composed hook returns whether any ran),
 # "first" (the plug-ins from position ``first`` on, in order, until one returns True: the composed hook
 # returns its position, else -1), "owner" (only the kernel of the plug-in whose decision is open,
-# ``S.gi[g, G_DPLUG]``: its integer, else 0).
+# ``S.gi[g, G_DPLUG]``: its integer, else 0),
+# "override" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did).
 HOOKS: dict[str, tuple[str, str]] = {
     "setup": ("", "each"),
     "placement_veto": ("t", "veto"),
@@ -92,6 +93,12 @@ HOOKS: dict[str, tuple[str, str]] = {
     "decision_apply": ("a", "owner"),
     "decision_random": ("", "owner"),
     "decision_apply_row": ("a, b, c", "owner"),
+    "placement_links": ("t, x, y, r", "each"),
+    "blocks_completion": ("root", "any"),
+    "defers_scoring": ("root", "any"),
+    "score_override": ("root, final", "override"),
+    "uncounted_completion": ("root", "any"),
+    "spot_veto": ("t, seg", "any"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -112,7 +119,7 @@ HOOKS: dict[str, tuple[str, str]] = {
 * ``final_scoring``: the game's end, after the features are scored;
 * ``observe(seat, board, glob)``: the plug-in's observation channels and global features for ``seat``;
 * ``field_cities(root) -> int``: completed cities a field borders besides the board's (the reference's
-  ``field_cities`` hook);
+  ``field_cities`` hook; may be negative: a linked city counted once);
 * ``extra_completed(kind) -> int``: completed features of a kind besides the union-find's (the
   reference's ``extra_completed`` hook), for kernels that count them (``K.H.extra_completed``);
 * the plug-ins' **decision phases** (the reference's decision stages at an anchor):
@@ -136,6 +143,21 @@ HOOKS: dict[str, tuple[str, str]] = {
   - ``decision_apply_row(a, b, c) -> int``: apply the move a history row of the plug-in names (1), or
     refuse it untouched (0): records and play-outs replay the reference's actions through it
     (``FastSupport.history_row`` writes the row of an action).
+* ``placement_links(t, x, y, r)``: tile ``t`` is about to be placed at ``(x, y)`` in rotation ``r``
+  (or a lookahead asks what that placement would join, :func:`carc_env.fast.lookahead.closes_feature`):
+  give each feature the placement links to a segment of the new tile with
+  :func:`carc_env.fast.kernels.add_link` (the Python ``placement_links``); the engine unites them right
+  after laying the tile, before ``after_placement``;
+* ``blocks_completion(root) -> bool``: True keeps a closed feature (or a full building) from completing
+  this turn;
+* ``defers_scoring(root) -> bool``: True keeps the followers of a feature completed now on it; the
+  game's end scores it (``final_scoring`` of the engine scores every occupied root);
+* ``score_override(root, final) -> int``: the whole value of a feature being scored, or -1 (the first
+  plug-in answering >= 0 wins; ``score_items`` are not added then; the score log's tile and pennant
+  counts are 0);
+* ``uncounted_completion(root) -> bool``: True: rules counting or comparing completed features leave
+  completed feature ``root`` out (:func:`carc_env.fast.kernels.counts_as_completed`);
+* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower.
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)
@@ -251,6 +273,7 @@ def _source() -> str:
             "sum": ["    out = 0"],
             "first": [],
             "owner": ["    owner = S.gi[g, K.G_DPLUG]"],
+            "override": ["    out = -1"],
         }[how]
         for key, i in index.items():
             if hook not in support(key).kernels:
@@ -267,6 +290,7 @@ def _source() -> str:
                 "sum": ["    if pb:", f"        out += {call}"],
                 "first": [f"    if pb and first <= {i} and {call}:", f"        return {i}"],
                 "owner": [f"    if pb and owner == {i}:", f"        return {call}"],
+                "override": ["    if pb and out < 0:", f"        out = {call}"],
             }[how]
         lines.append(
             {
@@ -276,6 +300,7 @@ def _source() -> str:
                 "sum": "    return out",
                 "first": "    return -1",
                 "owner": "    return 0",
+                "override": "    return out",
             }[how]
         )
     from . import features as F
@@ -312,7 +337,10 @@ def _sources() -> list[Path]:
     """The files whose change must give a fresh compilation: the engine's kernels and tables, the action
     features' and every composed plug-in's package (its fast part reads constants from its other modules,
     and compiled code freezes them)."""
-    files = [Path(__file__).with_name(n) for n in ("kernels.py", "seam.py", "tables.py", "features.py", "atomic.py")]
+    files = [
+        Path(__file__).with_name(n)
+        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py")
+    ]
     for k in plugin_index():
         files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))
     return files

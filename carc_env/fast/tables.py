@@ -238,12 +238,14 @@ TC_LEN = TC_RIVER + 1
  P_O_GUEST,  # guests: (node, owner) pairs (kernels.add_guest)
  # P_PLUG + i: the parameter block start of composed plug-in i (seam.plugin_index), 0 when it is off
  P_PLUG) = range(76)  # fmt: skip
-P_LEN = P_PLUG + MAX_PLUGINS  # the plug-ins' blocks follow
+P_O_LINKS = P_PLUG + MAX_PLUGINS  # offset of the links list in State.ls (after the plug-ins' block table)
+P_LEN = P_O_LINKS + 1  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
 HIST_W = 4  # history rows: (kind, a, b, c)
 LOG_W = 6  # score-log rows: (what, final, a, b, value, players bitmask)
 PEND_CAP = 32
+LINK_CAP = 32  # links one placement makes (placement_links): count, then (segment, node) pairs
 MAX_PLAYERS_CAP = 8
 
 REWARD_CODES = {"win_loss": 0, "score_diff": 1, "score_delta": 2}
@@ -477,6 +479,7 @@ def build_layout(options: Any) -> Layout:
         (P_O_HIST, HIST_W * hcap),
         (P_O_LOG, LOG_W * lcap),
         (P_O_GUEST, 2 * (MAX_PLAYERS_CAP * options.followers + 1)),
+        (P_O_LINKS, 1 + 2 * LINK_CAP),
     ):
         P[pos] = off
         off += size

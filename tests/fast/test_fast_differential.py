@@ -65,6 +65,17 @@ CONFIGS = [
       "rules": {"shrines": {"sixth_tile": True, "strict_pairing": False}}}, range(1600, 1615)),
     ({"expansions": ("darmstadt", "shrines"), "num_players": 4,
       "rules": {"shrines": {"churches_are_cloisters": False}}}, range(1700, 1715)),
+    # The Royal Gateways (random play links cities in nearly every game and often closes a city that
+    # waits for its gate's partner) and the Sagrada Familia, every option
+    ({"expansions": ("royal_gateways",)}, range(1800, 1825)),
+    ({"expansions": ("royal_gateways",), "num_players": 3, "reward": "score_diff",
+      "rules": {"royal_gateways": {"unpaired_gate_blocks_completion": False, "follower_on_gate": True}}},
+     range(1900, 1915)),
+    ({"expansions": ("sagrada_familia",)}, range(2000, 2025)),
+    ({"expansions": ("sagrada_familia",), "num_players": 4, "reward": "score_delta",
+      "rules": {"sagrada_familia": {"may_close": True, "exception_returns_followers": False,
+                                    "exception_knight_allowed": False, "exception_city_counts_for_king": True,
+                                    "exception_city_counts_for_farmers": True}}}, range(2100, 2115)),
     ({"expansions": ("count",)}, range(1800, 1830)),
     ({"expansions": ("count", "river2", "king_robber"), "num_players": 3, "reward": "score_delta"},
      range(1900, 1915)),
@@ -87,6 +98,9 @@ COUNT_CONFIGS = [
 # Every combination of the expansions the compiled engine covers, 2-5 players in turn, a few games each.
 COVERED = ("count", "darmstadt", "king_robber", "river2", "shrines")
 COMBOS = [tuple(k for j, k in enumerate(COVERED) if m >> j & 1) for m in range(1, 1 << len(COVERED))]
+# The Royal Gateways and the Sagrada Familia with each expansion above, with each other, all six.
+NEW = ("royal_gateways", "sagrada_familia")
+NEW_COMBOS = [(k, b) for k in NEW for b in COVERED] + [NEW, ("king_robber", *NEW), (*COVERED, *NEW)]
 # seeds whose random play draws a tile that fits nowhere (discarded), found by scanning 3,000 seeds
 DISCARD_SEEDS = {(): [148, 187, 259], ("king_robber",): [6, 27, 60]}
 
@@ -152,6 +166,14 @@ def test_every_combination_is_identical(batches, i, expansions):
     assert coverage(opts) is None
     for seed in range(3):
         compare_game(opts, 5000 + 10 * i + seed, fast, g=seed % 2, all_seats_every=6)
+
+
+@pytest.mark.parametrize("i,expansions", list(enumerate(NEW_COMBOS)), ids=["+".join(c) for c in NEW_COMBOS])
+def test_gateways_and_sagrada_combinations_are_identical(batches, i, expansions):
+    opts, fast = batches({"expansions": expansions, "num_players": 2 + i % 4, "reward": "score_delta"})
+    assert coverage(opts) is None
+    for seed in range(3):
+        compare_game(opts, 6000 + 10 * i + seed, fast, g=seed % 2, all_seats_every=6)
 
 
 # Darmstadt seeds whose random play (compare_game's) pays a church bonus / the Darmstadtium's +3 during
@@ -327,7 +349,11 @@ def _random_python_game(config: GameConfig, seed: int) -> Game:
     return game
 
 
-@pytest.mark.parametrize("expansions", [(), ("king_robber",), ("river2",), ("count",), ("count", "river2")])
+@pytest.mark.parametrize(
+    "expansions",
+    [(), ("king_robber",), ("river2",), ("count",), ("count", "river2"), ("royal_gateways",),
+     ("sagrada_familia", "royal_gateways")],
+)  # fmt: skip
 def test_records_replay_in_the_other_engine(batches, expansions):
     opts, fast = batches({"expansions": expansions} if expansions else {})
     config = opts.game_config()
@@ -513,3 +539,95 @@ def test_malformed_records_are_refused_like_the_reference_and_change_nothing(bat
         assert str(got.value) == str(want.value)  # the record's own checks: the same words
     after = ([a[0].copy() for a in fast.state], fast.seeds[0], fast.draw_orders[0], fast.record(0))
     assert all(np.array_equal(a, b) for a, b in zip(before[0], after[0], strict=True)) and before[1:] == after[1:]
+
+
+# ------------------------------------------------- the Royal Gateways and the Sagrada Familia, scripted
+def _scripted(moves: list[str]):
+    """A compare_game policy playing ``moves`` (action texts) first, then uniformly random legal actions."""
+    todo = iter(moves)
+
+    def policy(match, legal, rng):
+        text = next(todo, None)
+        if text is None:
+            return int(legal[rng.integers(len(legal))])
+        game = match.game
+        pc = match.codec.codecs[game.phase]
+        return pc.start + pc.encode(game, match.view(), game.parse_action(text))
+
+    policy.todo = todo  # type: ignore[attr-defined]
+    return policy
+
+
+SAGRADA = "SF-sagrada-familia"
+# The scenarios of tests/expansions/test_sagrada_familia.py (board: see its docstring), played on both engines.
+CLOSE = ([SAGRADA, "BA-E", "BA-E", "BA-E"], ["tile 0,-1 r0", "follower c1", "tile 1,-1 r3", "pass", "tile -1,-1 r1"])
+REMOVAL = (
+    [SAGRADA, "BA-E", "BA-E", "BA-E", "BA-E", "BA-B", "BA-E", "BA-C", "BA-U"],
+    ["tile 0,-1 r0", "follower c1", "tile 1,-1 r3", "pass", "tile -1,-1 r1", "pass", "tile 1,-2 r3", "pass",
+     "tile -1,-2 r1", "pass", "tile 1,-3 r0", "pass", "tile 0,-3 r2", "pass"],
+)  # fmt: skip
+EXCEPTION = (
+    ["BA-U", "BA-U", "BA-E", "BA-E", "BA-B", "BA-E", SAGRADA],
+    ["tile 1,0 r0", "pass", "tile -1,0 r0", "pass", "tile 1,-1 r3", "follower c1", "tile -1,-1 r1", "follower c1",
+     "tile 1,-2 r0", "pass", "tile 0,-2 r2", "pass", "tile 0,-1 r0"],
+)  # fmt: skip
+EXCEPTION_FREE = (EXCEPTION[0], [m if not m.startswith("follower") else "pass" for m in EXCEPTION[1]])
+EXCEPTION_FARMER = (EXCEPTION[0], [EXCEPTION[1][0], "follower f1", *EXCEPTION[1][2:]])
+SF_SCENARIOS = [
+    ("a placement closing the city is refused", (), {}, CLOSE),
+    ("a tile that could only close the city is discarded", (), {}, REMOVAL),
+    ("the tile with no legal placement leaves the game", (), {}, (["BA-E", SAGRADA, "BA-E"], ["tile 0,-1 r2"])),
+    ("exception 1: the closed city scores 0, its followers return", (), {}, EXCEPTION),
+    ("exception 1: a knight on the closed city comes back", (), {}, (EXCEPTION_FREE[0], [*EXCEPTION_FREE[1], "follower c1"])),
+    ("exception 1: no knight on it", (), {"exception_knight_allowed": False}, EXCEPTION_FREE),
+    ("exception 1: farmers get nothing", (), {}, EXCEPTION_FARMER),
+    ("exception 1: farmers get 3", (), {"exception_city_counts_for_farmers": True}, EXCEPTION_FARMER),
+    ("exception 1: no King for it", ("king_robber",), {}, EXCEPTION),
+    ("exception 1: the King for it", ("king_robber",), {"exception_city_counts_for_king": True}, EXCEPTION),
+    ("variant: the closed city's followers stay until the end", (), {"may_close": True},
+     (CLOSE[0] + ["BA-U"], [*CLOSE[1], "pass", "tile 0,-2 r2", "pass"])),
+    ("variant: exception 1 returns the followers", (), {"may_close": True}, (EXCEPTION[0] + ["BA-U"], EXCEPTION[1])),
+    ("variant: exception 1 keeps them", (), {"may_close": True, "exception_returns_followers": False},
+     (EXCEPTION[0] + ["BA-U"], EXCEPTION[1])),
+    ("linked: only closing the whole is refused", ("royal_gateways",), {},
+     ([SAGRADA, "RG-king-1", "RG-king-2", "BA-E", "BA-E", "BA-E"],
+      ["tile 0,-1 r0", "follower c1", "tile 1,-1 r3", "pass", "tile 0,1 r2", "pass", "tile -1,-1 r1", "pass",
+       "tile 0,-2 r2", "pass"])),
+    ("linked: a gate closing the part but linking an open city is legal", ("royal_gateways",), {},
+     ([SAGRADA, "BA-E", "BA-E", "RG-king-1", "RG-king-2"], [*CLOSE[1], "pass", "tile 0,1 r2", "pass", "tile 0,-2 r2"])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,extra,options,scenario", SF_SCENARIOS, ids=[s[0] for s in SF_SCENARIOS])
+def test_sagrada_familia_scenarios_are_identical(batches, name, extra, options, scenario):
+    """Each scenario of the Python scenario tests, then random play to the end, on both engines."""
+    order, moves = scenario
+    kw = {"expansions": ("sagrada_familia", *extra), "rules": {"sagrada_familia": options}}
+    opts, fast = batches(kw)
+    assert coverage(opts) is None
+    for seed in range(2):
+        policy = _scripted(moves)
+        compare_game(opts, seed, fast, draw_order=order, all_seats_every=1, policy=policy)
+        assert next(policy.todo, None) is None  # the whole scenario was played
+
+
+# Seeds whose play by tests/fast/_steer.fill_holes (it fills holes and puts followers on cities) completes the
+# Sagrada Familia city with the variant (its followers stay until the end) or closes cities around a waiting
+# gate: found by scanning 300 seeds.
+STEERED = [
+    ({"expansions": ("sagrada_familia",), "rules": {"sagrada_familia": {"may_close": True}}}, [8, 19, 32]),
+    ({"expansions": ("sagrada_familia",)}, [0, 1, 2]),
+    ({"expansions": ("royal_gateways", "sagrada_familia", "king_robber"), "num_players": 3}, [0, 1, 2]),
+]
+
+
+@pytest.mark.parametrize("kw,seeds", STEERED, ids=[repr(c[0]) for c in STEERED])
+def test_steered_games_are_identical(batches, kw, seeds):
+    from _steer import fill_holes
+
+    opts, fast = batches(kw)
+    variant = kw["rules"]["sagrada_familia"]["may_close"] if "rules" in kw else False
+    for seed in seeds:
+        compare_game(opts, seed, fast, all_seats_every=2, policy=fill_holes)
+        if variant:  # the city was completed and its followers scored 0 at the end (the log equals the reference's)
+            assert any(w == 0 and f and v == 0 and p for w, f, _, _, v, p in fast.score_log(0)), seed

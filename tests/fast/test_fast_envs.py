@@ -47,7 +47,8 @@ def _same_info(a: dict, b: dict, where: str) -> None:
 
 @pytest.mark.parametrize(
     "kw", [{}, {"num_players": 3, "reward": "score_delta", "render_mode": "ansi"},
-           {"expansions": ("king_robber",), "reward": "score_diff", "window": (9, 9)}],
+           {"expansions": ("king_robber",), "reward": "score_diff", "window": (9, 9)},
+           {"expansions": ("royal_gateways", "sagrada_familia"), "num_players": 3, "reward": "score_delta"}],
 )  # fmt: skip
 def test_aec_env_is_identical_on_both_engines(kw):
     fast, ref = make_env(engine="numba", **kw), make_env(engine="python", **kw)
@@ -95,7 +96,8 @@ def test_the_game_of_the_compiled_env_stays_current():
 
 @pytest.mark.parametrize(
     "kw", [{}, {"num_players": 4, "reward": "score_delta", "window": (9, 9)},
-           {"expansions": ("king_robber",), "num_players": 3, "reward": "score_diff"}],
+           {"expansions": ("king_robber",), "num_players": 3, "reward": "score_diff"},
+           {"expansions": ("royal_gateways", "sagrada_familia", "king_robber"), "reward": "score_delta"}],
 )  # fmt: skip
 def test_vector_env_is_identical_on_both_engines(kw):
     n = 5
@@ -190,6 +192,11 @@ def test_engine_selection():
             combo = tuple(k for j, k in enumerate(box) if m >> j & 1)
             assert coverage(EnvOptions.from_kwargs(expansions=combo, num_players=n)) is None, (combo, n)
     assert make_env(expansions=box, num_players=4).unwrapped.engine == "numba"
+    six = (*box, "royal_gateways", "sagrada_familia")
+    assert make_env(expansions=six, num_players=5).unwrapped.engine == "numba"
+    for key in ("royal_gateways", "sagrada_familia"):
+        assert make_env(expansions=(key,)).unwrapped.engine == "numba"
+        assert CarcassonneVectorEnv(2, expansions=(key,)).engine == "numba"
     assert CarcassonneVectorEnv(2, expansions=("count",)).engine == "numba"
     glass = make_env(expansions=("stained_glass", "darmstadt")).unwrapped
     assert glass.engine == "python" and "stained_glass" in glass.engine_reason
@@ -202,10 +209,15 @@ def test_engine_selection():
 
 @pytest.mark.parametrize(
     "expansions",
-    [("stained_glass",), ("royal_gateways",), ("sagrada_familia",), ("river2", "king_robber", "stained_glass")],
+    [
+        ("stained_glass",),
+        ("royal_gateways", "sagrada_familia", "stained_glass"),
+        ("river2", "king_robber", "stained_glass"),
+    ],
 )
 def test_expansions_without_compiled_rules_run_on_the_python_engine_and_say_why(expansions):
-    """#13's and #14's plug-ins have no fast part: their configurations select the Python engine with
+    """A plug-in without a fast part (Stained Glass, since #30 gave the Royal Gateways and the Sagrada Familia
+    theirs): their configurations select the Python engine with
     a reason naming the plug-in, in every env, and engine='numba' refuses them."""
     key = expansions[-1]
     why = f"expansion {key!r} has no compiled rules (its plug-in has no fast part)"

@@ -1,11 +1,12 @@
 """King & Robber Baron in the compiled engine (:mod:`carc_env.fast`): its kernels.
 
 * ``setup``: nobody holds the King or the Robber Baron (holders -1);
-* ``on_completed``: the largest feature of the completed one's kind among the turn's completions
+* ``on_completed``: a feature a plug-in leaves out (``uncounted_completion``: the city the Sagrada
+  Familia tile closed) moves nothing; else the largest feature of the completed one's kind among the turn's completions
   (distinct tiles) against the record; strictly larger gives the figure to the turn's player (as
   :meth:`.rules.KingRobber.on_completed`);
-* ``final_scoring``: the holders score 1 point per completed city / road (awards ``king``,
-  ``robber``), those the plug-ins add (compiled hook ``extra_completed``) included;
+* ``final_scoring``: the holders score 1 point per completed city / road that counts (awards
+  ``king``, ``robber``), those the plug-ins add (compiled hook ``extra_completed``) included;
 * ``observe``: the global features of this plug-in's observe part (holders per relative seat,
   then the two records x 0.1).
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from ...core.tiles import CITY, ROAD
 from ...fast import kernels as K
-from ...fast.kernels import G_NCOMP, G_NNODES, G_TURNP, N_DONE, N_KIND, N_TCOUNT, find, log_row
+from ...fast.kernels import G_NCOMP, G_NNODES, G_TURNP, N_DONE, N_KIND, N_TCOUNT, counts_as_completed, find, log_row
 from ...fast.seam import B_AWARD, B_LS, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_NPLAYERS, P_O_COMP, P_O_SCORES
@@ -36,7 +37,7 @@ def setup(T, S, g, pb):
 
 @kernel
 def on_completed(T, S, g, pb, root, kind):
-    if kind != CITY and kind != ROAD:
+    if (kind != CITY and kind != ROAD) or not counts_as_completed(T, S, g, root):
         return
     nd = S.nd
     size = nd[g, root, N_TCOUNT]
@@ -45,7 +46,7 @@ def on_completed(T, S, g, pb, root, kind):
         r = S.ls[g, oc + i]
         if nd[g, r, N_KIND] == kind:
             rr = find(nd, g, r)
-            if nd[g, rr, N_TCOUNT] > size:
+            if nd[g, rr, N_TCOUNT] > size and counts_as_completed(T, S, g, rr):
                 size = nd[g, rr, N_TCOUNT]
     o = T.P[pb + B_LS] + (KING if kind == CITY else ROBBER)
     if size <= S.ls[g, o + 1]:  # the record (KING_SIZE / ROBBER_SIZE follow the holders)
@@ -65,7 +66,7 @@ def final_scoring(T, S, g, pb):
             continue
         cnt = 0
         for i in range(nn):
-            if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind:
+            if nd[g, i, N_DONE] and nd[g, i, N_KIND] == kind and counts_as_completed(T, S, g, i):
                 cnt += 1
         cnt += K.H.extra_completed(T, S, g, kind)  # Game.count_completed: the plug-ins' extra_completed
         S.ls[g, osc + holder] += cnt
