@@ -43,6 +43,7 @@ from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, 
 from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .config import engine_config
+from .rng import generator_words
 from .seam import engine as E
 from .seam import plugin_index, support
 from .tables import (
@@ -55,6 +56,7 @@ from .tables import (
     P_O_HIST,
     P_O_LOG,
     P_O_NEXTBAG,
+    P_O_NEXTRNG,
     P_O_SCORES,
     P_O_SPOTS,
     P_O_SUPPLY,
@@ -115,7 +117,17 @@ class FastBatch:
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
-            for k in (P_O_BAG, P_O_FMASK, P_O_HIST, P_O_LOG, P_O_NEXTBAG, P_O_SCORES, P_O_SPOTS, P_O_SUPPLY)
+            for k in (
+                P_O_BAG,
+                P_O_FMASK,
+                P_O_HIST,
+                P_O_LOG,
+                P_O_NEXTBAG,
+                P_O_NEXTRNG,
+                P_O_SCORES,
+                P_O_SPOTS,
+                P_O_SUPPLY,
+            )
         }
         self.codec = lay.codec
         self.encoder = lay.encoder
@@ -169,25 +181,35 @@ class FastBatch:
 
     def bag_of(self, seed: int) -> np.ndarray:
         """The draw order (after the start tile) ``Game(config, seed=seed)`` shuffles: same generator, same call."""
+        return self._deal(seed)[0]
+
+    def _deal(self, seed: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`bag_of`, and the words of the game's generator after the shuffle (``game.rng`` as the
+        reference's setup leaves it, :mod:`carc_env.fast.rng`) when an enabled plug-in draws from it."""
         lay = self.layout
-        bag = lay.base_bag[np.random.default_rng(seed).permutation(len(lay.base_bag))]
+        rng = np.random.default_rng(seed)
+        bag = lay.base_bag[rng.permutation(len(lay.base_bag))]
+        words = generator_words(rng) if lay.uses_rng else None
         if lay.bag_hooks:  # the expansions' own build_bag (the river first): they read only game.rules
             shim = _RulesOnly(lay.rules)
             order = bag.tolist()
             for hook in lay.bag_hooks:
                 order = hook(shim, order)
             bag = np.array(order, dtype=np.int64)
-        return bag
+        return bag, words
 
     def _bag_of_order(self, seed: int, draw_order: Any) -> np.ndarray:
         game = Game(self.layout.rules.config, seed=seed, draw_order=draw_order)  # validates the order
         index = self.layout.rules.tile_index
         return np.array([index[t] for t in game.draw_order], dtype=np.int64)
 
-    def _load_next(self, g: int, bag: np.ndarray) -> None:
+    def _load_next(self, g: int, bag: np.ndarray, words: np.ndarray | None = None) -> None:
         o = self._off[P_O_NEXTBAG]
         self.state.ls[g, o : o + len(bag)] = bag
         self.state.gi[g, K.G_NEXTBAG_N] = len(bag)
+        if words is not None:
+            o = self._off[P_O_NEXTRNG]
+            self.state.ls[g, o : o + len(words)] = words
 
     def reset(self, g: int, seed: int | None = None, draw_order: Any = None, prepare_next: bool = False) -> None:
         """Start game g (seed semantics of Match.reset); ``prepare_next`` readies its auto-reset successor.
@@ -196,11 +218,13 @@ class FastBatch:
         before anything changes: a reset that raises leaves game g, its seed stream included, as it was."""
         self._flush()
         s, stream = self._seed_stream(g, seed)
-        bag = self.bag_of(s) if draw_order is None else self._bag_of_order(s, draw_order)
+        bag, words = self._deal(s)
+        if draw_order is not None:  # the generator is where the shuffle left it either way (Game._shuffled_bag)
+            bag = self._bag_of_order(s, draw_order)
         order = None if draw_order is None else list(draw_order)
         # nothing raises from here on
         self._seed_rngs[g] = stream
-        self._load_next(g, bag)
+        self._load_next(g, bag, words)
         E().reset_range(self.tables, self.state, np.array([g], dtype=np.int64), np.array([len(bag)], dtype=np.int64))
         self._vers[g] += 1
         self.seeds[g] = s
@@ -217,7 +241,7 @@ class FastBatch:
 
     def _prepare(self, g: int) -> None:
         s = self._next_seed(g, None)
-        self._load_next(g, self.bag_of(s))
+        self._load_next(g, *self._deal(s))
         self._next_seeds[g] = s
 
     def _prepare_all(self, games: list[int]) -> int:
@@ -513,6 +537,8 @@ class FastBatch:
                 return -1
             return int(pl[g, int(grid[g, y + off, x + off]), 2])
 
+        last = int(self.state.gi[g, K.G_NPL]) - 1
+        tile_at.last = (int(pl[g, last, 0]), int(pl[g, last, 1]))  # type: ignore[attr-defined]  # the tile just placed
         return tile_at
 
     def record(self, g: int) -> dict[str, Any]:
@@ -749,6 +775,10 @@ class FastBatch:
         self._flush()
         seeds = [int(s) for s in seeds]
         bags = np.stack([self.bag_of(s) for s in seeds])
+        words = self._deal(seeds[0])[1]
+        if words is not None:  # every game of the call starts from the first seed's generator
+            o = self._off[P_O_NEXTRNG]
+            self.state.ls[g, o : o + len(words)] = words
         stats = np.zeros(5, dtype=np.int64)
         E().play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
         self.seeds[g] = seeds[-1]  # slot g holds the last game played

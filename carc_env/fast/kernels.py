@@ -60,6 +60,7 @@ import numpy as np
 
 from ..core.config import PATTERN_BITS
 from .atomic import fetch_add
+from .rng import WORDS as RNG_WORDS
 from .seam import inline, kernel
 from .tables import (
     ENT_CAP,
@@ -115,8 +116,10 @@ from .tables import (
     P_O_LOG,
     P_O_MARK,
     P_O_NEXTBAG,
+    P_O_NEXTRNG,
     P_O_PEND,
     P_O_REM,
+    P_O_RNG,
     P_O_SCORES,
     P_O_SPOTS,
     P_O_SUPPLY,
@@ -653,6 +656,7 @@ def draw(T, S, g):
         t = ls[g, ob + gi[g, G_BAG_I]]
         gi[g, G_BAG_I] += 1
         ls[g, orem + t] -= 1
+        H.after_draw(T, S, g, t)
         anyfit = 0
         for slot in range(nf):
             m = T.compat[t, S.fr[g, slot, 2]]
@@ -902,6 +906,10 @@ def reset_game(T, S, g, bag_n):
         ls[g, ob + i] = t
         ls[g, orem + t] += 1
     gi[g, G_BAG_N] = bag_n
+    orng = T.P[P_O_RNG]
+    onr = T.P[P_O_NEXTRNG]
+    for i in range(RNG_WORDS):  # the game's generator after the deal, prepared with the draw order
+        ls[g, orng + i] = ls[g, onr + i]
     t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
     put_tile(T, S, g, t0, x, y, r)
     H.setup(T, S, g)
@@ -1164,6 +1172,7 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
     glob[P[P_G_LEGAL]] = gi[g, G_NLEGAL] * 0.01
     glob[P[P_G_CLIPPED]] = 1.0 if gi[g, G_OUTSIDE] else 0.0
     H.observe(T, S, g, seat, board, glob)
+    H.observe_windows(T, S, g, seat, windows)
     if seat == gi[g, G_PLAYER] and ph != PH_OVER:
         write_mask(T, S, g, mask)
 

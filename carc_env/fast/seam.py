@@ -99,6 +99,8 @@ HOOKS: dict[str, tuple[str, str]] = {
     "score_override": ("root, final", "override"),
     "uncounted_completion": ("root", "any"),
     "spot_veto": ("t, seg", "any"),
+    "after_draw": ("t", "each"),
+    "observe_windows": ("seat, windows", "each"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -157,7 +159,14 @@ HOOKS: dict[str, tuple[str, str]] = {
   counts are 0);
 * ``uncounted_completion(root) -> bool``: True: rules counting or comparing completed features leave
   completed feature ``root`` out (:func:`carc_env.fast.kernels.counts_as_completed`);
-* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower.
+* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower;
+* ``after_draw(t)``: tile ``t`` was drawn for the turn's player (the reference's ``after_draw``: every
+  drawn tile, the first one at setup and the ones then discarded included), before the placement vetoes;
+* ``observe_windows(seat, windows)``: the plug-in's columns of the observation's ``windows`` tensor for
+  ``seat`` (the engine zeroes it; the reference's ``fill_windows``).
+
+A plug-in's kernels that draw random numbers draw from the game's own generator (the reference's
+``game.rng``, continued exactly: :mod:`carc_env.fast.rng`, ``FastSupport.random``).
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)
@@ -339,7 +348,7 @@ def _sources() -> list[Path]:
     and compiled code freezes them)."""
     files = [
         Path(__file__).with_name(n)
-        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py")
+        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py", "rng.py")
     ]
     for k in plugin_index():
         files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))

@@ -83,7 +83,11 @@ class FastSupport:
     the tile type on a cell (-1: none).  Needed with ``phases``."""
     history_row: Callable[..., Any] | None = None
     """``history_row(rules, action, tile_at) -> (a, b, c)``: the inverse of ``history_action``, the row its
-    ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name."""
+    ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name.
+    ``tile_at.last`` is the cell ``(x, y)`` of the tile placed last (an action naming a segment of it)."""
+    random: bool = False
+    """Its kernels draw from the game's random generator (:mod:`carc_env.fast.rng`, at ``T.P[P_O_RNG]``):
+    the engine then loads the reference's generator, as it stands after the deal, into every game."""
 
 
 PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river")

@@ -34,6 +34,7 @@ from ..core.expansion import Expansion, overrides
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from .config import EngineConfig, engine_config
+from .rng import WORDS as RNG_WORDS
 from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
 from .seam import support as _support
 from .support import PARAMETERS, FastSupport
@@ -239,7 +240,11 @@ TC_LEN = TC_RIVER + 1
  # P_PLUG + i: the parameter block start of composed plug-in i (seam.plugin_index), 0 when it is off
  P_PLUG) = range(76)  # fmt: skip
 P_O_LINKS = P_PLUG + MAX_PLUGINS  # offset of the links list in State.ls (after the plug-ins' block table)
-P_LEN = P_O_LINKS + 1  # the plug-ins' blocks follow
+# offsets of the game's random generator in State.ls (carc_env.fast.rng: the reference's game.rng after the
+# deal) and of the prepared game's, copied at reset as the prepared draw order is
+P_O_RNG = P_O_LINKS + 1
+P_O_NEXTRNG = P_O_LINKS + 2
+P_LEN = P_O_LINKS + 3  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
 HIST_W = 4  # history rows: (kind, a, b, c)
@@ -271,6 +276,7 @@ class Layout:
     hist_cap: int
     log_cap: int
     award_codes: dict[str, int]  # score-log code of each enabled plug-in's award kind (the differential reads it)
+    uses_rng: bool = False  # an enabled plug-in's kernels draw from the game's generator (FastSupport.random)
 
     @property
     def num_players(self) -> int:
@@ -480,6 +486,8 @@ def build_layout(options: Any) -> Layout:
         (P_O_LOG, LOG_W * lcap),
         (P_O_GUEST, 2 * (MAX_PLAYERS_CAP * options.followers + 1)),
         (P_O_LINKS, 1 + 2 * LINK_CAP),
+        (P_O_RNG, RNG_WORDS),
+        (P_O_NEXTRNG, RNG_WORDS),
     ):
         P[pos] = off
         off += size
@@ -521,8 +529,11 @@ def build_layout(options: Any) -> Layout:
         rules.compat.shape[1] == N_PATTERNS,
         f"the compatibility table has {rules.compat.shape[1]} patterns, the kernels {N_PATTERNS}",
     )
-    # The kernels leave the windows tensor zero: no covered plug-in declares windows columns.
-    _expect(not encoder.window_names, f"windows columns {encoder.window_names} are not computed by the kernels")
+    # The kernels leave the windows tensor zero unless an enabled plug-in writes it (compiled hook observe_windows).
+    _expect(
+        not encoder.window_names or any("observe_windows" in _support(e.KEY).kernels for e in rules.expansions),
+        f"windows columns {encoder.window_names} are not computed by the kernels",
+    )
     tables = Tables(
         tile=tile,
         compat=np.ascontiguousarray(rules.compat),
@@ -548,6 +559,7 @@ def build_layout(options: Any) -> Layout:
         hist_cap=hcap,
         log_cap=lcap,
         award_codes={kind: c for (key, kind), c in codes.items() if key in {e.KEY for e in rules.expansions}},
+        uses_rng=any(_support(e.KEY).random for e in rules.expansions),
     )
 
 
