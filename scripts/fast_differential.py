@@ -21,6 +21,10 @@ the plug-ins' decision phases, choose a move over passing with probability P (mo
     python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt --avoid-pass 0.5
     python scripts/fast_differential.py --games 500 --features --box darmstadt,shrines
 
+``--only KEY`` keeps the configurations (of the list or of ``--box``) with expansion KEY:
+
+    python scripts/fast_differential.py --games 1000 --only stained_glass
+
 ``--features`` asks for the action features in every observation (the
 placement and spot rows, played out one ply in the kernels), so they are
 compared too.
@@ -82,6 +86,36 @@ CONFIGS = [
         },
         "num_players": 5,
     },
+    # Stained Glass: alone, every option, and with the others (the tokens come from the game's generator)
+    {"expansions": ("stained_glass",)},
+    {"expansions": ("stained_glass",), "num_players": 3, "rules": {"stained_glass": {"token_on": "place"}}},
+    {
+        "expansions": ("stained_glass", "darmstadt", "shrines"),
+        "num_players": 4,
+        "rules": {"stained_glass": {"churches_are_cloisters": False, "shrines_are_cloisters": True}},
+    },
+    {
+        "expansions": ("stained_glass",),
+        "num_players": 5,
+        "rules": {"stained_glass": {"thieves_need_monk": True, "protect_complete_windows": True}},
+    },
+    {
+        "expansions": ("stained_glass",),
+        "num_players": 3,
+        "rules": {"stained_glass": {"steal_from_self": True, "steal_kind": "random"}},
+        "reward": "score_delta",
+    },
+    {
+        "expansions": ("stained_glass", "king_robber"),
+        "rules": {"stained_glass": {"window_points": "1,0,5,2", "loose_token_points": 1}},
+    },
+    {"expansions": ("stained_glass", "count"), "num_players": 4, "rules": {"stained_glass": {"final_windows": "none"}}},
+    {
+        "expansions": ("stained_glass",),
+        "num_players": 3,
+        "rules": {"stained_glass": {"bag_order": "G1a G1b G1c G2a", "start_tokens": "G2b G2c G3a G3b G3c; G4a G4b"}},
+    },
+    {"expansions": ("stained_glass", "royal_gateways", "sagrada_familia", "river2"), "num_players": 4},
 ]
 
 
@@ -111,12 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--features", action="store_true", help="observations with the action features (compared byte for byte)"
     )
+    ap.add_argument("--only", default=None, help="keep the configurations with this expansion (e.g. stained_glass)")
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.all_seats_every < 1:
         ap.error("--all-seats-every must be at least 1")
     configs = CONFIGS if args.box is None else box_configs([k for k in args.box.split(",") if k])
+    if args.only:
+        configs = [kw for kw in configs if args.only in kw.get("expansions", ())]
+        if not configs:
+            ap.error(f"no configuration has the expansion {args.only!r}")
     if args.features:
         configs = [{**kw, "action_features": True} for kw in configs]
     engines = []

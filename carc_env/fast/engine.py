@@ -774,13 +774,16 @@ class FastBatch:
         games, tile decisions, legal placements summed and their maximum, points scored."""
         self._flush()
         seeds = [int(s) for s in seeds]
-        bags = np.stack([self.bag_of(s) for s in seeds])
-        words = self._deal(seeds[0])[1]
-        if words is not None:  # every game of the call starts from the first seed's generator
-            o = self._off[P_O_NEXTRNG]
-            self.state.ls[g, o : o + len(words)] = words
+        deals = [self._deal(s) for s in seeds]
+        bags = np.stack([bag for bag, _ in deals])
         stats = np.zeros(5, dtype=np.int64)
-        E().play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
+        if self.layout.uses_rng:  # each game needs its own generator (a plug-in draws from it): a call per game
+            o = self._off[P_O_NEXTRNG]
+            for i, (_, words) in enumerate(deals):
+                self.state.ls[g, o : o + len(words)] = words  # type: ignore[arg-type]
+                E().play_random(self.tables, self.state, g, bags[i : i + 1], int(rng_seed) + i, stats)
+        else:
+            E().play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
         self.seeds[g] = seeds[-1]  # slot g holds the last game played
         self.draw_orders[g] = None
         self._seed_rngs[g] = None

@@ -419,11 +419,23 @@ def test_engine_option_picks_the_playouts():
     base, glass = new_game(2, seed=1), new_game(2, expansions=("base", "stained_glass"), seed=1)
     assert isinstance(RolloutGuide()._playout_for(base), FastPlayout)
     assert isinstance(RolloutGuide()._playout_for(new_game(2, expansions=("base", "count"), seed=1)), FastPlayout)
-    assert RolloutGuide()._playout_for(glass) is None  # not covered: the Python play-out
+    assert isinstance(RolloutGuide()._playout_for(glass), FastPlayout)  # the glass tokens' generator too
     assert RolloutGuide(engine="python")._playout_for(base) is None
     assert RolloutGuide("greedy")._playout_for(base) is None
-    with pytest.raises(ValueError, match="stained_glass"):
-        RolloutGuide(engine="numba")._playout_for(glass)
+    from carc_env.core.expansion import Expansion, register, unregister
+
+    class NoFast(Expansion):  # a user's plug-in without a fast part: the Python play-out
+        KEY = "test_no_fast"
+        REQUIRES = ("base",)
+
+    register(NoFast, package="_toy_plugins.panel")
+    try:
+        other = new_game(2, expansions=("base", "test_no_fast"), seed=1)
+        assert RolloutGuide()._playout_for(other) is None
+        with pytest.raises(ValueError, match="test_no_fast"):
+            RolloutGuide(engine="numba")._playout_for(other)
+    finally:
+        unregister("test_no_fast")
     with pytest.raises(ValueError, match="random rollouts only"):
         RolloutGuide("greedy", engine="numba")
     with pytest.raises(ValueError, match="engine must be one of"):

@@ -394,7 +394,18 @@ def test_a_record_that_does_not_replay_is_refused(batches):
 def test_configurations_outside_the_compiled_rules_are_not_covered():
     assert coverage(EnvOptions.from_kwargs(expansions=("river2", "king_robber"))) is None
     assert coverage(EnvOptions.from_kwargs(expansions=("count", "river2"))) is None
-    assert "stained_glass" in coverage(EnvOptions.from_kwargs(expansions=("stained_glass",)))
+    from carc_env.core.expansion import Expansion, register, unregister
+
+    class NoFast(Expansion):  # a user's plug-in without a fast part
+        KEY = "test_no_fast"
+        REQUIRES = ("base",)
+
+    register(NoFast, package="_toy_plugins.panel")
+    try:
+        assert "'test_no_fast' has no compiled rules" in coverage(EnvOptions.from_kwargs(expansions=("test_no_fast",)))
+    finally:
+        unregister("test_no_fast")
+    assert coverage(EnvOptions.from_kwargs(expansions=("stained_glass",))) is None
     assert coverage(EnvOptions.from_kwargs(num_players=5, expansions=("king_robber",))) is None
 
 
