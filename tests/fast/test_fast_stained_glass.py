@@ -130,17 +130,17 @@ def test_games_are_identical_step_by_step(batches, i, kw):
 
 
 def test_thieves_steals_and_windows_are_played_and_identical(batches):
-    """Games where every one of Stained Glass's decisions is made (a thief, a steal of a chosen and of a
-    random token, a window scored), identical on both engines."""
-    seen: collections.Counter = collections.Counter()
+    """Games where every one of Stained Glass's decisions is made (thieves, steals of a chosen and of a
+    random token, windows scored), identical on both engines.  Shrines count as cloisters and Darmstadt's
+    church has four roads, so thieves come often; the seeds were found by scanning 30."""
     start = "G1a G1b G1c G2a G2b G2c; G3a G3b G3c G4a"
-    for kind in ("choose", "random"):
-        opts, fast = batches(
-            {"expansions": (SG,), "num_players": 3, "rules": {SG: {"start_tokens": start, "steal_kind": kind}}}
-        )
-        for seed in range(3):
-            compare_game(opts, 32000 + seed, fast, all_seats_every=2, policy=eager(seen))
-    assert seen["glass_thief"] and seen["glass_steal"] and seen["glass_window"], seen
+    for kind, seeds in (("choose", (32001, 32011)), ("random", (32006, 32011))):
+        rules = {SG: {"start_tokens": start, "steal_kind": kind, "shrines_are_cloisters": True}}
+        opts, fast = batches({"expansions": (SG, "shrines", "darmstadt"), "num_players": 3, "rules": rules})
+        seen: collections.Counter = collections.Counter()
+        for seed in seeds:
+            compare_game(opts, seed, fast, all_seats_every=2, policy=eager(seen))
+        assert seen["glass_thief"] >= 2 and seen["glass_steal"] >= 2 and seen["glass_window"] >= 2, (kind, seen)
 
 
 def test_tokens_drawn_mid_game_come_from_the_games_generator(batches):
