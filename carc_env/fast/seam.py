@@ -99,6 +99,8 @@ HOOKS: dict[str, tuple[str, str]] = {
     "score_override": ("root, final", "override"),
     "uncounted_completion": ("root", "any"),
     "spot_veto": ("t, seg", "any"),
+    "setup_from_bag": ("", "each"),
+    "after_setup_placement": ("t, x, y, r", "each"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -157,7 +159,11 @@ HOOKS: dict[str, tuple[str, str]] = {
   counts are 0);
 * ``uncounted_completion(root) -> bool``: True: rules counting or comparing completed features leave
   completed feature ``root`` out (:func:`carc_env.fast.kernels.counts_as_completed`);
-* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower.
+* ``spot_veto(t, seg) -> bool``: True: segment ``seg`` of tile ``t``, just placed, takes no follower;
+* ``setup_from_bag``: every plug-in's ``setup`` ran and the draw order is loaded; lay tiles taken from it
+  (the reference's ``setup_from_bag``: a map's start squares), before the first draw;
+* ``after_setup_placement(t, x, y, r)``: a tile was laid at setup by no player (a map's start square,
+  the reference's ``place_fixed(..., announce=True)``): plug-ins recording placed tiles record it.
 """
 
 B_LS, B_TILE, B_AWARD, B_OWN = range(4)
@@ -339,7 +345,7 @@ def _sources() -> list[Path]:
     and compiled code freezes them)."""
     files = [
         Path(__file__).with_name(n)
-        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py")
+        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py", "printed.py")
     ]
     for k in plugin_index():
         files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))
