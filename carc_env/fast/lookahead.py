@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ..core.tiles import CITY, ROAD
 from .kernels import DX, DY, G_STAMP, N_OPEN, N_SCRATCH, find, placement_links
-from .seam import kernel
 from .printed import CL_VOID, cell_class
+from .seam import kernel
 from .tables import P_GOFF, P_LAY, P_O_LINKS, TC_CE, TC_NSEG, TC_OPEN0, TC_SKIND
 
 

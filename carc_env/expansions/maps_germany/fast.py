@@ -43,7 +43,6 @@ import numpy as np
 from ...core.actions import IllegalActionError, Pass
 from ...core.config import PATTERN_BITS
 from ...core.tiles import CITY, ROAD
-from ...encoding.observation import ObsContext
 from ...fast import kernels as K
 from ...fast.kernels import (
     A_END_TURN,
@@ -433,9 +432,11 @@ class _Board:
     connected_groups: frozenset[int] = frozenset()
 
 
-class _View:
-    def __init__(self, x0: int, y0: int) -> None:
-        self.x0, self.y0 = x0, y0
+class _Window:
+    """What the observe part reads of its context: the window."""
+
+    def __init__(self, x0: int, y0: int, rows: int, cols: int) -> None:
+        self.x0, self.y0, self.rows, self.cols = x0, y0, rows, cols
 
 
 def planes(encoder: Any) -> np.ndarray:
@@ -446,7 +447,7 @@ def planes(encoder: Any) -> np.ndarray:
     rows, cols = encoder.rows, encoder.cols
     x0, y0 = encoder.codec.origin
     board = np.zeros((len(CHANNELS), rows, cols), dtype=np.uint8)
-    obs.fill_dynamic(_Board(), ObsContext(0, encoder.num_players, _View(x0, y0), rows, cols), board)
+    obs.fill_dynamic(_Board(), _Window(x0, y0, rows, cols), board)  # type: ignore[arg-type]
     b = board.astype(np.int64)
     packed = b[0] | b[1] << 1 | b[2] << 2 | b[3] << 4 | b[4] << 6 | b[5] << 8
     for g, cells in obs.group_cells.items():
@@ -500,14 +501,29 @@ def history_action(rules: Any, a: int, b: int, c: int, tile_at: Any) -> Any:
 SUPPORT = FastSupport(
     hooks=frozenset(
         {
-            "board_layout", "setup", "setup_from_bag", "tile_counts", "followers_per_player", "score_items",
-            "after_placement", "next_player", "stages",
+            "board_layout",
+            "setup",
+            "setup_from_bag",
+            "tile_counts",
+            "followers_per_player",
+            "score_items",
+            "after_placement",
+            "next_player",
+            "stages",
         }
     ),  # fmt: skip
     options=frozenset(
         {
-            "map_file", "start_squares", "start_orientation", "followers", "tile_mix", "large_city_closed_edges",
-            "town_extra_turn", "town_extra_turn_optional", "town_penalty", "town_road_bonus",
+            "map_file",
+            "start_squares",
+            "start_orientation",
+            "followers",
+            "tile_mix",
+            "large_city_closed_edges",
+            "town_extra_turn",
+            "town_extra_turn_optional",
+            "town_penalty",
+            "town_road_bonus",
         }
     ),  # fmt: skip
     params=params,
