@@ -59,8 +59,8 @@ class EngineConfig:
 
     @property
     def followers(self) -> int:
-        """Followers per player as configured (a covered rule set never changes them)."""
-        return self.rules.config.followers
+        """Followers per player: the rule set's (``GameConfig.followers`` unless a plug-in sets them, a map's 9)."""
+        return self.rules.followers
 
 
 def engine_config(options: Any) -> EngineConfig:

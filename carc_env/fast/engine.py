@@ -72,7 +72,7 @@ def alloc_state(lay: Layout, G: int) -> K.State:
 
     32-bit integers: a game's state is then about 40 KB, so a batch's states stay in the caches longer
     (observations of 64 games at once cost a third more with 64-bit state)."""
-    nt = lay.total_tiles
+    nt = lay.total_tiles + lay.printed  # placements: the printed pieces of a printed board, then the game's tiles
     return K.State(
         gi=np.zeros((G, K.G_LEN), dtype=np.int64),
         grid=np.full((G, lay.grid_w, lay.grid_w), K.EMPTY, dtype=np.int16),
@@ -188,6 +188,7 @@ class FastBatch:
         reference's setup leaves it, :mod:`carc_env.fast.rng`) when an enabled plug-in draws from it."""
         lay = self.layout
         rng = np.random.default_rng(seed)
+        draws = [v for hook in lay.draw_hooks for v in hook(rng)]  # the plug-ins' setup draws come first
         bag = lay.base_bag[rng.permutation(len(lay.base_bag))]
         words = generator_words(rng) if lay.uses_rng else None
         if lay.bag_hooks:  # the expansions' own build_bag (the river first): they read only game.rules
@@ -196,12 +197,21 @@ class FastBatch:
             for hook in lay.bag_hooks:
                 order = hook(shim, order)
             bag = np.array(order, dtype=np.int64)
+        if draws:
+            bag = np.concatenate([np.array(draws, dtype=np.int64), bag])
         return bag, words
+
+    def _with_draws(self, seed: int, bag: np.ndarray) -> np.ndarray:
+        """The plug-ins' setup draws of game ``seed`` (``FastSupport.setup_draws``) before its draw order:
+        what the kernels load (``T.P[P_NDRAWS]`` of them; the reference draws them before its shuffle)."""
+        rng = np.random.default_rng(seed)
+        draws = [v for hook in self.layout.draw_hooks for v in hook(rng)]
+        return np.concatenate([np.array(draws, dtype=np.int64), bag]) if draws else bag
 
     def _bag_of_order(self, seed: int, draw_order: Any) -> np.ndarray:
         game = Game(self.layout.rules.config, seed=seed, draw_order=draw_order)  # validates the order
         index = self.layout.rules.tile_index
-        return np.array([index[t] for t in game.draw_order], dtype=np.int64)
+        return self._with_draws(seed, np.array([index[t] for t in game.draw_order], dtype=np.int64))
 
     def _load_next(self, g: int, bag: np.ndarray, words: np.ndarray | None = None) -> None:
         o = self._off[P_O_NEXTBAG]

@@ -60,6 +60,23 @@ import numpy as np
 
 from ..core.config import PATTERN_BITS
 from .atomic import fetch_add
+from .printed import (
+    ANY_CODE,
+    CL_PLAYABLE,
+    CL_VOID,
+    LB_NPIECES,
+    LB_O_CONN,
+    LB_OX,
+    LB_OY,
+    LB_PIECES,
+    NEUTRAL_CODE,
+    PIECE_W,
+    building_target,
+    cell_class,
+    cell_group,
+    cell_row,
+    is_square,
+)
 from .rng import WORDS as RNG_WORDS
 from .seam import inline, kernel
 from .tables import (
@@ -97,9 +114,11 @@ from .tables import (
     P_G_TURN,
     P_GOFF,
     P_HCAP,
+    P_LAY,
     P_LCAP,
     P_LS_LEN,
     P_MAXSEG,
+    P_NDRAWS,
     P_NPLAYERS,
     P_NS,
     P_NT,
@@ -129,6 +148,7 @@ from .tables import (
     P_PLUG_LS,
     P_REWARD,
     P_ROWS,
+    P_START_PLUG,
     P_START_R,
     P_START_T,
     P_START_X,
@@ -290,7 +310,13 @@ def frontier_require(T, S, g, x, y, side, code):
         slot = S.gi[g, G_NF]
         S.fr[g, slot, 0] = x
         S.fr[g, slot, 1] = y
-        S.fr[g, slot, 2] = code << (PB * side)
+        pat = code << (PB * side)
+        lay = T.P[P_LAY]
+        if lay:  # a printed board: what the printed pieces around the cell require
+            c = cell_row(T, lay, x, y)
+            if c >= 0:
+                pat |= T.P[c + 1]
+        S.fr[g, slot, 2] = pat
         S.grid[g, y + off, x + off] = -2 - slot
         S.gi[g, G_NF] = slot + 1
     else:
@@ -300,8 +326,19 @@ def frontier_require(T, S, g, x, y, side, code):
 @kernel
 def put_tile(T, S, g, t, x, y, r):
     """The reference's Game.put_tile (carc_env.core.board): nodes, unions with the neighbours, frontier, buildings."""
+    place(T, S, g, t, x, y, r, False)
+
+
+@kernel
+def place(T, S, g, t, x, y, r, printed):
+    """:func:`put_tile`; ``printed``: a printed piece of the board laid at setup (it makes no cell playable
+    and connects nothing).  On a printed board (``T.P[P_LAY]``, :mod:`carc_env.fast.printed`) only
+    playable squares join the frontier, a side facing void or a neutral printed edge closes the city or
+    road running into it, a tile next to a printed group (a large city) connects it, and buildings count
+    only squares, up to the squares around them."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     off = T.P[P_GOFF]
+    lay = T.P[P_LAY]
     k = gi[g, G_NPL]
     base = gi[g, G_NNODES]
     n = tile[t, TC_NSEG]
@@ -332,7 +369,12 @@ def put_tile(T, S, g, t, x, y, r):
     v = S.grid[g, y + off, x + off]
     slot = -2 - v if v <= -2 else -1
     S.grid[g, y + off, x + off] = k
-    if x < gi[g, G_MINX]:
+    if k == 0 and lay:  # a printed board's bounds start at its first piece
+        gi[g, G_MINX] = x
+        gi[g, G_MAXX] = x
+        gi[g, G_MINY] = y
+        gi[g, G_MAXY] = y
+    elif x < gi[g, G_MINX]:
         gi[g, G_MINX] = x
     elif x > gi[g, G_MAXX]:
         gi[g, G_MAXX] = x
@@ -346,15 +388,29 @@ def put_tile(T, S, g, t, x, y, r):
         o = (s + 2) & 3
         nk = S.grid[g, ny + off, nx + off]
         if nk < 0:
-            frontier_require(T, S, g, nx, ny, o, np.int64(tile[t, TC_EC + 4 * r + s]))
+            if lay == 0:
+                frontier_require(T, S, g, nx, ny, o, np.int64(tile[t, TC_EC + 4 * r + s]))
+            else:
+                cls = cell_class(T, lay, nx, ny)
+                if cls == CL_PLAYABLE:
+                    if not printed:
+                        frontier_require(T, S, g, nx, ny, o, np.int64(tile[t, TC_EC + 4 * r + s]))
+                elif cls == CL_VOID:  # a border (sea, clouds) closes what runs into it
+                    c = tile[t, TC_CE + 4 * r + s]
+                    if c >= 0 and tile[t, TC_SKIND + c] != RIVER:
+                        nd[g, find(nd, g, base + c), N_OPEN] -= 1
             continue
         nt = S.pl[g, nk, 2]
         nr = S.pl[g, nk, 3]
         nbase = S.pl[g, nk, 4]
         c = tile[t, TC_CE + 4 * r + s]
         if c >= 0 and tile[t, TC_SKIND + c] != RIVER:
-            root = union(T, S, g, base + c, nbase + tile[nt, TC_CE + 4 * nr + o])
-            nd[g, root, N_OPEN] -= 2
+            nc = tile[nt, TC_CE + 4 * nr + o]
+            if nc >= 0:
+                root = union(T, S, g, base + c, nbase + nc)
+                nd[g, root, N_OPEN] -= 2
+            else:  # a neutral printed edge closes it
+                nd[g, find(nd, g, base + c), N_OPEN] -= 1
         hl = tile[t, TC_HA + 8 * r + 2 * s]
         if hl >= 0:
             nh = tile[nt, TC_HA + 8 * nr + 2 * o + 1]
@@ -375,29 +431,85 @@ def put_tile(T, S, g, t, x, y, r):
             S.fr[g, slot, 2] = S.fr[g, last, 2]
             S.grid[g, ly + off, lx + off] = -2 - slot
         gi[g, G_NF] = last
-    # buildings: neighbours of placed buildings, then the placed tile's own
-    op = T.P[P_O_PEND]
-    for j in range(8):
-        nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
-        if nk >= 0:
-            b = tile[S.pl[g, nk, 2], TC_BSEG]
-            if b >= 0:
-                node = S.pl[g, nk, 4] + b
-                nd[g, node, N_NB] += 1
-                if nd[g, node, N_NB] == 8:
-                    ls[g, op + gi[g, G_NPEND]] = node
-                    gi[g, G_NPEND] += 1
-    b = tile[t, TC_BSEG]
-    if b >= 0:
-        cnt = 0
+    # buildings: neighbours of placed buildings, then the placed tile's own (on a printed board: squares only)
+    if lay == 0 or is_square(T, lay, x, y):
+        op = T.P[P_O_PEND]
         for j in range(8):
-            if S.grid[g, y + N8Y[j] + off, x + N8X[j] + off] >= 0:
-                cnt += 1
-        node = base + b
-        nd[g, node, N_NB] = cnt
-        if cnt >= 8:
-            ls[g, op + gi[g, G_NPEND]] = node
-            gi[g, G_NPEND] += 1
+            nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
+            if nk >= 0:
+                b = tile[S.pl[g, nk, 2], TC_BSEG]
+                if b >= 0:
+                    node = S.pl[g, nk, 4] + b
+                    nd[g, node, N_NB] += 1
+                    if nd[g, node, N_NB] == building_target(T, lay, x + N8X[j], y + N8Y[j]):
+                        ls[g, op + gi[g, G_NPEND]] = node
+                        gi[g, G_NPEND] += 1
+        b = tile[t, TC_BSEG]
+        if b >= 0:
+            cnt = 0
+            for j in range(8):
+                if S.grid[g, y + N8Y[j] + off, x + N8X[j] + off] >= 0 and (
+                    lay == 0 or is_square(T, lay, x + N8X[j], y + N8Y[j])
+                ):
+                    cnt += 1
+            node = base + b
+            nd[g, node, N_NB] = cnt
+            if cnt >= building_target(T, lay, x, y):
+                ls[g, op + gi[g, G_NPEND]] = node
+                gi[g, G_NPEND] += 1
+    if lay and not printed:  # printed groups the tile touches join the play area, in side order
+        for s in range(4):
+            grp = cell_group(T, lay, x + DX[s], y + DY[s])
+            if grp >= 0 and S.ls[g, T.P[lay + LB_O_CONN] + grp] == 0:
+                connect_group(T, S, g, lay, grp)
+
+
+@kernel
+def connect_group(T, S, g, lay, grp):
+    """The reference's Board._connect_group: printed group ``grp`` (a large city) joins the play area; the
+    empty playable squares next to its pieces join the frontier, requiring the pieces' edges."""
+    S.ls[g, T.P[lay + LB_O_CONN] + grp] = 1
+    off = T.P[P_GOFF]
+    o = lay + T.P[lay + LB_PIECES]
+    for i in range(T.P[lay + LB_NPIECES]):
+        row = o + PIECE_W * i
+        if T.P[row + 4] != grp:
+            continue
+        t = T.P[row]
+        px = T.P[row + 1]
+        py = T.P[row + 2]
+        r = T.P[row + 3]
+        for s in range(4):
+            nx = px + DX[s]
+            ny = py + DY[s]
+            if cell_class(T, lay, nx, ny) == CL_PLAYABLE and S.grid[g, ny + off, nx + off] < 0:
+                code = np.int64(T.tile[t, TC_EC + 4 * r + s])
+                frontier_require(T, S, g, nx, ny, (s + 2) & 3, ANY_CODE if code == NEUTRAL_CODE else code)
+
+
+@kernel
+def mark_closed(T, S, g, k):
+    """The reference's Game.mark_closed (setup on a printed board): the cities and roads of placement ``k``
+    already closed are completed (nobody can occupy them; nothing is scored)."""
+    t = S.pl[g, k, 2]
+    base = S.pl[g, k, 4]
+    for i in range(T.tile[t, TC_NSEG]):
+        kind = T.tile[t, TC_SKIND + i]
+        if kind == CITY or kind == ROAD:
+            root = find(S.nd, g, base + i)
+            if S.nd[g, root, N_OPEN] == 0:
+                S.nd[g, root, N_DONE] = 1
+
+
+@kernel
+def lay_printed(T, S, g):
+    """The reference's Board.lay_printed: every printed piece of the board, piece ``i`` as placement ``i``."""
+    lay = T.P[P_LAY]
+    o = lay + T.P[lay + LB_PIECES]
+    for i in range(T.P[lay + LB_NPIECES]):
+        row = o + PIECE_W * i
+        place(T, S, g, T.P[row], T.P[row + 1], T.P[row + 2], T.P[row + 3], True)
+        mark_closed(T, S, g, S.gi[g, G_NPL] - 1)
 
 
 # ============================================================== scoring
@@ -900,7 +1012,8 @@ def reset_game(T, S, g, bag_n):
     for t in range(T.P[P_NTYPES]):
         ls[g, orem + t] = 0
     ob = T.P[P_O_BAG]
-    onb = T.P[P_O_NEXTBAG]
+    onb = T.P[P_O_NEXTBAG] + T.P[P_NDRAWS]  # the plug-ins' setup draws come first (FastSupport.setup_draws)
+    bag_n -= T.P[P_NDRAWS]
     for i in range(bag_n):
         t = ls[g, onb + i]
         ls[g, ob + i] = t
@@ -910,9 +1023,16 @@ def reset_game(T, S, g, bag_n):
     onr = T.P[P_O_NEXTRNG]
     for i in range(RNG_WORDS):  # the game's generator after the deal, prepared with the draw order
         ls[g, orng + i] = ls[g, onr + i]
-    t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
-    put_tile(T, S, g, t0, x, y, r)
+    lay = T.P[P_LAY]
+    if lay:  # a printed board: its pieces first (the reference's Board.lay_printed)
+        lay_printed(T, S, g)
+    if not T.P[P_START_PLUG]:  # else a plug-in's setup kernel lays it
+        t0, x, y, r = T.P[P_START_T], T.P[P_START_X], T.P[P_START_Y], T.P[P_START_R]
+        put_tile(T, S, g, t0, x, y, r)
+        if lay:
+            mark_closed(T, S, g, gi[g, G_NPL] - 1)
     H.setup(T, S, g)
+    H.setup_from_bag(T, S, g)
     draw(T, S, g)
     compute_view(T, S, g)
 
@@ -931,6 +1051,11 @@ def compute_view(T, S, g):
     x0 = minx - 1 - (cols - (maxx - minx + 3)) // 2
     y0 = miny - 1 - (rows - (maxy - miny + 3)) // 2
     inside = (maxx - minx + 3 <= cols) and (maxy - miny + 3 <= rows)
+    lay = T.P[P_LAY]
+    if lay:  # a printed board: the window does not move, every square is inside
+        x0 = T.P[lay + LB_OX]
+        y0 = T.P[lay + LB_OY]
+        inside = True
     outside = 0
     nlegal = 0
     nf = gi[g, G_NF]
@@ -1144,7 +1269,8 @@ def write_obs(T, S, g, seat, board, glob, windows, mask):
             glob[gr + t] = np.float32(np.float64(ls[g, orem + t]) * np.float64(T.inv32[t]))
     total = P[P_TOTAL]
     glob[P[P_G_BAG]] = bag_size / total
-    glob[P[P_G_PROGRESS]] = npl / total
+    printed = P[P[P_LAY] + LB_NPIECES] if P[P_LAY] else 0  # printed pieces are no tiles of the game
+    glob[P[P_G_PROGRESS]] = (npl - printed) / total
     gs = P[P_G_SCORE]
     gf = P[P_G_SUPPLY]
     osc = P[P_O_SCORES]

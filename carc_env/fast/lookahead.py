@@ -10,18 +10,19 @@ city and road segments are grouped by the features they would join (through
 a matching side, or through a link the enabled plug-ins' ``placement_links``
 kernels declare), and the group holding ``root`` has
 ``sum(its segments' edges) + sum(the joined features' open edges) -
-2 * (its matched sides)`` open edges afterwards.  The game is not changed
+2 * (its matched sides) - (its sides a printed board closes)`` open edges afterwards.  The game is not changed
 (only path halving in the union-find and the scratch stamps); the placement
 need not be legal.  A ``placement_veto`` kernel asks it (the compiled
-engine's tables name no printed board: coverage refuses those).
+engine's printed board: :mod:`carc_env.fast.printed`).
 """
 
 from __future__ import annotations
 
 from ..core.tiles import CITY, ROAD
 from .kernels import DX, DY, G_STAMP, N_OPEN, N_SCRATCH, find, placement_links
+from .printed import CL_VOID, cell_class
 from .seam import kernel
-from .tables import P_GOFF, P_O_LINKS, TC_CE, TC_NSEG, TC_OPEN0, TC_SKIND
+from .tables import P_GOFF, P_LAY, P_O_LINKS, TC_CE, TC_NSEG, TC_OPEN0, TC_SKIND
 
 
 @kernel
@@ -77,6 +78,28 @@ def _matched(T, S, g, t, x, y, r, i):
 
 
 @kernel
+def _closed(T, S, g, t, x, y, r, i):
+    """Sides of segment ``i`` a printed board closes (void, or a neutral printed edge): 0 on the unbounded table."""
+    lay = T.P[P_LAY]
+    if lay == 0:
+        return 0
+    off = T.P[P_GOFF]
+    n = 0
+    for s in range(4):
+        if T.tile[t, TC_CE + 4 * r + s] != i:
+            continue
+        nx = x + DX[s]
+        ny = y + DY[s]
+        nk = S.grid[g, ny + off, nx + off]
+        if nk < 0:
+            if cell_class(T, lay, nx, ny) == CL_VOID:
+                n += 1
+        elif T.tile[S.pl[g, nk, 2], TC_CE + 4 * S.pl[g, nk, 3] + ((s + 2) & 3)] < 0:
+            n += 1
+    return n
+
+
+@kernel
 def closes_feature(T, S, g, t, x, y, r, root):
     """Whether placing tile ``t`` at (x, y) in rotation r would close the city or road of node ``root``."""
     nd, tile = S.nd, T.tile
@@ -98,6 +121,7 @@ def closes_feature(T, S, g, t, x, y, r, root):
                 group |= 1 << i
                 changed = True
                 open_after += tile[t, TC_OPEN0 + i] - 2 * _matched(T, S, g, t, x, y, r, i)
+                open_after -= _closed(T, S, g, t, x, y, r, i)
                 open_after += _visit(T, S, g, t, x, y, r, i, nl, stamp, True)
     return group != 0 and open_after <= 0
 

@@ -101,6 +101,8 @@ HOOKS: dict[str, tuple[str, str]] = {
     "spot_veto": ("t, seg", "any"),
     "after_draw": ("t", "each"),
     "observe_windows": ("seat, windows", "each"),
+    "setup_from_bag": ("", "each"),
+    "after_setup_placement": ("t, x, y, r", "each"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -164,6 +166,10 @@ HOOKS: dict[str, tuple[str, str]] = {
   drawn tile, the first one at setup and the ones then discarded included), before the placement vetoes;
 * ``observe_windows(seat, windows)``: the plug-in's columns of the observation's ``windows`` tensor for
   ``seat`` (the engine zeroes it; the reference's ``fill_windows``).
+* ``setup_from_bag``: every plug-in's ``setup`` ran and the draw order is loaded; lay tiles taken from it
+  (the reference's ``setup_from_bag``: a map's start squares), before the first draw;
+* ``after_setup_placement(t, x, y, r)``: a tile was laid at setup by no player (a map's start square,
+  the reference's ``place_fixed(..., announce=True)``): plug-ins recording placed tiles record it.
 
 A plug-in's kernels that draw random numbers draw from the game's own generator (the reference's
 ``game.rng``, continued exactly: :mod:`carc_env.fast.rng`, ``FastSupport.random``).
@@ -348,7 +354,16 @@ def _sources() -> list[Path]:
     and compiled code freezes them)."""
     files = [
         Path(__file__).with_name(n)
-        for n in ("kernels.py", "lookahead.py", "seam.py", "tables.py", "features.py", "atomic.py", "rng.py")
+        for n in (
+            "kernels.py",
+            "lookahead.py",
+            "seam.py",
+            "tables.py",
+            "features.py",
+            "atomic.py",
+            "rng.py",
+            "printed.py",
+        )
     ]
     for k in plugin_index():
         files += sorted(Path(part(k, "fast").__file__).parent.glob("*.py"))

@@ -30,6 +30,8 @@ engine parameter         meaning
 ``count_tile_once``      1: a city or road counts each tile once (distinct tiles), 0: every segment
 ``river``                1: a plug-in's kernels govern the river segments (tiles with a river
                          are covered only then)
+``start_by_plugin``      1: the engine lays no start tile: the plug-in's ``setup`` kernel lays
+                         ``start_tile`` (where and how turned is its rule: a map's start squares)
 =======================  ===============================================================
 """
 
@@ -81,6 +83,14 @@ class FastSupport:
     """``history_action(rules, a, b, c, tile_at) -> Action``: the reference's action of a history row its
     decision kernels logged (``kernels.H_PLUG`` + its position, then ``a, b, c``); ``tile_at(x, y)`` is
     the tile type on a cell (-1: none).  Needed with ``phases``."""
+    table: Callable[[Any], np.ndarray] | None = None
+    """``table(encoder) -> int array``: variable-length data its kernels read (a board's cells, lists),
+    placed after its own parameters: ``T.P[pb + B_OWN + len(own) + i]``."""
+    setup_draws: Callable[[Any, Any, Any], list[int]] | None = None
+    """``setup_draws(rules, expansion, generator) -> ints``: the random numbers its ``setup`` draws from the
+    game's generator before the stack is shuffled (the reference's ``Expansion.setup``), encoded as
+    integers, always as many for a configuration; the engine loads them before the draw order
+    (``S.ls[g, T.P[P_O_NEXTBAG] + i]`` while its setup kernel runs, in expansion order)."""
     history_row: Callable[..., Any] | None = None
     """``history_row(rules, action, tile_at) -> (a, b, c)``: the inverse of ``history_action``, the row its
     ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name.
@@ -90,6 +100,6 @@ class FastSupport:
     the engine then loads the reference's generator, as it stands after the deal, into every game."""
 
 
-PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river")
+PARAMETERS = ("start_tile", "start_x", "start_y", "start_r", "count_tile_once", "river", "start_by_plugin")
 
 __all__ = ["FastSupport", "PARAMETERS"]

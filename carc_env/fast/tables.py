@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from ..core.expansion import Expansion, overrides
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from .config import EngineConfig, engine_config
+from .printed import conn_slots, layout_block
 from .rng import WORDS as RNG_WORDS
 from .seam import B_AWARD, B_LS, B_OWN, B_TILE, HOOKS, MAX_PLUGINS, award_codes, order_problem, plugin_index
 from .seam import support as _support
@@ -89,6 +90,8 @@ def features_coverage(rules: RuleSet) -> str | None:
     reason = rules_coverage(rules)
     if reason is not None:
         return reason
+    if rules.layout is not None:
+        return f"the printed board {rules.layout.name!r}: the compiled action features model the unbounded table only"
     for exp in rules.expansions:
         hooks = [h for h in FEATURE_HOOKS if overrides(exp, h)]
         if hooks:
@@ -116,17 +119,6 @@ def rules_coverage(rules: RuleSet) -> str | None:
         unknown = set(rules.config.options.get(exp.KEY, {})) - sup.options
         if unknown:
             return f"option(s) {sorted(unknown)} of {exp.KEY!r} are not covered by the compiled engine"
-    # What the kernels read besides the hooks: an unbounded table, the configured followers and no
-    # pieces printed on the board (a printed board's squares, pieces and borders are not compiled).
-    if rules.layout is not None:
-        return (
-            f"the game is played on the printed board {rules.layout.name!r} (the compiled engine has no board layout)"
-        )
-    if rules.followers != rules.config.followers:
-        return (
-            f"an expansion sets {rules.followers} followers per player "
-            f"(the compiled engine uses the configured {rules.config.followers})"
-        )
     if rules.max_segments > SEG_CAP:
         return f"a tile has {rules.max_segments} segments (the compiled engine handles {SEG_CAP})"
     compiled_phases = {"tile", "follower"}
@@ -244,7 +236,11 @@ P_O_LINKS = P_PLUG + MAX_PLUGINS  # offset of the links list in State.ls (after 
 # deal) and of the prepared game's, copied at reset as the prepared draw order is
 P_O_RNG = P_O_LINKS + 1
 P_O_NEXTRNG = P_O_LINKS + 2
-P_LEN = P_O_LINKS + 3  # the plug-ins' blocks follow
+# P_LAY: start of the printed board's block in P (carc_env.fast.printed), 0: the unbounded table;
+# P_NDRAWS: numbers a plug-in draws before the shuffle (FastSupport.setup_draws), loaded before the draw order;
+# P_START_PLUG: 1 when a plug-in's setup kernel lays the start tile (engine parameter start_by_plugin)
+P_LAY, P_NDRAWS, P_START_PLUG = P_O_LINKS + 3, P_O_LINKS + 4, P_O_LINKS + 5
+P_LEN = P_O_LINKS + 6  # the plug-ins' blocks follow
 # Positions in the float64 parameter vector ``Tables.F``.
 F_REWARD_SCALE, F_INV_FOLLOWERS, F_LEN = range(3)
 HIST_W = 4  # history rows: (kind, a, b, c)
@@ -277,6 +273,8 @@ class Layout:
     log_cap: int
     award_codes: dict[str, int]  # score-log code of each enabled plug-in's award kind (the differential reads it)
     uses_rng: bool = False  # an enabled plug-in's kernels draw from the game's generator (FastSupport.random)
+    printed: int = 0  # printed pieces of the board (placements 0..printed-1 of every game; carc_env.fast.printed)
+    draw_hooks: list = field(default_factory=list)  # plug-ins' setup_draws(generator) -> ints, before the shuffle
 
     @property
     def num_players(self) -> int:
@@ -392,8 +390,16 @@ def build_layout(options: Any) -> Layout:
     for exp in rules.expansions:
         for t in _support(exp.KEY).setup_tiles(rules, exp):
             bag.remove(t)  # laid at setup by a plug-in's kernel, out of the bag as place_fixed takes it
+    layout = rules.layout
+    printed = 0 if layout is None else len(layout.pieces)
     node_cap = int(sum(t.count * len(t.segments) for t in tiles)) + 1
+    goff = total + 2
     grid_w = 2 * total + 5
+    if layout is not None:  # the printed pieces' nodes, and a grid holding the board with a margin of 2
+        node_cap += sum(len(tiles[rules.tile_index[p.tile]].segments) for p in layout.pieces)
+        x0, x1, y0, y1 = layout.bounds
+        goff = max(goff, 2 - x0, 2 - y0)
+        grid_w = max(grid_w, goff + max(x1, y1) + 3)
     fcap = 4 * total + 8
     hcap = 2 * total + 8
     lcap = node_cap + 8
@@ -415,10 +421,10 @@ def build_layout(options: Any) -> Layout:
     P[P_NACT] = codec.n
     P[P_TOTAL] = max(1, total)
     P[P_START_T] = start_t
-    P[P_GOFF] = total + 2
+    P[P_GOFF] = goff
     P[P_W] = grid_w
     P[P_NS] = encoder.n_static
-    P[P_NT] = total
+    P[P_NT] = total + printed  # placements a game can make (the marks per placement)
     P[P_NN] = node_cap
     P[P_REWARD] = REWARD_CODES[options.reward]
     P[P_TILE_ONCE] = params.get("count_tile_once", 1)
@@ -466,6 +472,12 @@ def build_layout(options: Any) -> Layout:
     P[P_NTYPES] = nt
     P[P_FCAP], P[P_HCAP], P[P_LCAP] = fcap, hcap, lcap
     P[P_START_X], P[P_START_Y], P[P_START_R] = params["start_x"], params["start_y"], params["start_r"]
+    draw_hooks = []
+    for exp in rules.expansions:
+        hook = _support(exp.KEY).setup_draws
+        if hook is not None:
+            draw_hooks.append(lambda rng, hook=hook, exp=exp: hook(rules, exp, rng))
+    ndraws = P[P_NDRAWS] = sum(len(h(np.random.default_rng(0))) for h in draw_hooks)
     # the per-game lists, one after the other in State.ls
     off = 0
     for pos, size in (
@@ -479,9 +491,9 @@ def build_layout(options: Any) -> Layout:
         (P_O_BEFORE, MAX_PLAYERS_CAP),
         (P_O_CNT, MAX_PLAYERS_CAP),
         (P_O_BAG, total),
-        (P_O_NEXTBAG, total),
+        (P_O_NEXTBAG, total + ndraws),
         (P_O_REM, nt),
-        (P_O_MARK, total + 1),
+        (P_O_MARK, total + printed + 1),
         (P_O_HIST, HIST_W * hcap),
         (P_O_LOG, LOG_W * lcap),
         (P_O_GUEST, 2 * (MAX_PLAYERS_CAP * options.followers + 1)),
@@ -493,7 +505,10 @@ def build_layout(options: Any) -> Layout:
         off += size
     # the enabled plug-ins: a parameter block each (after P_LEN), their integers after the engine's lists,
     # their tile columns after the engine's (see carc_env.fast.seam)
-    P[P_PLUG_LS] = off
+    P[P_PLUG_LS] = off  # zeroed when a game starts: the printed groups' connected flags, the plug-ins' integers
+    o_conn = off
+    if layout is not None:
+        off += conn_slots(rules)
     blocks = []
     columns = []
     pb = P_LEN
@@ -504,6 +519,8 @@ def build_layout(options: Any) -> Layout:
         cols = np.asarray(sup.tile_columns(rules), dtype=np.int16)
         _expect(cols.ndim == 2 and cols.shape[0] == nt, f"plug-in {exp.KEY!r}: tile_columns has shape {cols.shape}")
         block = np.zeros(B_OWN + len(sup.own), dtype=np.int64)
+        if sup.table is not None:  # its own table follows its own parameters (T.P[pb + B_OWN + len(own) + i])
+            block = np.concatenate([block, np.asarray(sup.table(encoder), dtype=np.int64).reshape(-1)])
         block[B_LS] = off
         block[B_TILE] = tc
         block[B_AWARD] = codes[(exp.KEY, sup.awards[0])] if sup.awards else -1
@@ -516,6 +533,10 @@ def build_layout(options: Any) -> Layout:
         off += sup.slots
         tc += cols.shape[1]
     P[P_LS_LEN] = off
+    if layout is not None:  # the printed board's block (carc_env.fast.printed) after the plug-ins'
+        P[P_LAY] = pb
+        blocks.append(layout_block(rules, codec.origin, o_conn))
+    P[P_START_PLUG] = params.get("start_by_plugin", 0)
     P = np.concatenate([P, *blocks]) if blocks else P
     tile = np.concatenate([tile, *columns], axis=1) if columns else tile
     F = np.zeros(F_LEN, dtype=np.float64)
@@ -560,6 +581,8 @@ def build_layout(options: Any) -> Layout:
         log_cap=lcap,
         award_codes={kind: c for (key, kind), c in codes.items() if key in {e.KEY for e in rules.expansions}},
         uses_rng=any(_support(e.KEY).random for e in rules.expansions),
+        printed=printed,
+        draw_hooks=draw_hooks,
     )
 
 

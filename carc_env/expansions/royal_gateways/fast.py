@@ -249,7 +249,6 @@ def positions(encoder: Any) -> dict[str, int]:
 
 
 SUPPORT = FastSupport(
-    # after_setup_placement: only a printed board lays tiles at setup, and coverage refuses those
     hooks=frozenset(
         {"placement_links", "after_placement", "after_setup_placement", "follower_spots", "blocks_completion"}
     ),
@@ -259,6 +258,7 @@ SUPPORT = FastSupport(
     kernels={
         "placement_links": placement_links,
         "after_placement": after_placement,
+        "after_setup_placement": after_placement,  # a gate laid at setup (a map's start square) is a placed gate
         "blocks_completion": blocks_completion,
         "spot_veto": spot_veto,
         "observe": observe,

@@ -31,9 +31,10 @@ import numpy as np
 from ...core.tiles import CITY
 from ...fast.kernels import G_NF, G_NPL, G_X0, G_Y0, N_DONE, N_NEXT, N_OPEN, N_PL, find
 from ...fast.lookahead import closes_feature
+from ...fast.printed import CL_PLAYABLE, cell_class
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import FCITY_CAP, P_COLS, P_GOFF, P_O_FMASK, P_ROWS, TC_CE, TC_FCITY
+from ...fast.tables import FCITY_CAP, P_COLS, P_GOFF, P_LAY, P_O_FMASK, P_ROWS, TC_CE, TC_FCITY
 from .rules import TAG
 
 OWN = ("may_close", "returns", "for_king", "for_farmers", "knight", "ch_city", "g_in_force")
@@ -82,6 +83,8 @@ def placement_veto(T, S, g, pb, t):
             ey = S.pl[g, k, 1] + (1 if s == 2 else -1 if s == 0 else 0)
             if S.grid[g, ey + off, ex + off] >= 0:
                 continue
+            if T.P[P_LAY] and cell_class(T, T.P[P_LAY], ex, ey) != CL_PLAYABLE:
+                continue  # on a printed board an edge facing the sea or abroad is closed
             if cells == 0:
                 cx = ex
                 cy = ey
@@ -238,7 +241,6 @@ def positions(encoder: Any) -> dict[str, int]:
 
 
 SUPPORT = FastSupport(
-    # after_setup_placement: only a printed board lays tiles at setup, and coverage refuses those
     hooks=frozenset(
         {
             "placement_veto",
@@ -266,6 +268,7 @@ SUPPORT = FastSupport(
         "setup": setup,
         "placement_veto": placement_veto,
         "after_placement": after_placement,
+        "after_setup_placement": after_placement,  # laid at setup (a map's start square): its city is in force
         "spot_veto": spot_veto,
         "uncounted_completion": uncounted_completion,
         "field_cities": field_cities,
