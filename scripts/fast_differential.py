@@ -7,7 +7,7 @@ placements, follower spots, masks, window, observation bytes, rewards, scores,
 itemised scoring).  The configurations rotate over everything the compiled
 engine covers (2-5 players, both ``count_tile_once`` settings, the reward
 modes, small windows, King & Robber Baron, The River II and its options, the Royal
-Gateways and the Sagrada Familia and their options), so
+Gateways and the Sagrada Familia and their options, Stained Glass and its options), so
 ``--games 10000`` checks each of them several hundred times.  Stops at the first difference with the seed
 and step; prints progress and a summary (``--json``: one JSON line).
 

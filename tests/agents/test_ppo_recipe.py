@@ -110,7 +110,7 @@ def test_a_game_greedy_has_looked_at_pickles_and_plays_on_the_same():
     import carc_env
     from carc_env.baselines import GreedyPolicy
 
-    env = carc_env.raw_env(num_players=2, expansions=("stained_glass",))
+    env = carc_env.raw_env(num_players=2, expansions=("stained_glass",), engine="python")
     env.reset(seed=4)
     greedy = GreedyPolicy(seed=0)
     for _ in range(6):
