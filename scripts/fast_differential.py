@@ -20,6 +20,12 @@ the plug-ins' decision phases, choose a move over passing with probability P (mo
     python scripts/fast_differential.py --games 10000
     python scripts/fast_differential.py --games 2000 --box king_robber,count,river2,shrines,darmstadt --avoid-pass 0.5
     python scripts/fast_differential.py --games 500 --features --box darmstadt,shrines
+    python scripts/fast_differential.py --games 1000 --maps
+
+``--maps`` rotates over Maps - Germany alone and with every combination of the expansions it combines
+with (King & Robber Baron, Heretics and Shrines, Darmstadt, the Royal Gateways, the Sagrada Familia),
+2-5 players, the map's options in turn (start squares and orientations, tile mixes, followers, closed
+large-city edges, the town variants, and another map file of the same format).
 
 ``--only KEY`` keeps the configurations (of the list or of ``--box``) with expansion KEY:
 
@@ -119,6 +125,32 @@ CONFIGS = [
 ]
 
 
+MAP = "maps_germany"
+MINI_MAP = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "maps", "mini.toml")
+MAP_OPTIONS = [
+    {},
+    {"start_orientation": "random", "town_extra_turn": True, "town_penalty": True, "town_road_bonus": True},
+    {"start_squares": "Rostock,Erfurt,Stuttgart", "large_city_closed_edges": "border"},
+    {"start_orientation": "fixed", "tile_mix": "base_x1", "town_extra_turn": True, "town_extra_turn_optional": False},
+    {"start_squares": "Stuttgart,Rostock", "tile_mix": "base_x2", "followers": 5, "town_road_bonus": True},
+    {"map_file": MINI_MAP, "start_squares": "A,B", "town_extra_turn": True, "town_penalty": True},
+    {"map_file": MINI_MAP, "start_squares": "B,A", "start_orientation": "random", "large_city_closed_edges": "border"},
+]
+MAP_COMBINES = ("king_robber", "shrines", "darmstadt", "royal_gateways", "sagrada_familia")
+
+
+def map_configs() -> list[dict]:
+    """Maps - Germany alone and with every combination of the expansions it combines with, 2-5 players,
+    the map's options in turn (the Germany board, then another map file of the same format)."""
+    out = []
+    for m in range(1 << len(MAP_COMBINES)):
+        combo = tuple(k for j, k in enumerate(MAP_COMBINES) if m >> j & 1)
+        for n in (2, 3, 4, 5):
+            opts = MAP_OPTIONS[len(out) % len(MAP_OPTIONS)]
+            out.append({"expansions": (MAP, *combo), "num_players": n, "reward": "score_delta", "rules": {MAP: opts}})
+    return out
+
+
 def box_configs(keys: list[str]) -> list[dict]:
     """Every combination of ``keys`` (the empty one first) with 2, 3, 4 and 5 players."""
     out = []
@@ -137,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON line at the end")
     ap.add_argument("--box", default=None, help="comma-separated expansion keys: every combination x 2-5 players")
     ap.add_argument(
+        "--maps",
+        action="store_true",
+        help="Maps - Germany alone and with every expansion combination it allows, 2-5 players, its options in turn",
+    )
+    ap.add_argument(
         "--avoid-pass",
         type=float,
         default=0.0,
@@ -152,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.all_seats_every < 1:
         ap.error("--all-seats-every must be at least 1")
     configs = CONFIGS if args.box is None else box_configs([k for k in args.box.split(",") if k])
+    if args.maps:
+        configs = map_configs()
     if args.only:
         configs = [kw for kw in configs if args.only in kw.get("expansions", ())]
         if not configs:

@@ -61,6 +61,10 @@ CONFIGS = [
     ({"expansions": (M, "king_robber", "shrines", "darmstadt"), "num_players": 4}, range(170, 172)),
     ({"expansions": (M, "royal_gateways", "sagrada_familia", "king_robber"), "num_players": 5,
       "rules": {M: {"start_squares": "Rostock,Erfurt,Stuttgart", **ALL_TOWN_VARIANTS}}}, range(180, 182)),
+    # a city linked by gates beside a large city's neutral side (closed edges "border"): the reference's
+    # physical parts once joined through the neutral edge (found by scripts/fast_differential.py --maps)
+    ({"expansions": (M, "darmstadt", "royal_gateways", "sagrada_familia"), "num_players": 4, "reward": "score_delta",
+      "rules": {M: {"start_squares": "Rostock,Erfurt,Stuttgart", "large_city_closed_edges": "border"}}}, [100626]),
     ({"expansions": (M, "king_robber", "shrines", "darmstadt", "royal_gateways", "sagrada_familia"),
       "rules": {M: {"map_file": MINI, "start_squares": "A,B", "tile_mix": "base_x2"}}}, range(190, 194)),
 ]  # fmt: skip

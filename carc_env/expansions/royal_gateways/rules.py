@@ -176,7 +176,10 @@ def physical_parts(game: Game, root: int) -> list[set[int]]:
             if k is None:
                 continue
             _, _, nt, nr, nbase = placements[k]
-            m = nbase + tiles[nt].center[nr][(s + 2) & 3]
+            nc = tiles[nt].center[nr][(s + 2) & 3]
+            if nc < 0:  # a neutral printed edge (a map's closed large-city side) joins nothing
+                continue
+            m = nbase + nc
             if m in parent:
                 parent[up(m)] = up(n)
     groups: dict[int, set[int]] = {}
