@@ -14,7 +14,9 @@ and step; prints progress and a summary (``--json``: one JSON line).
 ``--box K1,K2,...`` rotates instead over every combination of those
 expansions (the empty one too) with 2, 3, 4 and 5 players (reward
 ``score_delta``, which exercises every step's reward); combinations the
-compiled engine does not cover are listed as skipped, with the reason.  ``--avoid-pass P``: in
+compiled engine does not cover are listed as skipped, with the reason, and those the rules refuse
+(the map with the Count or the River II) as refused. Game ``i`` plays configuration
+``(seed + i) % configurations``, so runs with consecutive seed ranges continue the rotation.  ``--avoid-pass P``: in
 the plug-ins' decision phases, choose a move over passing with probability P (more of the Count's moves).
 
     python scripts/fast_differential.py --games 10000
@@ -46,6 +48,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from carc_env.core.expansion import ConfigError  # noqa: E402
 from carc_env.env.differential import Mismatch, compare_game  # noqa: E402
 from carc_env.env.options import EnvOptions  # noqa: E402
 from carc_env.fast import coverage  # noqa: E402
@@ -197,15 +200,20 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"no configuration has the expansion {args.only!r}")
     if args.features:
         configs = [{**kw, "action_features": True} for kw in configs]
-    engines = []
+    engines: list[list] = []  # [kwargs, options, engine built on first use]
     skipped = {}
+    refused = {}
     for kw in configs:
-        opts = EnvOptions.from_kwargs(**kw)
-        why = coverage(opts)
+        try:
+            opts = EnvOptions.from_kwargs(**kw)
+            why = coverage(opts)
+        except ConfigError as exc:  # a combination the rules refuse (the map and the Count's start layout)
+            refused[repr(kw)] = str(exc)
+            continue
         if why is not None:
             skipped[repr(kw)] = why
             continue
-        engines.append((kw, opts, FastBatch(opts, 1)))
+        engines.append([kw, opts, None])
     if not engines:
         ap.error(f"the compiled engine covers none of these configurations: {skipped}")
     t0 = time.perf_counter()
@@ -214,8 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     result: dict = {"games": 0, "decisions": 0, "ok": True}
     try:
         for i in range(args.games):
-            c = i % len(engines)
+            c = (args.seed + i) % len(engines)  # runs with other seeds start elsewhere in the rotation
             kw, opts, fast = engines[c]
+            if fast is None:
+                fast = engines[c][2] = FastBatch(opts, 1)
             decisions += compare_game(
                 opts, args.seed + i, fast, all_seats_every=args.all_seats_every, avoid_pass=args.avoid_pass
             )
@@ -231,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     result["seconds"] = round(time.perf_counter() - t0, 1)
     result["per_config"] = {repr(e[0]): n for e, n in zip(engines, per_config, strict=True)}
     result["skipped"] = skipped
+    result["refused"] = refused
     if args.json:
         print(json.dumps(result))
     else:
