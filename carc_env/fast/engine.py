@@ -442,6 +442,11 @@ class FastBatch:
             raise IllegalActionError(f"action {action}: the game is over; no action is legal")
         if not 0 <= action < self.codec.n:
             raise IllegalActionError(f"action {action} is outside the action space 0..{self.codec.n - 1}")
+        return self.step_legal(g, action)
+
+    def step_legal(self, g: int, action: int) -> list[float]:
+        """:meth:`step_game` for a Python int the caller has checked against game g's mask (the AEC env's
+        path); the kernel still refuses an illegal one (IllegalActionError, the game unchanged)."""
         r = self._scratch_rewards
         if not E().step_one(self.tables, self.state, g, -1, action, 0, 0, r):
             raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
