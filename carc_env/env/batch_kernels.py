@@ -36,7 +36,7 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
-def post_step(rewards, dones, final, seats, acting, episodes, gi, outside_col):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+def post_step(rewards, dones, final, seats, acting, episodes, gi, outside_col):  # pragma: no cover - compiled
     """What ``step()`` hands out after a batched step, in one pass over the games.
 
     ``rewards`` float64 (N, P), ``dones`` bool (N,), ``final`` int64 (N, P), ``seats`` int64 (N,): the
