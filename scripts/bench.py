@@ -238,11 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--num-envs", type=cli.int_range(1), default=64, help="games in the vector env measurements")
     ap.add_argument("--no-env", action="store_true", help="measure the engines only")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo peers")
+    ap.add_argument(
+        "--peers",
+        default="connect_four,go_9x9,chess",
+        help="comma-separated PettingZoo peers (connect_four, go_9x9, chess)",
+    )
     ap.add_argument("--no-jit", action="store_true", help="skip measuring the compile time (two fresh processes)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
     global _QUIET
     _QUIET = args.quiet
+    peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]
+    unknown = sorted(set(peer_names) - {"connect_four", "go_9x9", "chess"})
+    if unknown or not peer_names:
+        ap.error(f"argument --peers: {args.peers!r}: choose from connect_four, go_9x9, chess (comma-separated)")
     try:
         expansions = cli.expansions(args.players)(args.expansions)
     except argparse.ArgumentTypeError as exc:
@@ -323,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                 specs.append(("probe_steps_per_s", lambda r, sec: probe_round(1, sec / 2, r)))
                 specs.append(("probe_steps_per_s_2_threads", lambda r, sec: probe_round(2, sec / 2, r)))
         if not args.no_peers:
-            for name in env_bench.PEERS:
+            for name in [n for n in env_bench.PEERS if n in peer_names]:
                 probe = env_bench.pettingzoo_benchmark(name, 0.2, args.seed)
                 if "error" in probe:
                     result.setdefault("peers_unavailable", {})[name] = probe["error"]
