@@ -358,6 +358,7 @@ class _ResetChecked:
             prev = terminate._prev_obs
             if (
                 type(prev) is dict
+                and raw.agents
                 and not terminate._terminated
                 and not raw.terminations[agent]
                 and not raw.truncations[agent]
@@ -452,7 +453,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     @property
     def game(self) -> Game:
         """The core game (read it freely; change it only through ``step``).  On the compiled engine it is
-        the reference game rebuilt from the actions played (on demand, so reading it costs time)."""
+        the reference game rebuilt from the actions played (on demand, so reading it costs time), and
+        read-only: ``apply`` or an attribute write raises :class:`~carc_env.fast.engine.ReadOnlyGameError`
+        (make the env with ``engine="python"`` to edit its game)."""
         return self.match.game
 
     @property
