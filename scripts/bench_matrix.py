@@ -131,8 +131,9 @@ def _num(v: float | None, digits: int = 0) -> str:
 def table(runs: list[dict]) -> str:
     head = (
         "| configuration | players | engine | engine games/s | engine games per CPU-s | AEC / connect four (wall) "
-        "| AEC / connect four (per CPU-s) | vector 1 thread / connect four | vector 2 threads / connect four "
-        "| vector 2 / 1 threads | probe 2 / 1 threads | serial share (bound) | load |"
+        "| AEC / connect four (per CPU-s) | vector 1 thread / connect four (per CPU-s) "
+        "| vector 2 threads / connect four (wall) | vector 2 / 1 threads (wall) | probe 2 / 1 threads (wall) "
+        "| serial share (bound) | load |"
     )
     lines = [head, "|" + "---|" * 13]
     for r in runs:
@@ -142,7 +143,6 @@ def table(runs: list[dict]) -> str:
             continue
         ratios = r.get("ratios", {})
         cpu = r.get("per_cpu_second", {})
-        c4 = r.get("peers", {}).get("connect_four")
         c4_cpu = cpu.get("peer_connect_four_steps_per_s")
         load = r.get("load_average_before", [None])[0]
         if "fast_error" in r:
@@ -157,14 +157,14 @@ def table(runs: list[dict]) -> str:
             continue
         fe_cpu = cpu.get("fast_engine_games_per_s")
         aec_cpu = cpu.get("fast_env_steps_per_s")
-        v1 = r.get("fast_vector_env_steps_per_s")
+        v1 = cpu.get("fast_vector_env_steps_per_s")
         bd = r.get("vector_step_breakdown", {})
         serial = f"{bd['serial_share']:.2f} ({bd['amdahl_2_threads']:.2f})" if bd else "–"
         lines.append(
             f"| {label} | {players} | compiled | {_num(r.get('fast_engine_games_per_s'))} | {_num(fe_cpu)} "
             f"| {_num(ratios.get('fast_env / connect_four'), 2)} "
             f"| {_num(aec_cpu / c4_cpu if aec_cpu and c4_cpu else None, 2)} "
-            f"| {_num(v1 / c4 if v1 and c4 else None, 2)} "
+            f"| {_num(v1 / c4_cpu if v1 and c4_cpu else None, 2)} "
             f"| {_num(ratios.get('fast_vector (2 threads) / connect_four'), 2)} "
             f"| {_num(ratios.get('fast_vector 2 threads / 1 thread'), 2)} "
             f"| {_num(ratios.get('probe 2 threads / 1 thread'), 2)} | {serial} | {_num(load, 1)} |"
@@ -181,7 +181,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="docs/results/bench_matrix", help="path of the .md and .json (no suffix)")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    ap.add_argument("--render", metavar="JSON", help="write OUT.md again from a JSON this script wrote, run nothing")
     args = ap.parse_args(argv)
+    if args.render:
+        try:
+            saved = json.loads(Path(args.render).read_text())
+            runs, meta = saved["runs"], {k: v for k, v in saved.items() if k != "runs"}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            ap.error(f"argument --render: {args.render!r} is not a JSON this script wrote ({exc})")
+        write(Path(args.out), runs, meta, json_too=False)
+        return 0
     try:
         players = [cli.players(p) for p in args.players.split(",") if p.strip()]
     except argparse.ArgumentTypeError as exc:
@@ -210,23 +219,33 @@ def main(argv: list[str] | None = None) -> int:
         r = run_one(keys, p, args)
         r.update(label=label, players=p, expansions=list(keys))
         runs.append(r)
-    md = table(runs)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "command": "python scripts/bench_matrix.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.processor() or platform.platform()}",
         "python": platform.python_version(),
     }
-    out.with_suffix(".json").write_text(json.dumps({**meta, "runs": runs}, indent=1) + "\n")
+    write(Path(args.out), runs, meta)
+    return 0
+
+
+def write(out: Path, runs: list[dict], meta: dict, json_too: bool = True) -> None:
+    """``out.md`` (and ``out.json``) of the runs; the table printed too."""
+    md = table(runs)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if json_too:
+        out.with_suffix(".json").write_text(json.dumps({**meta, "runs": runs}, indent=1) + "\n")
+    loads = [r["load_average_before"][0] for r in runs if r.get("load_average_before")]
+    load = f"load average {min(loads):.1f}-{max(loads):.1f}" if loads else "load not recorded"
     out.with_suffix(".md").write_text(
         f"# bench.py per configuration\n\n`{meta['command']}` ({meta['date']}; {meta['machine']}; Python "
-        f"{meta['python']}); every row one `scripts/bench.py` run (its command in the JSON), connect four "
-        f"measured in the same run.\n\n{md}\n"
+        f"{meta['python']}; {load}); every row one `scripts/bench.py` run (its command in the JSON), connect "
+        f"four measured in the same run. Per CPU-second: rates per second of the process's CPU time, less "
+        f"disturbed by other jobs than wall time; the 2-thread figures are wall time and mean little when the "
+        f"probe (a compiled loop on 1 and 2 threads) shows the second core taken by other jobs "
+        f"(probe 2 / 1 well below 2).\n\n{md}\n"
     )
     print(md)
-    return 0
 
 
 if __name__ == "__main__":
