@@ -62,6 +62,18 @@ TARGETS = {  # the bars of issue #17 (base game, 2 players)
 }
 
 
+WARM_UP_S = 0.3
+"""Seconds of each row's warm-up run (not counted), or its measured time if shorter."""
+
+_QUIET = False
+
+
+def progress(text: str) -> None:
+    """One line on stderr saying what is being measured (``--quiet`` silences it)."""
+    if not _QUIET:
+        print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
 def play_random(config: GameConfig, seed: int, stats: dict) -> Game:
     game = Game(config, seed=seed)
     rng = np.random.default_rng(seed + 1_000_003)
@@ -226,8 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--num-envs", type=cli.int_range(1), default=64, help="games in the vector env measurements")
     ap.add_argument("--no-env", action="store_true", help="measure the engines only")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo peers")
+    ap.add_argument(
+        "--peers",
+        default="connect_four,go_9x9,chess",
+        help="comma-separated PettingZoo peers (connect_four, go_9x9, chess)",
+    )
     ap.add_argument("--no-jit", action="store_true", help="skip measuring the compile time (two fresh processes)")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
+    global _QUIET
+    _QUIET = args.quiet
+    peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]
+    unknown = sorted(set(peer_names) - {"connect_four", "go_9x9", "chess"})
+    if unknown or not peer_names:
+        ap.error(f"argument --peers: {args.peers!r}: choose from connect_four, go_9x9, chess (comma-separated)")
     try:
         expansions = cli.expansions(args.players)(args.expansions)
     except argparse.ArgumentTypeError as exc:
@@ -268,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     play_random(config, args.seed, dict(eng_stats))  # warm-up (tables, caches)
     rows["engine_games_per_s"] = Row()
     fast_stats = {"decisions": 0, "legal": 0, "max": 0}
-    jobs: list = [("engine_games_per_s", lambda r: engine_round(config, per, args.seed, r, eng_stats))]
+    jobs: list = [("engine_games_per_s", lambda r, sec: engine_round(config, sec, args.seed, r, eng_stats))]
     if fast_ok:
         from carc_env.env.options import EnvOptions
         from carc_env.fast.engine import FastBatch
@@ -276,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         fb = FastBatch(EnvOptions.from_kwargs(**kw), 1)
         fb.play_random([0])  # compile or load the kernels before measuring
         rows["fast_engine_games_per_s"] = Row()
-        jobs.append(("fast_engine_games_per_s", lambda r: fast_engine_round(fb, per, args.seed, r, fast_stats)))
+        jobs.append(("fast_engine_games_per_s", lambda r, sec: fast_engine_round(fb, sec, args.seed, r, fast_stats)))
     env_ok = not args.no_env
     if env_ok:
         try:
@@ -287,37 +311,36 @@ def main(argv: list[str] | None = None) -> int:
     if env_ok:
 
         def aec(engine: str):
-            def run(r: Row) -> None:
-                d = env_bench.env_benchmark(per, args.seed, engine=engine, **kw)
+            def run(r: Row, sec: float) -> None:
+                d = env_bench.env_benchmark(sec, args.seed, engine=engine, **kw)
                 r.add(d["steps"], d["seconds"], d["cpu_seconds"])
 
             return run
 
         def vec(engine: str, threads: int | None):
-            def run(r: Row) -> None:
-                d = env_bench.vector_env_benchmark(args.num_envs, per, args.seed, threads=threads, engine=engine, **kw)
+            def run(r: Row, sec: float) -> None:
+                d = env_bench.vector_env_benchmark(args.num_envs, sec, args.seed, threads=threads, engine=engine, **kw)
                 r.add(d["steps"], d["seconds"], d["cpu_seconds"])
 
             return run
 
         specs = [("env_steps_per_s", aec("python")), ("vector_env_steps_per_s", vec("python", None))]
         if fast_ok:
-            env_bench.env_benchmark(0.5, args.seed, engine="numba", **kw)  # warm-up
             specs += [("fast_env_steps_per_s", aec("numba")), ("fast_vector_env_steps_per_s", vec("numba", 1))]
             if (result["cpus"] or 1) >= 2:
                 specs.append(("fast_vector_env_steps_per_s_2_threads", vec("numba", 2)))
-                specs.append(("probe_steps_per_s", lambda r: probe_round(1, per / 2, r)))
-                specs.append(("probe_steps_per_s_2_threads", lambda r: probe_round(2, per / 2, r)))
+                specs.append(("probe_steps_per_s", lambda r, sec: probe_round(1, sec / 2, r)))
+                specs.append(("probe_steps_per_s_2_threads", lambda r, sec: probe_round(2, sec / 2, r)))
         if not args.no_peers:
-            for name in env_bench.PEERS:
+            for name in [n for n in env_bench.PEERS if n in peer_names]:
                 probe = env_bench.pettingzoo_benchmark(name, 0.2, args.seed)
                 if "error" in probe:
                     result.setdefault("peers_unavailable", {})[name] = probe["error"]
                     continue
 
                 def peer(name=name):
-                    def run(r: Row) -> None:
-                        d = env_bench.pettingzoo_benchmark(name, per, args.seed)
+                    def run(r: Row, sec: float) -> None:
+                        d = env_bench.pettingzoo_benchmark(name, sec, args.seed)
                         r.add(d["steps"], d["seconds"], d["cpu_seconds"])
 
                     return run
@@ -326,9 +349,19 @@ def main(argv: list[str] | None = None) -> int:
         for key, fn in specs:
             rows[key] = Row()
             jobs.append((key, fn))
-    for _ in range(args.rounds):
+    # every entry point once before any timing (kernels loaded or compiled, tables built, thread pools
+    # started, each row's first game played): what a row measures is then its steady rate
+    for key, fn in jobs:
+        progress(f"warm-up {key}")
+        fn(Row(), min(WARM_UP_S, per))
+    if fast_ok and env_ok:
+        env_bench.vector_step_breakdown(args.num_envs, min(WARM_UP_S, per), args.seed, **kw)
+    for stats in (eng_stats, fast_stats):  # the warm-up's games are not counted
+        stats.update(dict.fromkeys(stats, 0))
+    for k in range(args.rounds):
         for key, fn in jobs:
-            fn(rows[key])
+            progress(f"round {k + 1}/{args.rounds}: {key}")
+            fn(rows[key], per)
 
     # -------------------------------------------------------------- report
     result["engine_games_per_s"] = round(rows["engine_games_per_s"].rate, 2)
@@ -382,8 +415,10 @@ def main(argv: list[str] | None = None) -> int:
         if k in result
     }
     if fast_ok and env_ok:
+        progress("vector_step_breakdown")
         result["vector_step_breakdown"] = env_bench.vector_step_breakdown(args.num_envs, per, args.seed, **kw)
     if fast_ok and not args.no_jit:
+        progress("compile cost: two fresh processes")
         result["jit"] = jit_cost(kw)
     result["load_average_after"] = [round(v, 2) for v in os.getloadavg()]
     if args.json:

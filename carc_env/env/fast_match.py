@@ -33,6 +33,7 @@ from gymnasium import spaces
 
 from ..core import Game
 from ..fast import select_engine
+from ..fast.seam import engine as E
 from .match import Match, MatchChecks, _freeze
 from .options import EnvOptions
 
@@ -71,8 +72,18 @@ class FastMatch(MatchChecks):
         self._started = False
         self._obs: dict[int, dict[str, np.ndarray]] = {}
         self._obs_version: tuple[int, int] = (-1, -1)
+        # the acting seat's (observation, placements outside the window, moves out of range), or None
+        # once over, at _act_version (computed once per state: the AEC env reads it three times a step)
+        self._act: tuple[dict[str, np.ndarray], int, int] | None = None
+        self._act_version: tuple[int, int] = (-1, -1)
         self._no_actions = np.zeros(self.codec.n, dtype=np.int8)  # the mask once the game is over
         self._no_actions.flags.writeable = False
+        from ..fast import kernels as K
+
+        self._gi_keys = (K.G_PHASE, K.G_PLAYER, K.G_OUTSIDE, K.G_DROPPED, K.PH_OVER, K.PH_PLUG)
+        # the arguments of the one-game observation kernel, made once (the kernel only reads them)
+        self._games = np.array([g], dtype=np.int64)
+        self._seats = [np.array([s], dtype=np.int64) for s in range(self.num_players)]
 
     def __setstate__(self, state: dict) -> None:
         # unpickled arrays come back writable: hand out read-only ones again
@@ -136,16 +147,34 @@ class FastMatch(MatchChecks):
         self._started = True
 
     # ------------------------------------------------------------------ stepping
+    def _acting(self) -> tuple[dict[str, np.ndarray], int, int] | None:
+        """The acting seat's observation (computed with its mask in one kernel call), the legal placements
+        outside the window and the plug-in moves out of range (read after the mask is written); None once
+        over.  Computed once per state of the game."""
+        b = self.batch
+        version = (b._epoch, b._vers[self.g])
+        if version == self._act_version:
+            return self._act
+        phase_k, player_k, outside_k, dropped_k, over, plug = self._gi_keys
+        gi = b.state.gi[self.g]
+        act = None
+        if int(gi[phase_k]) != over:
+            obs = self.observe(int(gi[player_k]))
+            phase = int(gi[phase_k])
+            act = (obs, int(gi[outside_k]), int(gi[dropped_k]) if phase == plug else 0)
+        self._act = act
+        self._act_version = version
+        return act
+
     def _acting_obs(self) -> dict[str, np.ndarray] | None:
         """The acting seat's observation (computed with its mask in one kernel call), None once over."""
-        if self.batch.over(self.g):
-            return None
-        return self.observe(self.batch.player(self.g))
+        act = self._acting()
+        return None if act is None else act[0]
 
     def mask(self) -> np.ndarray:
         """The deciding seat's legal-action mask (int8, read-only: ``step`` validates against it)."""
-        obs = self._acting_obs()
-        return obs["action_mask"] if obs is not None else self._no_actions
+        act = self._acting()
+        return act[0]["action_mask"] if act is not None else self._no_actions
 
     def outside(self) -> int:
         return self.batch.outside(self.g)
@@ -155,10 +184,23 @@ class FastMatch(MatchChecks):
         mask = self.mask()
         return FastView(mask, self.batch.outside(self.g), x0, y0, self.batch.dropped(self.g))
 
+    def acting_info(self) -> tuple[np.ndarray, int, int, int]:
+        """What the AEC env's infos carry, in one call: the deciding seat's mask, the legal placements outside
+        the window, the plug-in moves out of range and the placements without action features."""
+        act = self._acting()
+        if act is None:
+            return self._no_actions, self.batch.outside(self.g), 0, 0
+        missing = self.features_missing() if self.options.action_features else 0
+        return act[0]["action_mask"], act[1], act[2], missing
+
     def step(self, index: int) -> list[float]:
         """Apply flat action ``index`` for the deciding seat; return the reward of every seat.
 
         An illegal or ill-typed ``index`` raises (see :meth:`check`) before anything changes."""
+        if type(index) is int and self._started:  # the common case, checked here without the full path
+            act = self._acting()
+            if act is not None and 0 <= index < len(self._no_actions) and act[0]["action_mask"][index]:
+                return self.batch.step_legal(self.g, index)
         return self.batch.step_game(self.g, self.check(index))
 
     # ------------------------------------------------------------------ observing
@@ -173,11 +215,25 @@ class FastMatch(MatchChecks):
             self._obs_version = version
         obs = self._obs.get(seat)
         if obs is None:
-            obs = self.batch.observe(self.g, seat)
+            obs = self._fresh_obs(seat)
             for a in obs.values():
                 a.flags.writeable = False
             self._obs[seat] = obs
         return obs
+
+    def _fresh_obs(self, seat: int) -> dict[str, np.ndarray]:
+        """``FastBatch.observe(g, seat)`` without its per-call set-up (fresh arrays: what was handed out
+        before stays as it was)."""
+        b = self.batch
+        if self.options.action_features or not 0 <= seat < self.num_players:
+            return b.observe(self.g, seat)
+        enc = self.encoder
+        board = np.empty((1, *enc.board_shape), dtype=np.uint8)
+        glob = np.empty((1, enc.n_globals), dtype=np.float32)
+        windows = np.empty((1, *enc.windows_shape), dtype=np.uint8)
+        mask = np.empty((1, self.codec.n), dtype=np.int8)
+        E().observe_range(b.tables, b.state, self._games, self._seats[seat], board, glob, windows, mask)
+        return {"board": board[0], "globals": glob[0], "windows": windows[0], "action_mask": mask[0]}
 
     def observe_into(self, seat: int, out: dict[str, np.ndarray]) -> None:
         """Write the observation for ``seat`` into the given arrays (e.g. rows of a batch)."""

@@ -259,6 +259,12 @@ class Match(MatchChecks):
         )
         return feats
 
+    def acting_info(self) -> tuple[np.ndarray, int, int, int]:
+        """What the AEC env's infos carry, in one call: the deciding seat's mask, the legal placements outside
+        the window, the plug-in moves out of range and the placements without action features."""
+        view = self.codec.view(self.game)
+        return view.mask, view.outside, view.dropped, self.features_missing()
+
     def features_missing(self) -> int:
         """Legal in-window placements the action features have no row for (0 when they all fit)."""
         if not self.options.action_features or self.phase != "tile":

@@ -184,6 +184,9 @@ class CarcassonneVectorEnv(VectorEnv):
 
             self.threads = threads or min(default_threads(), num_envs)
             self._batch = FastBatch(self.options, num_envs, threads=self.threads)
+            from ..fast.kernels import G_OUTSIDE
+
+            self._outside_col = G_OUTSIDE
             self.matches: list[Any] = [FastMatch(self.options, self._batch, i) for i in range(num_envs)]
         else:
             self.threads = 1
@@ -230,6 +233,18 @@ class CarcassonneVectorEnv(VectorEnv):
             for key, shape in action_feature_shapes(self.codec, self.options.action_feature_rows).items():
                 batch[key] = np.zeros((N, *shape), dtype=np.int64 if key == "place_index" else np.float32)
         return batch
+
+    @property
+    def _first_illegal(self) -> Any:
+        from .batch_kernels import first_illegal
+
+        return first_illegal
+
+    @property
+    def _post_step(self) -> Any:
+        from .batch_kernels import post_step
+
+        return post_step
 
     @property
     def _batched(self) -> bool:
@@ -289,9 +304,19 @@ class CarcassonneVectorEnv(VectorEnv):
 
         Each game's own ``check`` says what is wrong (the same words on both engines).  On the batched
         compiled path the legality of the whole batch is first looked up at once in the published masks
-        (the acting seats' masks, read-only, what each game's ``check`` reads too), with numpy over the
-        whole batch (this runs on one core between the threaded kernel calls), so only a bad action costs a
-        per-game check."""
+        (the acting seats' masks, read-only, what each game's ``check`` reads too) by one compiled call
+        (:func:`carc_env.env.batch_kernels.first_illegal`: this runs on one core between the threaded
+        kernel calls), so only a bad action costs a per-game check."""
+        published = self._obs if self._batched else None
+        if (  # the usual batch (a policy's int64 array): one compiled lookup, nothing else
+            published is not None
+            and type(actions) is np.ndarray
+            and actions.dtype == np.int64
+            and actions.shape == (self.num_envs,)
+            and actions.flags.c_contiguous
+            and self._first_illegal(published["action_mask"], actions) < 0
+        ):
+            return actions
         try:
             arr = np.asarray(actions)
         except ValueError as exc:  # ragged nesting
@@ -302,15 +327,21 @@ class CarcassonneVectorEnv(VectorEnv):
             arr = np.array([as_index(a, f"actions[{i}]") for i, a in enumerate(arr.tolist())], dtype=object)
         elif not np.issubdtype(arr.dtype, np.integer):
             raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}: {arr.tolist()!r:.200}")
-        published = self._obs if self._batched else None
         batched = published is not None
         if published is not None:
+            first_illegal = self._first_illegal
             mask = published["action_mask"]
-            n = mask.shape[1]
-            inside = np.asarray((arr >= 0) & (arr < n), dtype=bool)
-            flat = np.where(inside, arr, 0).astype(np.int64) + np.arange(0, n * self.num_envs, n)
-            legal = inside & mask.reshape(-1).take(flat).view(np.bool_)
-            suspects = [] if legal.all() else np.flatnonzero(~legal)[:1].tolist()
+            if arr.dtype == object:  # Python ints that as_index accepted (of any size): looked up here
+                vals = arr.tolist()
+                n = mask.shape[1]
+                suspects = [i for i, a in enumerate(vals) if not (0 <= a < n and mask[i, a])][:1]
+                checked = None if suspects else np.array(vals, dtype=np.int64)
+            else:
+                checked = np.ascontiguousarray(arr, dtype=np.int64)  # no copy for an int64 batch
+                if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:  # uint64 beyond int64 would wrap
+                    checked = np.where(arr > np.iinfo(np.int64).max, -1, checked)
+                bad = first_illegal(mask, checked)
+                suspects = [] if bad < 0 else [bad]
         else:
             suspects = np.flatnonzero(~self._ended).tolist()  # an ended game's action is ignored
         ints = arr.tolist() if suspects or not batched else []
@@ -321,7 +352,7 @@ class CarcassonneVectorEnv(VectorEnv):
                 raise type(exc)(f"actions[{i}] (game {i}): {exc}; no game was stepped") from None
         if batched and suspects:  # pragma: no cover - the published mask and the game disagree: a bug
             raise RuntimeError(f"actions[{suspects[0]}]: the published mask and game {suspects[0]}'s check disagree")
-        return arr.astype(np.int64) if batched else ints
+        return checked if batched else ints
 
     def _game_seeds(self, seed: Any) -> list[int | None]:
         """One seed per game from ``reset(seed=...)``: a list (one each), an int (``seed + i``) or None."""
@@ -462,9 +493,9 @@ class CarcassonneVectorEnv(VectorEnv):
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
         actions = self._checked_actions(actions)  # the whole batch, before any game moves
-        acting = self.seats.copy()  # the seats whose decisions these actions are
         if self._batched:
-            return self._step_batched(actions, acting)
+            return self._step_batched(actions)
+        acting = self.seats.copy()  # the seats whose decisions these actions are
         N, n = self.num_envs, self.num_players
         seat_rewards = self._pending
         self._pending = np.zeros_like(seat_rewards)
@@ -516,20 +547,27 @@ class CarcassonneVectorEnv(VectorEnv):
         return seat_rewards[np.arange(self.num_envs), cols].astype(np.float32)
 
     def _step_batched(
-        self, acts: np.ndarray, acting: np.ndarray
+        self, acts: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already)."""
-        batch, rewards64, dones, final, eplen, seats = self._batch.step(acts)
-        seat_rewards = rewards64.astype(np.float32)
-        self.seats[:] = seats
-        self._episodes += dones  # one ufunc, not a masked read and write
-        infos = self._base_infos(seat_rewards)
-        self._final_infos(infos, dones, final, eplen, None)
-        outside = self._batch.outside_all()
-        if outside.any():
+        """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already),
+        then one compiled pass for the rewards, seats and infos (:mod:`carc_env.env.batch_kernels`: this part
+        runs on one core whatever the threads)."""
+        batch, rewards64, dones, final, eplen, seats = self._batch.step(acts, checked=True)
+        own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped = self._post_step(
+            rewards64, dones, final, seats, self.seats, self._episodes, self._batch.state.gi, self._outside_col
+        )
+        # infos as _base_infos and _final_infos write them, in the same order
+        infos: dict[str, np.ndarray] = {}
+        _info(infos, "seat", nxt, rows_a)
+        _info(infos, "seat_rewards", seat_rewards, rows_b)
+        if ended:
+            _info(infos, "final_scores", final, dones)
+            _info(infos, "winners", winners, dones.copy())
+            _info(infos, "episode_length", eplen, dones.copy())
+        if clipped:
             _info(infos, "placements_outside_window", outside, outside > 0)
         obs = self._publish(batch)  # fresh arrays each step, handed out read-only like the Python path's
-        return obs, self._rewards(seat_rewards, acting, acting), dones, np.zeros(self.num_envs, dtype=bool), infos
+        return obs, own, dones, trunc, infos
 
     def action_masks(self) -> np.ndarray:
         """Masks of the current observations as bool ``(N, A)``."""

@@ -83,6 +83,57 @@ def alloc_state(lay: Layout, G: int) -> K.State:
     )
 
 
+class ReadOnlyGameError(AttributeError):
+    """An edit of the reference game of a compiled game (``env.unwrapped.game`` on the compiled engine)."""
+
+
+def _read_only(what: str) -> ReadOnlyGameError:
+    return ReadOnlyGameError(
+        f"{what}: this game is read-only; it is the compiled engine's game replayed by the Python engine, and "
+        'an edit of it would never reach the engine that steps (make the env with engine="python" to edit '
+        "its game, or clone() it to play on a copy)"
+    )
+
+
+def _ordinary_game(state: dict[str, Any]) -> Game:
+    game = Game.__new__(Game)
+    game.__dict__.update(state)
+    return game
+
+
+class ReferenceGame(Game):
+    """The reference :class:`~carc_env.core.Game` of a game of the compiled engine (:meth:`FastBatch.game`):
+    read it freely; only the batch moves it (``apply``, attribute writes and deletes raise
+    :class:`ReadOnlyGameError`).  Its clones, copies and unpickled twins are ordinary games."""
+
+    def apply(self, action: Any) -> Any:
+        if "_following" in self.__dict__:
+            return Game.apply(self, action)
+        raise _read_only(f"apply({action!r})")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_following" not in self.__dict__:
+            raise _read_only(f"setting {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if "_following" not in self.__dict__:
+            raise _read_only(f"deleting {name!r}")
+        object.__delattr__(self, name)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # copy, deepcopy and pickle give an ordinary Game
+        return _ordinary_game, (self.__dict__.copy(),)
+
+    def follow(self, action: Any) -> Any:
+        """Apply ``action`` (the batch's call: the compiled game took it)."""
+        d = self.__dict__
+        d["_following"] = True
+        try:
+            return Game.apply(self, action)
+        finally:
+            del d["_following"]
+
+
 class _RulesOnly:
     """What an expansion's ``build_bag`` reads of the game: its rules."""
 
@@ -313,24 +364,28 @@ class FastBatch:
         return max(2, -(-self.num_games // (8 * self.threads)))
 
     def step(
-        self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True
+        self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True, checked: bool = False
     ) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game.  Returns ``(obs, rewards float64 (G, P), dones, final_scores, episode_lengths,
         seats)``; ``obs`` (acting seat of each game) is None without ``observe``.
 
         Ill-typed or out-of-range actions raise before any game moves; the legality of each action is
         the caller's to check against the masks first (the vector env does, for the whole batch): an
-        illegal one found by the kernels raises after the other games moved, its own game unchanged."""
+        illegal one found by the kernels raises after the other games moved, its own game unchanged.
+        ``checked=True``: ``actions`` is a C-contiguous int64 array of shape (G,) whose every entry the
+        caller has found enabled in its game's mask (the vector env's path; the type and range checks are
+        skipped)."""
         G, n = self.num_games, self.num_players
-        arr = np.asarray(actions)
-        if arr.shape != (G,):
-            raise ValueError(f"actions must have shape ({G},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":  # never truncate floats (or bools) into actions
-            raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}")
-        if ((arr < 0) | (arr >= self.codec.n)).any():
-            g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
-            raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
-        actions = np.ascontiguousarray(arr, dtype=np.int64)
+        if not checked:
+            arr = np.asarray(actions)
+            if arr.shape != (G,):
+                raise ValueError(f"actions must have shape ({G},), got {arr.shape}")
+            if arr.dtype.kind not in "iu":  # never truncate floats (or bools) into actions
+                raise ActionTypeError(f"actions must be integers, got an array of dtype {arr.dtype}")
+            if ((arr < 0) | (arr >= self.codec.n)).any():
+                g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
+                raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
+            actions = np.ascontiguousarray(arr, dtype=np.int64)
         rewards = np.zeros((G, n), dtype=np.float64)
         dones = np.zeros(G, dtype=np.bool_)
         final = np.zeros((G, n), dtype=np.int64)
@@ -385,19 +440,23 @@ class FastBatch:
             bad = step_chunks(T, S, counter, chunk, *args) + sum(f.result() for f in futs)
             if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
-        if bad:
-            errs = S.gi[:, K.G_ERR]
-            g = int(np.flatnonzero(errs)[0])
-            raise IllegalActionError(f"game {g}: action {int(actions[g])} is not legal (see the action mask)")
+        refused = np.flatnonzero(S.gi[:, K.G_ERR]).tolist() if bad else []
+        # the games that moved are accounted for even when another game's action was refused (their
+        # reference games follow, a restarted game's seed and successor are booked): the error below
+        # leaves the batch as consistent as a step without it
         for g, action in follow:
-            shadow = self._shadow[g]
-            shadow.apply(action)  # type: ignore[union-attr]
+            if g not in refused:
+                shadow = self._shadow[g]
+                shadow.follow(action)  # type: ignore[union-attr]
         for g in np.flatnonzero(dones).tolist():
             if auto_reset:
                 self._shadow[g] = None
                 self.seeds[g] = self._next_seeds[g]
                 self.draw_orders[g] = None
                 self._unprepared.append(g)  # its successor is prepared at the start of the next step
+        if refused:
+            g = refused[0]
+            raise IllegalActionError(f"game {g}: action {int(actions[g])} is not legal (see the action mask)")
         if observe and "spots" in obs:
             self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
@@ -476,6 +535,11 @@ class FastBatch:
             raise IllegalActionError(f"action {action}: the game is over; no action is legal")
         if not 0 <= action < self.codec.n:
             raise IllegalActionError(f"action {action} is outside the action space 0..{self.codec.n - 1}")
+        return self.step_legal(g, action)
+
+    def step_legal(self, g: int, action: int) -> list[float]:
+        """:meth:`step_game` for a Python int the caller has checked against game g's mask (the AEC env's
+        path); the kernel still refuses an illegal one (IllegalActionError, the game unchanged)."""
         r = self._scratch_rewards
         if not E().step_one(self.tables, self.state, g, -1, action, 0, 0, r):
             raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
@@ -758,9 +822,9 @@ class FastBatch:
         the compiled engine raises, so it is a check too."""
         shadow = self._shadow[g]
         if shadow is None:
-            shadow = self._shadow[g] = Game(
-                self.layout.rules.config, seed=self.seeds[g], draw_order=self.draw_orders[g]
-            )
+            shadow = Game(self.layout.rules.config, seed=self.seeds[g], draw_order=self.draw_orders[g])
+            shadow.__class__ = ReferenceGame  # read-only from here on: an edit would not reach this engine
+            self._shadow[g] = shadow
         self._sync(g)
         return shadow
 
@@ -769,11 +833,13 @@ class FastBatch:
         if shadow is None:
             return
         for a in self.actions(g, len(shadow.history)):
-            shadow.apply(a)
+            shadow.follow(a)  # type: ignore[attr-defined]  # a ReferenceGame (game())
         if shadow.scores != self.scores(g) or shadow.over != self.over(g):
             raise RuntimeError(
                 f"the reference engine disagrees with the compiled one after {len(shadow.history)} actions "
-                f"(scores {shadow.scores} vs {self.scores(g)}): please report this game (seed {self.seeds[g]})"
+                f"(scores {shadow.scores} vs {self.scores(g)}): if the reference game (env.unwrapped.game) was "
+                f'edited in place, make the env with engine="python" to edit it; else please report this game '
+                f"(seed {self.seeds[g]})"
             )
 
     def play_random(self, seeds: Any, rng_seed: int = 0, g: int = 0) -> dict[str, float]:
@@ -816,4 +882,4 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["FastBatch", "alloc_state", "default_threads"]
+__all__ = ["FastBatch", "ReadOnlyGameError", "ReferenceGame", "alloc_state", "default_threads"]

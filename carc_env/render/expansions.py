@@ -293,7 +293,7 @@ def guests(game: Game) -> list[Guest]:
     find = game.find
     covered = covered_cells(game)
     roots = sorted({find(r) for r in game.guests})
-    out = []
+    out: list[Guest] = []
     for r in roots:
         owners = [p for k, v in game.guests.items() if find(k) == r for p in v]
         x, y = min(game.feature_tiles(r), key=lambda c: (c in covered, c[1], c[0]))

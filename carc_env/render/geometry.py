@@ -88,8 +88,8 @@ def city_outline(sides: tuple[int, ...]) -> tuple[list[Point], list[list[Point]]
     if len(owned) == 4:
         return list(CORNERS), []
     if not owned:  # a city with no edge (an inner city): a square in the centre
-        a, b = 0.32, 0.68
-        pts = [(a, a), (b, a), (b, b), (a, b)]
+        lo, hi = 0.32, 0.68
+        pts = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)]
         return pts, [pts + [pts[0]]]
     start = next(s for s in range(4) if s in owned and (s - 1) % 4 not in owned)
     poly: list[Point] = []
@@ -338,8 +338,8 @@ def _anchors(g: TileGeometry) -> None:
         else:
             ex, ey = lines[0][0]
             g.anchors[i] = (ex + 0.55 * (0.5 - ex), ey + 0.55 * (0.5 - ey))
-    for i, _, (x, y) in g.buildings:
-        g.anchors[i] = (x + 0.18, y + 0.1)  # beside the building's door, so the building stays visible
+    for i, _, (bx, by) in g.buildings:
+        g.anchors[i] = (bx + 0.18, by + 0.1)  # beside the building's door, so the building stays visible
     for i, _, _ in g.rivers:
         g.anchors[i] = CENTRE
     for i, seg in enumerate(tile.segments):

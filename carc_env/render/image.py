@@ -260,7 +260,8 @@ def render_image(
 
     if highlight_legal and game.phase == "tile":
         fx, fy, masks = game.frontier()
-        small = font(max(9, fs - 2))
+        small_px = max(9, fs - 2)
+        small = font(small_px)
         for x, y, m in zip(fx.tolist(), fy.tolist(), masks.tolist(), strict=True):
             if not m or not (x0 <= x <= x1 and y0 <= y <= y1):
                 continue
@@ -272,7 +273,7 @@ def render_image(
                 label = "r" + ",".join(str(q) for q in range(4) if m >> q & 1)
                 tw = text_width(small, label)
                 d.text(
-                    ((box[0] + box[2] - tw) / 2, (box[1] + box[3]) / 2 - small.size / 2),
+                    ((box[0] + box[2] - tw) / 2, (box[1] + box[3]) / 2 - small_px / 2),
                     label,
                     fill=(30, 30, 30),
                     font=small,

@@ -313,7 +313,7 @@ def render_text(game, show_legal: bool = True) -> str:
     empty = [[" "] * CELL_W for _ in range(CELL_H)]
     qmark = [[" "] * CELL_W, list("   ?   "), [" "] * CELL_W]
     for y in range(y0, y1 + 1):
-        rows = [[] for _ in range(CELL_H)]
+        rows: list[list[str]] = [[] for _ in range(CELL_H)]
         for x in range(x0, x1 + 1):
             b = blocks.get((x, y))
             if (x, y) in legal:  # an empty cell: a plug-in's background (a printed board) keeps its frame
