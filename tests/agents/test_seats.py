@@ -186,3 +186,11 @@ def test_a_python_engine_run_with_the_count_checkpoints_and_resumes(tmp_path):
     )
     train(cfg, tmp_path / "box", progress=False, max_updates=1)
     assert train(cfg, tmp_path / "box", progress=False).updates == 2
+
+
+def test_the_multi_and_box_recipes_load_and_are_documented():
+    from agents.config import load_config
+
+    multi, box = load_config("configs/multi.yaml"), load_config("configs/box.yaml")
+    assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "pretrained:base-2p"
+    assert box.env_kwargs()["expansions"] == BOX and box.env_kwargs()["engine"] == "python"
