@@ -206,7 +206,7 @@ def _pretrained(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
         policy = load(arg)
     except PretrainedError as exc:
         raise PlayerSpecError(f"player 'pretrained:{arg}': {exc}") from None
-    want = shapes_from_env(carc_env.raw_env(**env_kwargs))
+    want = shapes_from_env(carc_env.raw_env(**env_kwargs), seats=policy.net.shapes.seats)
     if policy.net.shapes != want:
         raise CheckpointError(
             f"player 'pretrained:{arg}' plays {policy.env_kwargs}, not this game ({env_kwargs}); "
