@@ -37,6 +37,7 @@ class RunConfig:
     checkpoint_every: int = 1  # updates between checkpoints
     torch_threads: int = 2
     final_eval_games: int = 400  # games per opponent in the evaluation after training
+    init_weights: str = ""  # "" = a fresh network; pretrained:NAME or a checkpoint path: start from its weights
 
 
 @dataclass
@@ -49,7 +50,14 @@ class TrainConfig:
         kw = dict(self.game)
         if "expansions" in kw:
             kw["expansions"] = tuple(kw["expansions"])
+        if isinstance(kw.get("num_players"), list):
+            kw["num_players"] = tuple(kw["num_players"])
         return kw
+
+    def player_counts(self) -> list[int]:
+        """The player counts the run trains on (one, or the list of a mixed run)."""
+        n = self.game.get("num_players", 2)
+        return [int(c) for c in n] if isinstance(n, (list, tuple)) else [int(n)]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -154,10 +162,21 @@ def validate(cfg: TrainConfig) -> None:
     from carc_env.core import ConfigError
     from carc_env.env import EnvOptions
 
-    try:
-        EnvOptions.from_kwargs(**cfg.env_kwargs())
-    except (ConfigError, TypeError) as exc:
-        raise TrainConfigError(f"game: {exc}") from None
+    kw = cfg.env_kwargs()
+    counts = kw.get("num_players", 2)
+    if isinstance(counts, (list, tuple)):  # a mix of tables: one seat-padded network (agents/seats.py)
+        if not counts or len(set(counts)) != len(counts) or not all(isinstance(c, int) for c in counts):
+            raise TrainConfigError(
+                f"game.num_players: {counts!r} is not allowed; give one count or a list of distinct counts "
+                "such as [2, 3, 4, 5]"
+            )
+    else:
+        counts = [counts]
+    for c in counts:
+        try:
+            EnvOptions.from_kwargs(**{**kw, "num_players": c})
+        except (ConfigError, TypeError) as exc:
+            raise TrainConfigError(f"game: {exc}") from None
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:

@@ -36,15 +36,34 @@ class PythonGames:
     def __init__(self, env_kwargs: dict[str, Any], n: int) -> None:
         import carc_env
 
+        self.env_kwargs = dict(env_kwargs)
         self.envs = [carc_env.raw_env(**env_kwargs) for _ in range(n)]
         self.n = n
         self.num_players = len(self.envs[0].possible_agents)
+        self.history: list[tuple[int | None, list[int]]] = [(None, []) for _ in range(n)]  # (seed, actions)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A game is stored as its seed and actions (an env need not pickle: some plug-ins' parsers are
+        closures); loading replays them, which gives the same states (the engine is deterministic)."""
+        return {"env_kwargs": self.env_kwargs, "n": self.n, "history": [(s, list(a)) for s, a in self.history]}
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__init__(d["env_kwargs"], d["n"])
+        for i, (seed, actions) in enumerate(d["history"]):
+            if seed is not None:
+                self.reset(i, seed)
+                for a in actions:
+                    self.step([i], [a])
+
+    def players_of(self, i: int) -> int:
+        return self.num_players
 
     def spec_env(self) -> Any:
         return self.envs[0]
 
     def reset(self, i: int, seed: int) -> None:
         self.envs[i].reset(seed=seed)
+        self.history[i] = (seed, [])
 
     def over(self) -> np.ndarray:
         return np.array([all(e.terminations.values()) or all(e.truncations.values()) for e in self.envs])
@@ -73,6 +92,7 @@ class PythonGames:
     def step(self, games: Sequence[int], actions: Sequence[int]) -> None:
         for i, a in zip(games, actions, strict=True):
             self.envs[i].step(int(a))
+            self.history[i][1].append(int(a))
 
 
 class CompiledGames:
@@ -90,6 +110,9 @@ class CompiledGames:
         self.batch = FastBatch(self.options, n)
         self.n = n
         self.num_players = self.options.num_players
+
+    def players_of(self, i: int) -> int:
+        return self.num_players
 
     def __getstate__(self) -> dict[str, Any]:
         return {"env_kwargs": self.env_kwargs, "n": self.n, "batch": self.batch}
@@ -131,9 +154,102 @@ class CompiledGames:
         self.batch.step_games(games, actions)
 
 
-def make_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGames:
-    """:class:`CompiledGames` where the compiled engine covers ``env_kwargs`` (and its option ``engine``
-    allows it), else :class:`PythonGames`."""
+class MixedGames:
+    """N game slots whose player count is drawn per game from ``counts``: one games object
+    (:class:`CompiledGames` or :class:`PythonGames`, N games each) per count, slot ``i`` playing game ``i``
+    of its current count's object.  Observations come in the seat-padded layout (:mod:`agents.seats`),
+    the same for every count, so one network reads them all."""
+
+    def __init__(self, env_kwargs: dict[str, Any], n: int, seats: int | None = None) -> None:
+        from .seats import MAX_SEATS, SeatAdapter
+
+        counts = [int(c) for c in env_kwargs["num_players"]]
+        if not counts or len(set(counts)) != len(counts):
+            raise ValueError(f"num_players: {counts!r}: give distinct player counts, e.g. [2, 3, 4, 5]")
+        self.env_kwargs = dict(env_kwargs)
+        self.counts = counts
+        self.seats = seats or MAX_SEATS
+        self.n = n
+        self.parts = {c: _single_games({**env_kwargs, "num_players": c}, n) for c in counts}
+        self.adapters = {c: SeatAdapter(g.spec_env(), self.seats) for c, g in self.parts.items()}
+        layouts = {ad.layout() for ad in self.adapters.values()}
+        if len(layouts) != 1:
+            raise ValueError("the seat-padded observation layouts of the player counts differ; cannot mix them")
+        self.count = np.array([counts[i % len(counts)] for i in range(n)], dtype=np.int64)
+        engines = {g.engine for g in self.parts.values()}
+        self.engine = engines.pop() if len(engines) == 1 else "mixed"
+        self.num_players = self.seats  # the widest table (per slot: players_of)
+
+    def players_of(self, i: int) -> int:
+        return int(self.count[i])
+
+    def spec_env(self) -> Any:
+        return self.parts[self.counts[-1]].spec_env()
+
+    def net_shapes(self) -> Any:
+        from .policy import shapes_from_env
+
+        return shapes_from_env(self.spec_env(), seats=self.seats)
+
+    def reset(self, i: int, seed: int) -> None:
+        """A new game in slot ``i``; its player count is drawn from the seed (so a game is a function of
+        its seed, whatever the slot played before)."""
+        self.count[i] = self.counts[int(np.random.default_rng(seed).integers(len(self.counts)))]
+        self.parts[int(self.count[i])].reset(i, seed)
+
+    def _split(self, games: Sequence[int]) -> dict[int, list[int]]:
+        """Positions in ``games`` per player count."""
+        out: dict[int, list[int]] = {}
+        for j, i in enumerate(games):
+            out.setdefault(int(self.count[i]), []).append(j)
+        return out
+
+    def over(self) -> np.ndarray:
+        res = np.zeros(self.n, dtype=bool)
+        for c, g in self.parts.items():
+            sel = self.count == c
+            res[sel] = g.over()[sel]
+        return res
+
+    def movers(self) -> np.ndarray:
+        res = np.zeros(self.n, dtype=np.int64)
+        for c, g in self.parts.items():
+            sel = self.count == c
+            res[sel] = g.movers()[sel]
+        return res
+
+    def scores(self, i: int) -> list[int]:
+        return self.parts[int(self.count[i])].scores(i)
+
+    def observe(self, games: Sequence[int], seats: Sequence[int]) -> list[dict]:
+        out: list[dict] = [{}] * len(games)
+        for c, pos in self._split(games).items():
+            obs = self.parts[c].observe([games[j] for j in pos], [seats[j] for j in pos])
+            ad = self.adapters[c]
+            for j, o in zip(pos, obs, strict=True):
+                out[j] = ad(o)
+        return out
+
+    def masks(self, games: Sequence[int]) -> list[np.ndarray]:
+        out: list[np.ndarray] = [np.zeros(0)] * len(games)
+        for c, pos in self._split(games).items():
+            for j, m in zip(pos, self.parts[c].masks([games[j] for j in pos]), strict=True):
+                out[j] = m
+        return out
+
+    def greedy(self, games: Sequence[int], policy: Any) -> list[int]:
+        out = [0] * len(games)
+        for c, pos in self._split(games).items():
+            for j, a in zip(pos, self.parts[c].greedy([games[j] for j in pos], policy), strict=True):
+                out[j] = int(a)
+        return out
+
+    def step(self, games: Sequence[int], actions: Sequence[int]) -> None:
+        for c, pos in self._split(games).items():
+            self.parts[c].step([games[j] for j in pos], [actions[j] for j in pos])
+
+
+def _single_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGames:
     from carc_env.env.options import EnvOptions
     from carc_env.fast import select_engine
 
@@ -142,4 +258,13 @@ def make_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGame
     return CompiledGames(env_kwargs, n) if engine == "numba" else PythonGames(env_kwargs, n)
 
 
-__all__ = ["CompiledGames", "PythonGames", "make_games"]
+def make_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGames | MixedGames:
+    """:class:`CompiledGames` where the compiled engine covers ``env_kwargs`` (and its option ``engine``
+    allows it), else :class:`PythonGames`; with a list of player counts (``num_players: [2, 3, 4, 5]``)
+    a :class:`MixedGames` over them."""
+    if isinstance(env_kwargs.get("num_players"), (list, tuple)):
+        return MixedGames(env_kwargs, n)
+    return _single_games(env_kwargs, n)
+
+
+__all__ = ["CompiledGames", "MixedGames", "PythonGames", "make_games"]

@@ -66,6 +66,7 @@ class NetShapes:
     placement_features: int = 0  # columns of the per-placement features; 0 = the conv logits only
     windows_dim: int = 0  # entries of the flattened windows tensor the net reads; 0 = it is ignored
     windows_high: tuple[int, ...] = ()  # largest value of each windows entry (inputs are scaled to 0..1)
+    seats: int = 0  # > 0: observations in the seat-padded layout of agents.seats (any player count up to this)
 
 
 class _Block(nn.Module):

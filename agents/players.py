@@ -189,7 +189,9 @@ def _ppo(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     if not arg or not path.is_file():
         raise PlayerSpecError(f"player 'ppo:{arg}': no checkpoint file {arg!r}")
     env = carc_env.raw_env(**env_kwargs)
-    net = net_from_checkpoint(load_checkpoint(path), expect=shapes_from_env(env), where=str(path))
+    data = load_checkpoint(path)
+    seats = int(data["shapes"].get("seats", 0))  # a mixed-table network: the seat-padded layout (agents/seats.py)
+    net = net_from_checkpoint(data, expect=shapes_from_env(env, seats=seats), where=str(path))
     return PPOPolicy(net, name=path.stem)
 
 
@@ -204,7 +206,7 @@ def _pretrained(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
         policy = load(arg)
     except PretrainedError as exc:
         raise PlayerSpecError(f"player 'pretrained:{arg}': {exc}") from None
-    want = shapes_from_env(carc_env.raw_env(**env_kwargs))
+    want = shapes_from_env(carc_env.raw_env(**env_kwargs), seats=policy.net.shapes.seats)
     if policy.net.shapes != want:
         raise CheckpointError(
             f"player 'pretrained:{arg}' plays {policy.env_kwargs}, not this game ({env_kwargs}); "

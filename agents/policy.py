@@ -19,8 +19,13 @@ from carc_env.encoding.spots import N_SPOT_FEATURES, spot_features
 from .network import NetShapes, PolicyNet, masked_logits
 
 
-def shapes_from_env(env: Any) -> NetShapes:
-    """Read the network's input/output shapes from a raw env."""
+def shapes_from_env(env: Any, seats: int = 0) -> NetShapes:
+    """Read the network's input/output shapes from a raw env.
+
+    ``seats`` > 0: the shapes of the seat-padded layout (:mod:`agents.seats`), the same for every
+    player count up to ``seats``, which a network for mixed tables reads."""
+    if seats:
+        return _padded_shapes(env, seats)
     agent = env.possible_agents[0]
     space = env.observation_space(agent)
     c, rows, cols = space["board"].shape
@@ -51,6 +56,36 @@ def shapes_from_env(env: Any) -> NetShapes:
         placement_features=N_PLACEMENT_FEATURES,
         windows_dim=windows_dim,
         windows_high=windows_high,
+    )
+
+
+def _padded_shapes(env: Any, seats: int) -> NetShapes:
+    import dataclasses
+    from dataclasses import replace
+
+    import carc_env
+
+    from .seats import SeatAdapter
+
+    env = getattr(env, "unwrapped", env)
+    if len(env.possible_agents) != seats:  # the widest table's scales (the follower planes' highs grow with it)
+        kw = {f.name: getattr(env.options, f.name) for f in dataclasses.fields(env.options)}
+        env = carc_env.raw_env(**{**kw, "num_players": seats, "render_mode": None})
+    ad = SeatAdapter(env, seats)
+    base = shapes_from_env(env)
+    windows_dim, windows_high = 0, ()
+    if base.windows_dim:
+        per_row = base.windows_high[: ad.windows_columns]
+        windows_dim, windows_high = seats * ad.windows_columns, tuple(per_row) * seats
+    return replace(
+        base,
+        board_channels=len(ad.channel_names),
+        globals_dim=len(ad.global_names),
+        last_placed_channel=ad.channel_names.index("last_placed"),
+        board_high=ad.channel_high,
+        windows_dim=windows_dim,
+        windows_high=windows_high,
+        seats=seats,
     )
 
 
@@ -200,15 +235,31 @@ class PPOPolicy:
         self.sample = sample
         self.name = name
         self.gen = torch.Generator().manual_seed(seed)
+        self._adapters: dict[Any, Any] = {}
+
+    def _prepare(self, obs: dict, env: Any) -> dict:
+        """The observation as the network reads it: with its action features and, for a network of the
+        seat-padded layout (``shapes.seats`` > 0), mapped onto it (:mod:`agents.seats`)."""
+        obs = with_action_features(obs, env)
+        seats = self.net.shapes.seats
+        if not seats:
+            return obs
+        if env is None or hasattr(env, "action_features"):  # a Match: no names to map by
+            if obs["board"].shape[0] != self.net.shapes.board_channels:
+                raise ValueError("this network reads the seat-padded layout: call act(obs, env) with the env")
+            return obs
+        from .seats import adapter_for
+
+        return adapter_for(env, seats, self._adapters)(obs)
 
     @torch.no_grad()
     def act(self, obs: dict, env: Any = None) -> int:
-        return self.act_batch([with_action_features(obs, env)])[0]
+        return self.act_batch([self._prepare(obs, env)])[0]
 
     @torch.no_grad()
     def act_envs(self, envs: Sequence[Any]) -> list[int]:
         """One action for the deciding agent of each env, with one batched forward."""
-        return self.act_batch([with_action_features(e.observe(e.agent_selection), e) for e in envs])
+        return self.act_batch([self._prepare(e.observe(e.agent_selection), e) for e in envs])
 
     @torch.no_grad()
     def act_batch(self, obs: Sequence[dict]) -> list[int]:

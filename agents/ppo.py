@@ -134,7 +134,8 @@ class SelfPlayTrainer:
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
         self.games = make_games(self.env_kwargs, cfg.num_envs)
-        self.shapes: NetShapes = shapes_from_env(self.games.spec_env())
+        net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
+        self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
         self.net = net or PolicyNet(self.shapes, cfg.net)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
@@ -209,7 +210,7 @@ class SelfPlayTrainer:
     # ---------------------------------------------------------------- games
     def _reset_game(self, i: int) -> None:
         self.games.reset(i, int(self.rng.integers(2**31)))
-        self.seat[i] = (i + self.episodes) % self.games.num_players
+        self.seat[i] = (i + self.episodes) % self.games.players_of(i)
         self.opponent[i] = self._pick_opponent()
         self.pending[i] = -1
         self.last_diff[i] = 0.0

@@ -245,8 +245,16 @@ def train(
         seconds = float(data.get("train_seconds", 0.0))
         if progress:
             print(f"resuming {out} at update {trainer.updates} ({trainer.env_steps} env steps)")
-    elif not resume:
-        ckpt.unlink(missing_ok=True)
+    else:
+        if not resume:
+            ckpt.unlink(missing_ok=True)
+        if cfg.run.init_weights:  # a fresh run started from another network's weights (agents/transfer.py)
+            from .transfer import input_names, load_source, transfer
+
+            src, names = load_source(cfg.run.init_weights)
+            kept = transfer(src, names, trainer.net, input_names(cfg.env_kwargs(), trainer.shapes.seats))
+            if progress:
+                print(f"started from {cfg.run.init_weights} (fresh: {', '.join(kept) or 'none'})")
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     writer = _restart_logs(out, trainer.updates)
     goal = cfg.run.total_updates if max_updates is None else min(cfg.run.total_updates, trainer.updates + max_updates)
@@ -299,11 +307,22 @@ def train(
 
 def _periodic_eval(trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer: Any, bar: Any) -> None:
     policy = PPOPolicy(trainer.net, name="ppo")
-    for name, opp in (
-        ("random", RandomPolicy(seed=cfg.run.seed + 11)),
-        ("greedy", GreedyPolicy(seed=cfg.run.seed + 12)),
-    ):
-        res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=cfg.env_kwargs())
+    counts = cfg.player_counts()
+    if len(counts) == 1:
+        matches = [
+            (name, opp, cfg.env_kwargs())
+            for name, opp in (
+                ("random", RandomPolicy(seed=cfg.run.seed + 11)),
+                ("greedy", GreedyPolicy(seed=cfg.run.seed + 12)),
+            )
+        ]
+    else:  # a mixed-table run: greedy in every other seat, at each count
+        matches = [
+            (f"greedy_{c}p", GreedyPolicy(seed=cfg.run.seed + 12), {**cfg.env_kwargs(), "num_players": c})
+            for c in counts
+        ]
+    for name, opp, kw in matches:
+        res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=kw)
         row = {"update": trainer.updates, "env_steps": trainer.env_steps, "opponent": name, **res}
         _append_csv(out / "eval.csv", EVAL_FIELDS, row)
         if writer:

@@ -94,6 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys (default base)")
     ap.add_argument("--seed", type=cli.seed, default=12345, help="deal d is game seed SEED + d")
     ap.add_argument(
+        "--engine",
+        choices=("auto", "numba", "python"),
+        default="auto",
+        help="the env option engine (default auto: the compiled engine where it covers the game); python: the "
+        "reference engine, e.g. for an agent trained there on a game whose action features it alone models",
+    )
+    ap.add_argument(
         "--seating",
         choices=SEATINGS,
         default="auto",
@@ -154,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             f"allowed: comma-separated keys of {sorted(registry())}"
         )
     env_kwargs = {"num_players": args.players, "expansions": expansions}
+    if args.engine != "auto":
+        env_kwargs["engine"] = args.engine
     try:
         carc_env.raw_env(**env_kwargs)
     except (ConfigError, ValueError) as exc:
