@@ -7,7 +7,7 @@
 Builds the trainer of ``--config`` (imitation off: the network already plays) around the ``--init``
 network (a checkpoint path or ``pretrained:NAME``, as ``expert.init`` in configs/expert.yaml), runs PPO
 updates until this process has used ``--cpu-seconds`` of CPU (checked between updates), and writes
-``OUT/checkpoint.pt`` (a player for scripts/evaluate.py) and ``OUT/progress.csv``.
+``OUT/checkpoint.pt`` after every update (a player for scripts/evaluate.py) and ``OUT/progress.csv``.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                         stats.get("policy_loss"), stats.get("value_loss")])  # fmt: skip
             fh.flush()
             print(f"update {trainer.updates}: {used} CPU-s", flush=True)
-    save_checkpoint(os.path.join(args.out, "checkpoint.pt"), checkpoint_payload(trainer, cfg, _cpu() - c0))
+            save_checkpoint(os.path.join(args.out, "checkpoint.pt"), checkpoint_payload(trainer, cfg, _cpu() - c0))
     print(f"{trainer.updates} updates in {_cpu() - c0:.0f} CPU-s")
     return 0
 
