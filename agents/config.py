@@ -31,8 +31,8 @@ class TrainConfigError(ValueError):
 @dataclass
 class RunConfig:
     seed: int = 0
-    total_updates: int = 60  # PPO updates (each steps_per_update learner decisions)
-    eval_every: int = 10  # updates between quick evaluations (0 = never)
+    total_updates: int = 200  # PPO updates (each steps_per_update learner decisions)
+    eval_every: int = 20  # updates between quick evaluations (0 = never)
     eval_games: int = 40  # seat-swapped games per quick evaluation and opponent
     checkpoint_every: int = 1  # updates between checkpoints
     torch_threads: int = 2

@@ -75,7 +75,7 @@ class PPOConfig:
     # leaves a key out gets the value of the documented default run.
     num_envs: int = 32
     steps_per_update: int = 4096  # learner decisions per update (over all games)
-    epochs: int = 3
+    epochs: int = 2
     minibatch: int = 256
     chunk: int = 64  # gradient-accumulation chunk (samples of similar board size); >= minibatch: no chunks
     crop: bool = True  # boards cropped to the played area (False: whole window, same outputs, more work)

@@ -1,0 +1,577 @@
+"""Expert iteration: the network's policy learns from search visit counts, its value from outcomes.
+
+AlphaZero's loop on top of the PPO network (:class:`agents.network.PolicyNet`, the same
+inputs and outputs, so an expert checkpoint is a player like a PPO one, ``ppo-mcts`` included):
+
+1. **Play** ``games_per_iteration`` games.  At each decision of a searched seat with more than one
+   legal action (symmetric tile rotations merged, as in :func:`carc_env.search.mcts.root_choices`),
+   PUCT search with the network as guide (:class:`agents.search.NetworkGuide`: the network's policy
+   as priors, ``score_scale x margin + V`` as values; the tree of :mod:`carc_env.search.mcts`)
+   runs ``simulations`` simulations, with Dirichlet noise (``dirichlet_alpha``, ``dirichlet_frac``)
+   mixed into the root's priors.  The move is drawn in proportion to the root's visits for the
+   first ``temperature_moves`` searched decisions of the game, then it is the most visited one.
+   A game is self-play (every seat searched) or, with probability ``p_greedy``, against the greedy
+   baseline (one searched seat; greedy's decisions give no samples).
+2. **Record** for every searched decision the deciding seat's observation (with the action
+   features, as :func:`agents.policy.sample_from_obs` stores it for PPO), the visit distribution
+   over the flat actions (the *policy target*) and, once the game is over, the *value target*
+   ``z = score_scale x (final margin - margin at the decision) + win_bonus x outcome`` (margin:
+   own score minus the best other score; outcome +1 win, 0 shared win, -1 loss): what the PPO
+   value head predicts, the rest of the return, so a PPO network can be the starting point
+   (``init``) and the guide's values keep their meaning.
+3. **Learn**: ``steps_per_iteration`` gradient steps on minibatches of ``batch`` samples drawn from
+   a replay buffer of the last ``buffer_size`` samples; the loss is the cross-entropy of the masked
+   policy to the visit distribution plus ``value_coef`` x the squared value error; chunks of similar
+   board size as in :mod:`agents.ppo`.
+
+The games run on the Python engine: the search clones and re-deals ``Game`` objects (the network
+guide has no play-outs, so the compiled engine would add nothing but conversions).
+
+Resumable: :meth:`ExpertTrainer.state_dict` holds the network, the optimiser, the replay buffer
+(masks stored as their legal indices) and every random generator; the loop checkpoints between
+iterations, so a killed run started again with the same command continues from its last
+checkpoint exactly (with a simulation budget the search is a pure function of its seed).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+import os
+import pickle
+import resource
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+
+from .checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint, save_checkpoint
+from .config import TrainConfigError, _fill
+from .network import NetConfig, NetShapes, PolicyNet, masked_logits
+from .policy import PPOPolicy, collate, sample_from_obs, shapes_from_env, with_action_features
+from .search import NetworkGuide
+
+
+@dataclass
+class ExpertConfig:
+    init: str = ""  # the starting network: a checkpoint path, "pretrained:NAME", or "" (a fresh network)
+    simulations: int = 64  # PUCT simulations per searched decision
+    c: float = 1.5  # PUCT exploration constant
+    dirichlet_alpha: float = 0.3  # root noise (AlphaZero): Dirichlet(alpha) over the root's actions ...
+    dirichlet_frac: float = 0.25  # ... mixed in with this weight (0 = no noise)
+    temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
+    p_greedy: float = 0.0  # chance a game is against the greedy baseline (else self-play)
+    games_per_iteration: int = 4
+    buffer_size: int = 8000  # replay buffer (samples)
+    batch: int = 256  # samples per gradient step
+    steps_per_iteration: int = 8  # gradient steps after each iteration's games
+    chunk: int = 64  # gradient-accumulation chunks of similar board size
+    lr: float = 3e-4
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    score_scale: float = 0.05  # the value's units: those of the PPO value (agents/ppo.py)
+    win_bonus: float = 1.0
+    net: NetConfig = field(default_factory=NetConfig)  # used only without init
+
+
+@dataclass
+class ExpertRunConfig:
+    seed: int = 0
+    total_iterations: int = 100
+    checkpoint_every: int = 1  # iterations between checkpoints
+    eval_every: int = 10  # iterations between quick evaluations against greedy (0 = never)
+    eval_games: int = 40
+    torch_threads: int = 1
+
+
+@dataclass
+class ExpertTrainConfig:
+    game: dict[str, Any] = field(default_factory=lambda: {"num_players": 2, "expansions": ["base"]})
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
+    run: ExpertRunConfig = field(default_factory=ExpertRunConfig)
+
+    def env_kwargs(self) -> dict[str, Any]:
+        kw = dict(self.game)
+        if "expansions" in kw:
+            kw["expansions"] = tuple(kw["expansions"])
+        return kw
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_POSITIVE_INT = {
+    "expert.simulations",
+    "expert.games_per_iteration",
+    "expert.buffer_size",
+    "expert.batch",
+    "expert.steps_per_iteration",
+    "expert.chunk",
+    "run.total_iterations",
+    "run.checkpoint_every",
+    "run.eval_games",
+    "run.torch_threads",
+}
+
+
+def expert_config_from_dict(data: Any) -> ExpertTrainConfig:
+    """Build and check an expert-iteration config; a bad key or value raises TrainConfigError naming it."""
+    if not isinstance(data, dict) or not data:
+        raise TrainConfigError("an expert-iteration config must be a non-empty mapping with keys game, expert, run")
+    unknown = set(data) - {"game", "expert", "run"}
+    if unknown:
+        raise TrainConfigError(f"unknown top-level key(s) {sorted(map(str, unknown))}; allowed: game, expert, run")
+    ex = data.get("expert")
+    if ex is not None and not isinstance(ex, dict):
+        raise TrainConfigError(f"expert must be a mapping, got {type(ex).__name__}")
+    ex = dict(ex or {})
+    net = ex.pop("net", None)
+    game = data.get("game")
+    if game is not None and not isinstance(game, dict):
+        raise TrainConfigError(f"game: {game!r} is not allowed; it must be a mapping of env options")
+    cfg = ExpertTrainConfig(
+        game=dict(game or {"num_players": 2, "expansions": ["base"]}),
+        expert=_fill(ExpertConfig, ex, "expert"),
+        run=_fill(ExpertRunConfig, data.get("run"), "run"),
+    )
+    cfg.expert.net = _fill(NetConfig, net, "expert.net")
+    validate_expert(cfg)
+    return cfg
+
+
+def validate_expert(cfg: ExpertTrainConfig) -> None:
+    sections = {"expert": cfg.expert, "run": cfg.run}
+    for key in sorted(_POSITIVE_INT):
+        sec, name = key.split(".")
+        v = getattr(sections[sec], name)
+        if v < 1:
+            raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be an integer >= 1")
+    e = cfg.expert
+    checks = {
+        "expert.c": (e.c, e.c >= 0, "a number >= 0"),
+        "expert.dirichlet_alpha": (e.dirichlet_alpha, e.dirichlet_alpha > 0, "a number > 0"),
+        "expert.dirichlet_frac": (e.dirichlet_frac, 0 <= e.dirichlet_frac <= 1, "a number in [0, 1]"),
+        "expert.temperature_moves": (e.temperature_moves, e.temperature_moves >= 0, "an integer >= 0"),
+        "expert.p_greedy": (e.p_greedy, 0 <= e.p_greedy <= 1, "a probability in [0, 1]"),
+        "expert.lr": (e.lr, e.lr > 0, "a number > 0"),
+        "expert.value_coef": (e.value_coef, e.value_coef >= 0, "a number >= 0"),
+        "expert.max_grad_norm": (e.max_grad_norm, e.max_grad_norm > 0, "a number > 0"),
+        "expert.score_scale": (e.score_scale, e.score_scale >= 0, "a number >= 0"),
+        "expert.win_bonus": (e.win_bonus, e.win_bonus >= 0, "a number >= 0"),
+        "run.seed": (cfg.run.seed, cfg.run.seed >= 0, "an integer >= 0"),
+        "run.eval_every": (cfg.run.eval_every, cfg.run.eval_every >= 0, "an integer >= 0"),
+    }
+    for key, (v, ok, allowed) in checks.items():
+        if not (ok and (not isinstance(v, float) or math.isfinite(v))):
+            raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be {allowed}")
+    if not isinstance(e.init, str):
+        raise TrainConfigError(f"expert.init: {e.init!r} is not allowed; give a checkpoint path, pretrained:NAME or ''")
+    from carc_env.core import ConfigError
+    from carc_env.env import EnvOptions
+
+    try:
+        EnvOptions.from_kwargs(**cfg.env_kwargs())
+    except (ConfigError, TypeError) as exc:
+        raise TrainConfigError(f"game: {exc}") from None
+
+
+def load_expert_config(path: str | Path) -> ExpertTrainConfig:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TrainConfigError(f"{path}: config file not found") from None
+    except yaml.YAMLError as exc:
+        raise TrainConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    try:
+        return expert_config_from_dict(data)
+    except TrainConfigError as exc:
+        raise TrainConfigError(f"{path}: {exc}") from None
+
+
+def initial_net(init: str, shapes: NetShapes, net_cfg: NetConfig) -> PolicyNet:
+    """The starting network: a fresh one (``""``), a shipped agent (``pretrained:NAME``) or a checkpoint's."""
+    if not init:
+        return PolicyNet(shapes, net_cfg)
+    if init.startswith("pretrained:"):
+        from .pretrained import load_net
+
+        net = load_net(init.split(":", 1)[1])
+        if net.shapes != shapes:
+            raise CheckpointError(f"expert.init {init!r} was trained for another game layout than this config's")
+        return net
+    return net_from_checkpoint(load_checkpoint(init), expect=shapes, where=init)
+
+
+class _RootNoise:
+    """A guide wrapper mixing Dirichlet noise into the priors of each search's root (its first expand)."""
+
+    uses_priors = True
+
+    def __init__(self, guide: NetworkGuide, alpha: float, frac: float, rng: np.random.Generator) -> None:
+        self.guide, self.alpha, self.frac, self.rng = guide, alpha, frac, rng
+        self._root = False
+
+    def begin(self, game: Any) -> None:
+        self._root = True
+
+    def expand(self, game: Any, actions: Any, rng: Any) -> tuple[list[float], list[float]]:
+        priors, values = self.guide.expand(game, actions, rng)
+        if self._root and self.frac > 0 and len(actions) > 1:
+            noise = self.rng.dirichlet([self.alpha] * len(actions))
+            priors = [(1 - self.frac) * p + self.frac * float(q) for p, q in zip(priors, noise, strict=True)]
+        self._root = False
+        return priors, values
+
+    def terminal(self, game: Any) -> list[float]:
+        return self.guide.terminal(game)
+
+
+def _margins(scores: list[int]) -> list[int]:
+    return [s - max(t for q, t in enumerate(scores) if q != p) for p, s in enumerate(scores)]
+
+
+class ExpertTrainer:
+    """Expert iteration (see the module docstring): :meth:`play` one game, :meth:`iteration` = games + update."""
+
+    def __init__(self, env_kwargs: dict[str, Any], cfg: ExpertConfig, seed: int = 0) -> None:
+        import carc_env
+        from carc_env.baselines import GreedyPolicy
+        from carc_env.search import MCTS
+
+        self.env_kwargs = {**env_kwargs, "engine": "python"}
+        self.cfg = cfg
+        self.seed = seed
+        torch.manual_seed(seed)
+        self.rng = np.random.default_rng(seed)  # deals, seats, opponents, move draws
+        self.search_rng = np.random.default_rng(seed + 1)  # the tree's determinisations and the root noise
+        self.env = carc_env.raw_env(**self.env_kwargs)
+        self.shapes = shapes_from_env(self.env)
+        self.net = initial_net(cfg.init, self.shapes, cfg.net)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
+        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus)
+        self.mcts = MCTS(_RootNoise(self.guide, cfg.dirichlet_alpha, cfg.dirichlet_frac, self.search_rng), cfg.c)
+        self.mcts.rng = self.search_rng
+        self.greedy = GreedyPolicy(seed=seed + 2)
+        self.buffer: list[dict[str, Any]] = []
+        self.iterations = 0
+        self.games = 0
+        self.samples = 0
+        self.decisions = 0  # searched decisions
+        self.search_seconds = 0.0
+        self.recent: list[dict[str, float]] = []
+
+    # ---------------------------------------------------------------- games
+    def play(self) -> list[dict[str, Any]]:
+        """One game; returns its samples (also appended to the buffer)."""
+        from carc_env.search.mcts import root_choices
+
+        c = self.cfg
+        env = self.env
+        env.reset(seed=int(self.rng.integers(2**31)))
+        n = len(env.possible_agents)
+        vs_greedy = bool(self.rng.random() < c.p_greedy)
+        searched = {int(self.rng.integers(n))} if vs_greedy else set(range(n))
+        pending: list[tuple[dict[str, Any], int, int]] = []  # (sample, seat, margin at the decision)
+        moves = 0
+        self.net.eval()
+        while not all(env.terminations.values()):
+            agent = env.agent_selection
+            seat = env.possible_agents.index(agent)
+            if seat not in searched:
+                env.step(int(self.greedy.act(env.infos[agent], env)))
+                continue
+            obs = env.observe(agent)
+            game = env.game
+            actions, indices = root_choices(game, env.codec, obs["action_mask"], self.mcts._canon)
+            if len(actions) == 1:
+                env.step(int(indices[0]))
+                continue
+            t0 = time.perf_counter()
+            res = self.mcts.search(game, actions, c.simulations, None)
+            self.search_seconds += time.perf_counter() - t0
+            self.decisions += 1
+            visits = np.asarray(res.visits, dtype=np.float64)
+            if moves < c.temperature_moves:
+                pick = int(self.rng.choice(len(visits), p=visits / visits.sum()))
+            else:
+                pick = res.best()
+            moves += 1
+            sample = sample_from_obs(with_action_features(obs, env), crop=True)
+            sample["mask"] = np.flatnonzero(sample["mask"]).astype(np.int32)  # legal indices: compact
+            keep = visits > 0
+            sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
+            sample["pi"] = (visits[keep] / visits.sum()).astype(np.float32)
+            pending.append((sample, seat, _margins(list(game.scores))[seat]))
+            env.step(int(indices[pick]))
+        scores = list(env.game.scores)
+        final = _margins(scores)
+        best = max(scores)
+        shared = scores.count(best) > 1
+        out = []
+        for sample, seat, margin in pending:
+            won = scores[seat] == best
+            outcome = 0.0 if (won and shared) else (1.0 if won else -1.0)
+            sample["z"] = np.float32(c.score_scale * (final[seat] - margin) + c.win_bonus * outcome)
+            out.append(sample)
+        if vs_greedy:
+            seat = next(iter(searched))
+            self.recent.append({"win": float(scores[seat] == best and not shared), "margin": float(final[seat])})
+        self.games += 1
+        self.samples += len(out)
+        self.buffer.extend(out)
+        del self.buffer[: max(0, len(self.buffer) - c.buffer_size)]
+        return out
+
+    # --------------------------------------------------------------- update
+    def _expand(self, s: dict[str, Any]) -> dict[str, Any]:
+        mask = np.zeros(self.shapes.n_actions, dtype=bool)
+        mask[s["mask"]] = True
+        return {**s, "mask": mask}
+
+    def update(self) -> dict[str, float]:
+        """``steps_per_iteration`` gradient steps on minibatches drawn from the buffer."""
+        c = self.cfg
+        buf = self.buffer
+        if not buf:
+            return {}
+        self.net.train()
+        stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "policy_accuracy": []}
+        for _ in range(c.steps_per_iteration):
+            mb = self.rng.choice(len(buf), size=min(c.batch, len(buf)), replace=False)
+            area = np.array([buf[k]["board"].shape[1] * buf[k]["board"].shape[2] for k in mb])
+            order = mb[np.argsort(area, kind="stable")]
+            chunks = [order[j : j + c.chunk] for j in range(0, len(order), c.chunk)]
+            self.opt.zero_grad()
+            parts = {"policy_loss": 0.0, "value_loss": 0.0, "policy_accuracy": 0.0}
+            for ch in chunks:
+                w = len(ch) / len(mb)
+                rows = [buf[k] for k in ch]
+                batch = collate([self._expand(s) for s in rows])
+                logits, v = self.net(*batch.inputs())
+                logp = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
+                k = max(len(s["pi_index"]) for s in rows)
+                idx = torch.zeros((len(rows), k), dtype=torch.int64)
+                pi = torch.zeros((len(rows), k), dtype=torch.float32)
+                for j, s in enumerate(rows):
+                    idx[j, : len(s["pi_index"])] = torch.from_numpy(s["pi_index"])
+                    pi[j, : len(s["pi"])] = torch.from_numpy(s["pi"])
+                p_loss = -(pi * logp.gather(1, idx)).sum(dim=1).mean()
+                z = torch.tensor([float(s["z"]) for s in rows])
+                v_loss = 0.5 * (v - z).pow(2).mean()
+                ((p_loss + c.value_coef * v_loss) * w).backward()
+                with torch.no_grad():
+                    top = idx.gather(1, pi.argmax(dim=1, keepdim=True)).squeeze(1)
+                    parts["policy_accuracy"] += w * float((logp.argmax(dim=1) == top).float().mean())
+                parts["policy_loss"] += w * float(p_loss.detach())
+                parts["value_loss"] += w * float(v_loss.detach())
+            nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+            self.opt.step()
+            for key, val in parts.items():
+                stats[key].append(val)
+        self.net.eval()
+        return {k: float(np.mean(v)) for k, v in stats.items()}
+
+    def iteration(self) -> dict[str, float]:
+        """Play ``games_per_iteration`` games, then update; return the iteration's statistics."""
+        new = []
+        for _ in range(self.cfg.games_per_iteration):
+            new += self.play()
+        stats = self.update()
+        self.iterations += 1
+        ent = [-(s["pi"] * np.log(np.maximum(s["pi"], 1e-12))).sum() for s in new]
+        stats["target_entropy"] = float(np.mean(ent)) if ent else float("nan")
+        stats["new_samples"] = float(len(new))
+        rec, self.recent = self.recent, []
+        if rec:
+            stats["train_win_rate_vs_greedy"] = float(np.mean([r["win"] for r in rec]))
+        return stats
+
+    # ------------------------------------------------------------ state i/o
+    def state_dict(self) -> dict[str, Any]:
+        rest = {
+            "iterations": self.iterations,
+            "games": self.games,
+            "samples": self.samples,
+            "decisions": self.decisions,
+            "search_seconds": self.search_seconds,
+            "rng": self.rng.bit_generator.state,
+            "search_rng": self.search_rng.bit_generator.state,
+            "greedy_rng": self.greedy.rng.bit_generator.state,
+            "buffer": self.buffer,
+        }
+        return {
+            "net": self.net.state_dict(),
+            "opt": self.opt.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "blob": torch.frombuffer(bytearray(pickle.dumps(rest)), dtype=torch.uint8),
+        }
+
+    def load_state_dict(self, sd: dict[str, Any]) -> None:
+        rest = pickle.loads(sd["blob"].numpy().tobytes())
+        self.net.load_state_dict(sd["net"])
+        self.opt.load_state_dict(sd["opt"])
+        torch.set_rng_state(sd["torch_rng"])
+        for k in ("iterations", "games", "samples", "decisions", "search_seconds", "buffer"):
+            setattr(self, k, rest[k])
+        self.rng.bit_generator.state = rest["rng"]
+        self.search_rng.bit_generator.state = rest["search_rng"]
+        self.greedy.rng.bit_generator.state = rest["greedy_rng"]
+
+
+PROGRESS_FIELDS = [
+    "iteration",
+    "games",
+    "samples",
+    "decisions",
+    "buffer",
+    "seconds",
+    "cpu_seconds",
+    "search_seconds_per_decision",
+    "policy_loss",
+    "value_loss",
+    "policy_accuracy",
+    "target_entropy",
+    "new_samples",
+    "train_win_rate_vs_greedy",
+    "eval_win_rate_vs_greedy",
+]
+
+
+def _cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def _payload(trainer: ExpertTrainer, cfg: ExpertTrainConfig, seconds: float, cpu: float) -> dict[str, Any]:
+    d = cfg.to_dict()
+    # the PPO section's reward scales: what PPOSearchPolicy.from_checkpoint reads for its values
+    d["ppo"] = {"score_scale": cfg.expert.score_scale, "win_bonus": cfg.expert.win_bonus}
+    return {
+        "config": d,
+        "shapes": dataclasses.asdict(trainer.shapes),
+        "net_config": dataclasses.asdict(trainer.net.cfg),
+        "trainer": trainer.state_dict(),
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu,
+        "kind": "expert-iteration",
+    }
+
+
+def train_expert(
+    cfg: ExpertTrainConfig,
+    out: str | Path,
+    resume: bool = True,
+    progress: bool = True,
+    max_iterations: int | None = None,
+) -> ExpertTrainer:
+    """Run expert iteration to ``cfg.run.total_iterations`` (or ``max_iterations`` more), checkpointing
+    ``OUT/checkpoint.pt`` (atomic) and logging ``OUT/progress.csv``; resumes from the checkpoint."""
+    validate_expert(cfg)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(cfg.run.torch_threads)
+    trainer = ExpertTrainer(cfg.env_kwargs(), cfg.expert, seed=cfg.run.seed)
+    ckpt = out / "checkpoint.pt"
+    seconds = cpu_total = 0.0
+    if resume and ckpt.exists():
+        data = load_checkpoint(ckpt)
+        old, new = data["config"], cfg.to_dict()
+        if data.get("kind") != "expert-iteration":
+            raise CheckpointError(f"{ckpt} is not an expert-iteration checkpoint; use another --out")
+        if old["game"] != new["game"] or old["expert"] != new["expert"] or old["run"]["seed"] != new["run"]["seed"]:
+            raise CheckpointError(
+                f"{ckpt} belongs to a run with another config (game, expert or seed differ); use another --out, "
+                "or --no-resume to start over (only the run's length and logging may change on resume)"
+            )
+        trainer.load_state_dict(data["trainer"])
+        seconds = float(data.get("train_seconds", 0.0))
+        cpu_total = float(data.get("train_cpu_seconds", 0.0))
+        if progress:
+            print(f"resuming {out} at iteration {trainer.iterations} ({trainer.games} games)", flush=True)
+        _cut_log(out / "progress.csv", trainer.iterations)
+    else:
+        ckpt.unlink(missing_ok=True)
+        (out / "progress.csv").unlink(missing_ok=True)
+    (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    goal = cfg.run.total_iterations
+    if max_iterations is not None:
+        goal = min(goal, trainer.iterations + max_iterations)
+    while trainer.iterations < goal:
+        t0, c0 = time.perf_counter(), _cpu()
+        stats = trainer.iteration()
+        seconds += time.perf_counter() - t0
+        cpu_total += _cpu() - c0
+        row: dict[str, Any] = {
+            "iteration": trainer.iterations,
+            "games": trainer.games,
+            "samples": trainer.samples,
+            "decisions": trainer.decisions,
+            "buffer": len(trainer.buffer),
+            "seconds": round(seconds, 1),
+            "cpu_seconds": round(cpu_total, 1),
+            "search_seconds_per_decision": round(trainer.search_seconds / max(trainer.decisions, 1), 4),
+            **stats,
+        }
+        if cfg.run.eval_every and trainer.iterations % cfg.run.eval_every == 0:
+            from carc_env.baselines import GreedyPolicy
+
+            from .evaluate import evaluate
+
+            res = evaluate(
+                PPOPolicy(trainer.net, name="expert"),
+                GreedyPolicy(seed=cfg.run.seed + 12),
+                cfg.run.eval_games,
+                seed=10_000_000 + cfg.run.seed,
+                env_kwargs=cfg.env_kwargs(),
+            )
+            row["eval_win_rate_vs_greedy"] = res["win_rate"]
+        path = out / "progress.csv"
+        new_file = not path.exists()
+        with path.open("a", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=PROGRESS_FIELDS, extrasaction="ignore")
+            if new_file:
+                w.writeheader()
+            w.writerow(row)
+        if progress:
+            print(
+                f"iteration {trainer.iterations}: {trainer.games} games, buffer {len(trainer.buffer)}, "
+                f"policy loss {stats.get('policy_loss', float('nan')):.3f}, value loss "
+                f"{stats.get('value_loss', float('nan')):.3f}, {row['cpu_seconds']} CPU-s"
+                + (f", vs greedy {row['eval_win_rate_vs_greedy']:.3f}" if "eval_win_rate_vs_greedy" in row else ""),
+                flush=True,
+            )
+        if trainer.iterations % cfg.run.checkpoint_every == 0 or trainer.iterations == goal:
+            save_checkpoint(ckpt, _payload(trainer, cfg, seconds, cpu_total))
+    return trainer
+
+
+def _cut_log(path: Path, upto: int) -> None:
+    """Drop the rows written after the checkpoint a run resumes from (they are about to be written again)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r.get("iteration", "").isdigit() and int(r["iteration"]) <= upto]
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=PROGRESS_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+__all__ = [
+    "ExpertConfig",
+    "ExpertRunConfig",
+    "ExpertTrainConfig",
+    "ExpertTrainer",
+    "expert_config_from_dict",
+    "load_expert_config",
+    "train_expert",
+]

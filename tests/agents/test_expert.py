@@ -1,0 +1,137 @@
+"""Expert iteration (agents/expert.py): search targets, the value target, the loss, resume, config checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.checkpoint import load_checkpoint, net_from_checkpoint
+from agents.config import TrainConfigError
+from agents.expert import ExpertConfig, ExpertTrainer, expert_config_from_dict, train_expert
+from agents.network import NetConfig
+from agents.search import PPOSearchPolicy
+
+TINY = {"channels": 4, "blocks": 0, "hidden": 16}
+GAME = {"num_players": 2, "expansions": ["base"]}
+
+
+def _cfg(**expert):
+    ex = {"simulations": 3, "games_per_iteration": 1, "batch": 32, "steps_per_iteration": 2, "chunk": 16, "net": TINY}
+    ex.update(expert)
+    return expert_config_from_dict({"game": GAME, "expert": ex, "run": {"total_iterations": 2, "eval_every": 0}})
+
+
+@pytest.fixture(scope="module")
+def played():
+    torch.set_num_threads(1)
+    cfg = ExpertConfig(simulations=3, net=NetConfig(**TINY), temperature_moves=4)
+    tr = ExpertTrainer({"num_players": 2, "expansions": ("base",)}, cfg, seed=5)
+    return tr, tr.play()
+
+
+def test_samples_carry_a_visit_distribution_over_legal_actions(played):
+    tr, samples = played
+    assert len(samples) > 50 and tr.decisions == len(samples) == len(tr.buffer)
+    for s in samples:
+        assert s["pi"].sum() == pytest.approx(1.0, abs=1e-5)
+        assert (s["pi"] > 0).all()
+        legal = set(s["mask"].tolist())
+        assert set(s["pi_index"].tolist()) <= legal and len(legal) > 1
+
+
+def test_value_targets_are_margin_change_plus_outcome(played):
+    tr, samples = played
+    scores = list(tr.env.game.scores)
+    assert scores[0] != scores[1]  # this deal has no tie (a tie would make both outcomes 0)
+    # the last sample of each seat: its margin at the decision is within a tile's points of the final one,
+    # so |z - win_bonus * outcome| is small, and the two seats' outcomes are opposite
+    winner = int(np.argmax(scores))
+    first = samples[0]
+    # the first decision is seat 0's, at margin 0: z = 0.05 x final margin + outcome exactly
+    final0 = scores[0] - scores[1]
+    assert float(first["z"]) == pytest.approx(0.05 * final0 + (1.0 if winner == 0 else -1.0), abs=1e-5)
+
+
+def test_the_update_fits_the_targets(played):
+    tr, _ = played
+    torch.manual_seed(0)
+    tr.cfg.steps_per_iteration = 30
+    tr.cfg.batch = 64
+    tr.opt = torch.optim.Adam(tr.net.parameters(), lr=3e-3)
+    first = tr.update()
+    second = tr.update()
+    assert second["policy_loss"] < first["policy_loss"]
+    assert second["value_loss"] < first["value_loss"]
+
+
+def test_resume_continues_exactly(tmp_path):
+    torch.set_num_threads(1)
+    cfg = _cfg()
+    whole = train_expert(cfg, tmp_path / "whole", progress=False)
+    train_expert(cfg, tmp_path / "cut", progress=False, max_iterations=1)
+    again = train_expert(cfg, tmp_path / "cut", progress=False)
+    assert again.iterations == whole.iterations == 2 and again.games == whole.games == 2
+    for k, v in whole.net.state_dict().items():
+        assert torch.equal(v, again.net.state_dict()[k]), k
+    a = (tmp_path / "whole" / "progress.csv").read_text().splitlines()
+    b = (tmp_path / "cut" / "progress.csv").read_text().splitlines()
+    assert len(a) == len(b) == 3
+    # the same rows but for the wall-clock and CPU columns
+    strip = lambda line: [x for i, x in enumerate(line.split(",")) if i not in (5, 6, 7)]  # noqa: E731
+    assert [strip(x) for x in a] == [strip(x) for x in b]
+    # the checkpoint is a player: the plain network and search on it
+    data = load_checkpoint(tmp_path / "cut" / "checkpoint.pt")
+    net_from_checkpoint(data)
+    PPOSearchPolicy.from_checkpoint(str(tmp_path / "cut" / "checkpoint.pt"), {"num_players": 2}, simulations=2)
+    # another config on the same directory is refused
+    with pytest.raises(Exception, match="another config"):
+        train_expert(_cfg(simulations=4), tmp_path / "cut", progress=False)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"expert": {"simulations": 0}}, "expert.simulations"),
+        ({"expert": {"dirichlet_frac": 1.5}}, "expert.dirichlet_frac"),
+        ({"expert": {"bogus": 1}}, "bogus"),
+        ({"run": {"total_iterations": 0}}, "run.total_iterations"),
+        ({"game": {"num_players": 9}}, "game"),
+        ({"trainer": {}}, "trainer"),
+    ],
+)
+def test_bad_configs_name_the_key(bad, match):
+    with pytest.raises(TrainConfigError, match=match):
+        expert_config_from_dict(bad)
+
+
+def test_the_documented_config_loads():
+    from agents.expert import load_expert_config
+
+    cfg = load_expert_config("configs/expert.yaml")
+    assert cfg.expert.init and cfg.run.total_iterations >= 1
+
+
+def test_scripts_refuse_a_bad_config_and_run_a_tiny_one(tmp_path, capsys):
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root / "scripts"))
+    import ppo_arm
+    import train_expert
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("expert:\n  simulations: 0\n")
+    assert train_expert.main(["--config", str(bad), "--out", str(tmp_path / "x")]) != 0
+    assert "expert.simulations" in capsys.readouterr().err
+    tiny = {"game": GAME, "ppo": {"num_envs": 2, "steps_per_update": 16, "epochs": 1, "minibatch": 8,
+            "net": TINY}, "run": {"torch_threads": 1}}  # fmt: skip
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny))
+    out = tmp_path / "arm"
+    assert ppo_arm.main(["--init", "", "--cpu-seconds", "0.01", "--config", str(tmp_path / "tiny.yaml"),
+                         "--out", str(out)]) == 0  # fmt: skip
+    net_from_checkpoint(load_checkpoint(out / "checkpoint.pt"))
+    assert len((out / "progress.csv").read_text().splitlines()) >= 2
