@@ -171,7 +171,7 @@ def test_darmstadtium_plane():
 
 
 def test_king_robber_and_building_features_over_a_random_game():
-    e = raw_env(num_players=3, expansions=ALL)
+    e = raw_env(num_players=3, expansions=ALL, engine="python")  # seed_quarters edits the game
     e.reset(seed=2)
     g = e.game
     rng = np.random.default_rng(2)
