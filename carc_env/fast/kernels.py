@@ -527,26 +527,30 @@ def log_row(T, S, g, what, final, a, b, value, players):
         S.gi[g, G_NLOG] = i + 1
 
 
+@inline
+def field_city(T, S, g, x, j):
+    """Root of the ``j``-th city that field node ``x`` touches on its tile, -1 past the last."""
+    k = S.nd[g, x, N_PL]
+    base = S.pl[g, k, 4]
+    c = T.tile[S.pl[g, k, 2], TC_FCITY + FCITY_CAP * (x - base) + j]
+    return -1 if c < 0 else find(S.nd, g, base + c)
+
+
 @kernel
 def field_city_counts(T, S, g, root):
     """(completed, all) distinct cities the field ``root`` borders (the completed ones are the reference's
     feature_value for fields; the action features read both)."""
-    nd, tile = S.nd, T.tile
+    nd = S.nd
     stamp = S.gi[g, G_STAMP] + 1
     S.gi[g, G_STAMP] = stamp
     done = 0
     total = 0
     x = root
     while True:
-        k = nd[g, x, N_PL]
-        t = S.pl[g, k, 2]
-        base = S.pl[g, k, 4]
-        seg = x - base
         for j in range(FCITY_CAP):
-            c = tile[t, TC_FCITY + FCITY_CAP * seg + j]
-            if c < 0:
+            cr = field_city(T, S, g, x, j)
+            if cr < 0:
                 break
-            cr = find(nd, g, base + c)
             if nd[g, cr, N_SCRATCH] != stamp:
                 nd[g, cr, N_SCRATCH] = stamp
                 total += 1
@@ -556,6 +560,66 @@ def field_city_counts(T, S, g, root):
         if x == root:
             break
     return done, total
+
+
+@kernel
+def field_borders(T, S, g, root, city):
+    """Whether the field ``root`` borders the city whose root is ``city``."""
+    x = root
+    while True:
+        for j in range(FCITY_CAP):
+            cr = field_city(T, S, g, x, j)
+            if cr < 0:
+                break
+            if cr == city:
+                return True
+        x = S.nd[g, x, N_NEXT]
+        if x == root:
+            return False
+
+
+@kernel
+def tagged_segment(T, S, g, root, col):
+    """Whether a segment of feature ``root`` has its bit set in the tile column ``col`` (a plug-in's
+    bitmask of tagged segments per tile type)."""
+    nd = S.nd
+    x = root
+    while True:
+        k = nd[g, x, N_PL]
+        if (T.tile[S.pl[g, k, 2], col] >> (x - S.pl[g, k, 4])) & 1:
+            return True
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            return False
+
+
+@kernel
+def mark_tiles(T, S, g, root, plane, add):
+    """On observation ``plane``, at every window cell holding a tile of feature ``root`` (each tile once):
+    1 more (``add``) or 1."""
+    nd = S.nd
+    stamp = S.gi[g, G_STAMP] + 1
+    S.gi[g, G_STAMP] = stamp
+    om = T.P[P_O_MARK]
+    rows = T.P[P_ROWS]
+    cols = T.P[P_COLS]
+    x0 = S.gi[g, G_X0]
+    y0 = S.gi[g, G_Y0]
+    x = root
+    while True:
+        k = nd[g, x, N_PL]
+        if S.ls[g, om + k] != stamp:
+            S.ls[g, om + k] = stamp
+            col = S.pl[g, k, 0] - x0
+            row = S.pl[g, k, 1] - y0
+            if 0 <= col < cols and 0 <= row < rows:
+                if add:
+                    plane[row, col] += 1
+                else:
+                    plane[row, col] = 1
+        x = nd[g, x, N_NEXT]
+        if x == root:
+            break
 
 
 @kernel

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ...core.actions import IllegalActionError, Pass
-from ...core.tiles import BUILDING, CITY, FIELD, ROAD
+from ...core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ...fast.kernels import (
     A_AFTER_SCORE,
     A_BEFORE_FINAL,
@@ -51,7 +51,6 @@ from ...fast.kernels import (
     H_PLUG,
     N_DONE,
     N_KIND,
-    N_NEXT,
     N_OCC,
     N_PARENT,
     N_PL,
@@ -59,7 +58,9 @@ from ...fast.kernels import (
     add_guest,
     find,
     hist_row,
+    mark_tiles,
     put_tile,
+    tagged_segment,
 )
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
@@ -71,7 +72,6 @@ from ...fast.tables import (
     P_NTYPES,
     P_O_COMP,
     P_O_GUEST,
-    P_O_MARK,
     P_O_SCORES,
     P_O_SUPPLY,
     P_ROWS,
@@ -81,7 +81,18 @@ from ...fast.tables import (
     TC_SKIND,
 )
 from .actions import CountFinalCodec, max_buildings
-from .rules import BLOCK_X, BLOCK_Y, CATHEDRAL_BUILDINGS, CITY_TAG, CountDeploy, CountMove, CountSend
+from .rules import (
+    BLOCK_X,
+    BLOCK_Y,
+    CATHEDRAL,
+    CATHEDRAL_BUILDINGS,
+    CITY_TAG,
+    MARKET,
+    QUARTER_OF_KIND,
+    CountDeploy,
+    CountMove,
+    CountSend,
+)
 
 OWN = (
     "leave_start", "deploy_start", "move_start", "final_start",
@@ -96,12 +107,14 @@ OWN = (
  Q) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18)  # fmt: skip
 SLOTS = Q + 4 * 8  # quarters[q][p] at Q + 8 * q + p
 SUB_LEAVE, SUB_DEPLOY, SUB_MOVE, SUB_FINAL = 1, 2, 3, 4
-CASTLE, MARKET, BLACKSMITH, CATHEDRAL = range(4)
 CODE_PASS, CODE_DEPLOY, CODE_MOVE, CODE_SEND = range(4)
 NSLOT = 4 + 1 + 8  # count_final slots of a cell (one building per tile: coverage refuses more)
 LEAVE_N = 4 + 9 + 1
 # its tile columns
 C_CITYF, C_BQ, C_BLOCK, C_SEGAT = 0, 1, 2, 3  # C_SEGAT + NSLOT * r + slot: segment at a count_final slot (-1)
+QUARTER_BY_KIND = np.array(  # a node kind's quarter, -1: none (a building: its tile says)
+    [QUARTER_OF_KIND.get(k, -1) for k in range(max(CITY, ROAD, FIELD, BUILDING, RIVER) + 1)], dtype=np.int64
+)
 N8X = np.array([-1, 0, 1, -1, 0, 1, -1, 0, 1], dtype=np.int64)  # the count_leave cells, 3 * (dy + 1) + (dx + 1)
 N8Y = np.array([-1, -1, -1, 0, 0, 0, 1, 1, 1], dtype=np.int64)
 
@@ -119,17 +132,7 @@ def setup(T, S, g, pb):
 
 @kernel
 def field_cities(T, S, g, pb, root):
-    nd = S.nd
-    c = T.P[pb + B_TILE] + C_CITYF
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        if (T.tile[S.pl[g, k, 2], c] >> (x - S.pl[g, k, 4])) & 1:
-            return 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-    return 0
+    return 1 if tagged_segment(T, S, g, root, T.P[pb + B_TILE] + C_CITYF) else 0
 
 
 @kernel
@@ -151,17 +154,10 @@ def after_placement(T, S, g, pb, t, x, y, r):
 def quarter_of(T, S, g, pb, root):
     """The quarter whose followers may go to feature ``root``, -1: none (CountOfCarcassonne.quarter_of)."""
     kind = S.nd[g, root, N_KIND]
-    if kind == CITY:
-        return CASTLE
-    if kind == ROAD:
-        return BLACKSMITH
-    if kind == FIELD:
-        return MARKET
     if kind == BUILDING:
         k = S.nd[g, root, N_PL]
-        if T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_BQ]:
-            return CATHEDRAL
-    return -1
+        return CATHEDRAL if T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_BQ] else -1
+    return QUARTER_BY_KIND[kind]
 
 
 @kernel
@@ -592,21 +588,28 @@ def decision_apply_row(T, S, g, pb, a, b, c):
 
 
 @kernel
+def random_candidate(T, S, g, pb, root, q, found, pick):
+    """:func:`random_send` meets a move onto ``root`` from quarter ``q``: if seat G_PLAYER may make it, it
+    is legal move ``found + 1``, made when that is ``pick``.  Returns the legal moves found so far."""
+    if not may_send(T, S, g, pb, q, S.gi[g, G_PLAYER]):
+        return found
+    if found + 1 == pick:
+        k = S.nd[g, root, N_PL]
+        send(T, S, g, pb, root, q, S.pl[g, k, 0], S.pl[g, k, 1], root - S.pl[g, k, 4])
+    return found + 1
+
+
+@kernel
 def random_send(T, S, g, pb, final, pick):
     """The ``pick``-th legal move of seat G_PLAYER (0: count them, returns how many), named by the root's segment."""
     nd = S.nd
-    p = S.gi[g, G_PLAYER]
     found = 0
     if final:
         for i in range(S.gi[g, G_NNODES]):
             if nd[g, i, N_PARENT] == i:
-                q = final_quarter(T, S, g, pb, i)
-                if may_send(T, S, g, pb, q, p):
-                    found += 1
-                    if found == pick:
-                        k = nd[g, i, N_PL]
-                        send(T, S, g, pb, i, q, S.pl[g, k, 0], S.pl[g, k, 1], i - S.pl[g, k, 4])
-                        return found
+                found = random_candidate(T, S, g, pb, i, final_quarter(T, S, g, pb, i), found, pick)
+                if pick and found == pick:
+                    return found
         return found
     oc = T.P[P_O_COMP]
     stamp = S.gi[g, G_STAMP] + 1
@@ -616,13 +619,9 @@ def random_send(T, S, g, pb, final, pick):
         if nd[g, root, N_SCRATCH] == stamp:
             continue
         nd[g, root, N_SCRATCH] = stamp
-        q = leave_quarter(T, S, g, pb, root)
-        if may_send(T, S, g, pb, q, p):
-            found += 1
-            if found == pick:
-                k = nd[g, root, N_PL]
-                send(T, S, g, pb, root, q, S.pl[g, k, 0], S.pl[g, k, 1], root - S.pl[g, k, 4])
-                return found
+        found = random_candidate(T, S, g, pb, root, leave_quarter(T, S, g, pb, root), found, pick)
+        if pick and found == pick:
+            return found
     return found
 
 
@@ -653,34 +652,6 @@ def decision_random(T, S, g, pb):
 
 # ---------------------------------------------------------------- observation
 @kernel
-def mark_feature(T, S, g, pb, root, board, ch, add):
-    """Add 1 (``add``) or set 1 on ``board[ch]`` at every window cell of a tile of feature ``root``."""
-    nd = S.nd
-    stamp = S.gi[g, G_STAMP] + 1
-    S.gi[g, G_STAMP] = stamp
-    om = T.P[P_O_MARK]
-    rows = T.P[P_ROWS]
-    cols = T.P[P_COLS]
-    x0 = S.gi[g, G_X0]
-    y0 = S.gi[g, G_Y0]
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        if S.ls[g, om + k] != stamp:
-            S.ls[g, om + k] = stamp
-            col = S.pl[g, k, 0] - x0
-            row = S.pl[g, k, 1] - y0
-            if 0 <= col < cols and 0 <= row < rows:
-                if add:
-                    board[ch, row, col] += 1
-                else:
-                    board[ch, row, col] = 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-
-
-@kernel
 def observe(T, S, g, pb, seat, board, glob):
     ls = S.ls
     o = T.P[pb + B_LS]
@@ -699,10 +670,10 @@ def observe(T, S, g, pb, seat, board, glob):
     chg = T.P[pb + CH_GUESTS]
     for i in range(S.gi[g, G_NGUEST]):
         root = find(S.nd, g, ls[g, og + 2 * i])
-        mark_feature(T, S, g, pb, root, board, chg + (ls[g, og + 2 * i + 1] - seat) % n, True)
+        mark_tiles(T, S, g, root, board[chg + (ls[g, og + 2 * i + 1] - seat) % n], True)
     oc = T.P[P_O_COMP]
     for j in range(S.gi[g, G_NCOMP]):
-        mark_feature(T, S, g, pb, find(S.nd, g, ls[g, oc + j]), board, T.P[pb + CH_COMPLETING], False)
+        mark_tiles(T, S, g, find(S.nd, g, ls[g, oc + j]), board[T.P[pb + CH_COMPLETING]], False)
 
 
 # ---------------------------------------------------------------- Python side

@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
 KEY = "count"
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")
 CASTLE, MARKET, BLACKSMITH, CATHEDRAL = range(4)
+QUARTER_OF_KIND = {CITY: CASTLE, ROAD: BLACKSMITH, FIELD: MARKET}  # a building's quarter depends on its building
 CATHEDRAL_BUILDINGS = frozenset({"cloister", "shrine", "church"})
 CITY_TAG = "city_of_carcassonne"
 BLOCK_X, BLOCK_Y = -2, -1  # the block's north-west tile, CO1 (JCZ coordinates)
@@ -453,17 +454,12 @@ class CountOfCarcassonne(Expansion):
     def quarter_of(game: Game, root: int) -> int | None:
         """The quarter whose followers may go to feature ``root`` (None: none may)."""
         kind = game.kind[root]
-        if kind == CITY:
-            return CASTLE
-        if kind == ROAD:
-            return BLACKSMITH
-        if kind == FIELD:
-            return MARKET
         if kind == BUILDING:
             x, y, t, _, base = game.placements[game.node_tile[root]]
             if game.rules.tiles[t].segments[root - base].building in CATHEDRAL_BUILDINGS:
                 return CATHEDRAL
-        return None
+            return None
+        return QUARTER_OF_KIND.get(kind)
 
     def _occupied(self, game: Game, root: int) -> bool:
         return root in game.occupants or root in game.guests

@@ -25,7 +25,19 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import BUILDING, CITY
-from ...fast.kernels import G_NCOMP, G_NFL, G_NGUEST, N_KIND, N_NEXT, N_OCC, N_OWNER, N_PL, find, log_row
+from ...fast.kernels import (
+    G_NCOMP,
+    G_NFL,
+    G_NGUEST,
+    N_KIND,
+    N_NEXT,
+    N_OCC,
+    N_OWNER,
+    N_PL,
+    find,
+    log_row,
+    tagged_segment,
+)
 from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_GUEST, P_O_SCORES
@@ -40,20 +52,9 @@ C_CHURCH, C_TAGGED = 0, 1  # its tile columns: the church segment (-1); bitmask 
 
 @kernel
 def score_items(T, S, g, pb, root, final):
-    nd = S.nd
-    if final or nd[g, root, N_KIND] != CITY:
+    if final or S.nd[g, root, N_KIND] != CITY:
         return 0
-    c = T.P[pb + B_TILE] + C_TAGGED
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        t = S.pl[g, k, 2]
-        if (T.tile[t, c] >> (x - S.pl[g, k, 4])) & 1:
-            return BONUS
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-    return 0
+    return BONUS if tagged_segment(T, S, g, root, T.P[pb + B_TILE] + C_TAGGED) else 0
 
 
 @kernel

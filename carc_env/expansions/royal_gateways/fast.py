@@ -32,18 +32,17 @@ from ...fast.kernels import (
     DY,
     G_NPL,
     G_STAMP,
-    G_X0,
-    G_Y0,
     N_DONE,
     N_NEXT,
     N_PL,
     N_SCRATCH,
     add_link,
     find,
+    mark_tiles,
 )
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import LINK_CAP, P_COLS, P_GOFF, P_ROWS, TC_CE, TC_NSEG
+from ...fast.tables import LINK_CAP, P_GOFF, TC_CE, TC_NSEG
 from .rules import GATE_TAGS
 
 OWN = ("blocks", "on_gate", "ch_linked", "ch_waiting", "g_gates")
@@ -150,24 +149,6 @@ def _parts(T, S, g, root):
 
 
 @kernel
-def _mark(T, S, g, root, plane):
-    """1 on ``plane`` at every window cell of a tile of feature ``root``."""
-    nd = S.nd
-    rows = T.P[P_ROWS]
-    cols = T.P[P_COLS]
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        col = S.pl[g, k, 0] - S.gi[g, G_X0]
-        row = S.pl[g, k, 1] - S.gi[g, G_Y0]
-        if 0 <= col < cols and 0 <= row < rows:
-            plane[row, col] = 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-
-
-@kernel
 def observe(T, S, g, pb, seat, board, glob):
     o = T.P[pb + B_LS]
     nd = S.nd
@@ -197,12 +178,12 @@ def observe(T, S, g, pb, seat, board, glob):
                                 first = False
                             held += 1
                 if first and held >= 2 and _parts(T, S, g, root):
-                    _mark(T, S, g, root, board[T.P[pb + CH_LINKED]])
+                    mark_tiles(T, S, g, root, board[T.P[pb + CH_LINKED]], False)
     if T.P[pb + BLOCKS]:
         for j in range(NTAGS):
             b = o + j * TAG_W
             if S.ls[g, b] == 1:
-                _mark(T, S, g, find(nd, g, S.ls[g, b + 1]), board[T.P[pb + CH_WAITING]])
+                mark_tiles(T, S, g, find(nd, g, S.ls[g, b + 1]), board[T.P[pb + CH_WAITING]], False)
 
 
 def tile_columns(rules: Any) -> np.ndarray:

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import CITY
-from ...fast.kernels import G_NF, G_NPL, G_X0, G_Y0, N_DONE, N_NEXT, N_OPEN, N_PL, find
+from ...fast.kernels import G_NF, G_NPL, N_DONE, N_NEXT, N_OPEN, N_PL, field_borders, find, mark_tiles
 from ...fast.lookahead import closes_feature
 from ...fast.printed import CL_PLAYABLE, cell_class
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import FCITY_CAP, P_COLS, P_GOFF, P_LAY, P_O_FMASK, P_ROWS, TC_CE, TC_FCITY
+from ...fast.tables import P_GOFF, P_LAY, P_O_FMASK, TC_CE
 from .rules import TAG
 
 OWN = ("may_close", "returns", "for_king", "for_farmers", "knight", "ch_city", "g_in_force")
@@ -149,26 +149,10 @@ def field_cities(T, S, g, pb, root):
     o = T.P[pb + B_LS]
     if not S.ls[g, o + CLOSED]:
         return 0
-    nd = S.nd
-    city = find(nd, g, S.ls[g, o + NODE])
-    if not nd[g, city, N_DONE]:
+    city = find(S.nd, g, S.ls[g, o + NODE])
+    if not S.nd[g, city, N_DONE]:
         return 0
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        t = S.pl[g, k, 2]
-        base = S.pl[g, k, 4]
-        seg = x - base
-        for j in range(FCITY_CAP):
-            c = T.tile[t, TC_FCITY + FCITY_CAP * seg + j]
-            if c < 0:
-                break
-            if find(nd, g, base + c) == city:
-                return -1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
-    return 0
+    return -1 if field_borders(T, S, g, root, city) else 0
 
 
 @kernel
@@ -196,21 +180,7 @@ def observe(T, S, g, pb, seat, board, glob):
     if not in_force(T, S, g, pb):
         return
     glob[T.P[pb + G_IN_FORCE]] = 1.0
-    nd = S.nd
-    root = find(nd, g, S.ls[g, T.P[pb + B_LS] + NODE])
-    plane = board[T.P[pb + CH_CITY]]
-    rows = T.P[P_ROWS]
-    cols = T.P[P_COLS]
-    x = root
-    while True:
-        k = nd[g, x, N_PL]
-        col = S.pl[g, k, 0] - S.gi[g, G_X0]
-        row = S.pl[g, k, 1] - S.gi[g, G_Y0]
-        if 0 <= col < cols and 0 <= row < rows:
-            plane[row, col] = 1
-        x = nd[g, x, N_NEXT]
-        if x == root:
-            break
+    mark_tiles(T, S, g, find(S.nd, g, S.ls[g, T.P[pb + B_LS] + NODE]), board[T.P[pb + CH_CITY]], False)
 
 
 def tile_columns(rules: Any) -> np.ndarray:
