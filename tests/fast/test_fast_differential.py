@@ -105,20 +105,6 @@ NEW_COMBOS = [(k, b) for k in NEW for b in COVERED] + [NEW, ("king_robber", *NEW
 DISCARD_SEEDS = {(): [148, 187, 259], ("king_robber",): [6, 27, 60]}
 
 
-@pytest.fixture(scope="module")
-def batches():
-    cache: dict[str, tuple[EnvOptions, FastBatch]] = {}
-
-    def get(kw: dict) -> tuple[EnvOptions, FastBatch]:
-        key = repr(sorted(kw.items()))
-        if key not in cache:
-            opts = EnvOptions.from_kwargs(**kw)
-            cache[key] = (opts, FastBatch(opts, 2))
-        return cache[key]
-
-    return get
-
-
 @pytest.mark.parametrize("kw,seeds", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])
 def test_games_are_identical_step_by_step(batches, kw, seeds):
     opts, fast = batches(kw)

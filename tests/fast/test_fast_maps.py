@@ -21,7 +21,6 @@ from carc_env.core.record import replay
 from carc_env.env.differential import compare_batch, compare_game
 from carc_env.env.options import EnvOptions
 from carc_env.fast import coverage
-from carc_env.fast.engine import FastBatch
 
 M = "maps_germany"
 MINI = str(Path(__file__).resolve().parents[1] / "data" / "maps" / "mini.toml")
@@ -70,23 +69,9 @@ CONFIGS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def batches():
-    cache: dict[str, tuple[EnvOptions, FastBatch]] = {}
-
-    def get(kw: dict) -> tuple[EnvOptions, FastBatch]:
-        key = repr(sorted(kw.items()))
-        if key not in cache:
-            opts = EnvOptions.from_kwargs(**kw)
-            cache[key] = (opts, FastBatch(opts, 1))
-        return cache[key]
-
-    return get
-
-
 @pytest.mark.parametrize("kw,seeds", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])
 def test_map_games_are_identical_step_by_step(batches, kw, seeds):
-    opts, fast = batches(kw)
+    opts, fast = batches(kw, 1)
     assert coverage(opts) is None
     for seed in seeds:
         assert compare_game(opts, seed, fast, avoid_pass=0.5) > 0

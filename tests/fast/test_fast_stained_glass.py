@@ -21,7 +21,6 @@ from carc_env.core.record import replay
 from carc_env.env.differential import compare_batch, compare_game
 from carc_env.env.options import EnvOptions
 from carc_env.fast import coverage
-from carc_env.fast.engine import FastBatch
 
 SG = "stained_glass"
 BOX = ("count", "darmstadt", "king_robber", "river2", "shrines")
@@ -76,20 +75,6 @@ def eager(seen: collections.Counter):
         return a
 
     return policy
-
-
-@pytest.fixture(scope="module")
-def batches():
-    cache: dict[str, tuple[EnvOptions, FastBatch]] = {}
-
-    def get(kw: dict) -> tuple[EnvOptions, FastBatch]:
-        key = repr(sorted(kw.items()))
-        if key not in cache:
-            opts = EnvOptions.from_kwargs(**kw)
-            cache[key] = (opts, FastBatch(opts, 2))
-        return cache[key]
-
-    return get
 
 
 def test_the_generator_continues_numpys_stream():
