@@ -236,13 +236,13 @@ class CarcassonneVectorEnv(VectorEnv):
 
     @property
     def _first_illegal(self) -> Any:
-        from .batch_kernels import first_illegal
+        from ..fast.vector_kernels import first_illegal
 
         return first_illegal
 
     @property
     def _post_step(self) -> Any:
-        from .batch_kernels import post_step
+        from ..fast.vector_kernels import post_step
 
         return post_step
 
@@ -305,7 +305,7 @@ class CarcassonneVectorEnv(VectorEnv):
         Each game's own ``check`` says what is wrong (the same words on both engines).  On the batched
         compiled path the legality of the whole batch is first looked up at once in the published masks
         (the acting seats' masks, read-only, what each game's ``check`` reads too) by one compiled call
-        (:func:`carc_env.env.batch_kernels.first_illegal`: this runs on one core between the threaded
+        (:func:`carc_env.fast.vector_kernels.first_illegal`: this runs on one core between the threaded
         kernel calls), so only a bad action costs a per-game check."""
         published = self._obs if self._batched else None
         if (  # the usual batch (a policy's int64 array): one compiled lookup, nothing else
@@ -550,7 +550,7 @@ class CarcassonneVectorEnv(VectorEnv):
         self, acts: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already),
-        then one compiled pass for the rewards, seats and infos (:mod:`carc_env.env.batch_kernels`: this part
+        then one compiled pass for the rewards, seats and infos (:mod:`carc_env.fast.vector_kernels`: this part
         runs on one core whatever the threads)."""
         batch, rewards64, dones, final, eplen, seats = self._batch.step(acts, checked=True)
         own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped = self._post_step(
