@@ -188,25 +188,28 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
         raise TrainConfigError(
             "the training config is empty; give at least one of game, ppo, run (start from configs/default.yaml)"
         )
-    unknown = set(data) - {"game", "ppo", "run"}
-    if unknown:
-        raise TrainConfigError(f"unknown top-level key(s) {sorted(map(str, unknown))}; allowed: game, ppo, run")
-    ppo = data.get("ppo")
-    if ppo is not None and not isinstance(ppo, dict):
-        raise TrainConfigError(f"ppo must be a mapping, got {type(ppo).__name__}")
-    ppo = dict(ppo or {})
-    net = ppo.pop("net", None)
-    game = data.get("game")
-    if game is not None and not isinstance(game, dict):
-        raise TrainConfigError(f"game: {game!r} is not allowed; it must be a mapping of env options")
-    cfg = TrainConfig(
-        game=dict(game or {"num_players": 2, "expansions": ["base"]}),
-        ppo=_fill(PPOConfig, ppo, "ppo"),
-        run=_fill(RunConfig, data.get("run"), "run"),
-    )
+    game, ppo, net, run = read_sections(data, "ppo")
+    cfg = TrainConfig(game=game, ppo=_fill(PPOConfig, ppo, "ppo"), run=_fill(RunConfig, run, "run"))
     cfg.ppo.net = _fill(NetConfig, net, "ppo.net")
     validate(cfg)
     return cfg
+
+
+def read_sections(data: dict, section: str) -> tuple[dict, dict, Any, Any]:
+    """A run config's top level checked (keys ``game``, ``section``, ``run``): the game's env options (the
+    2-player base game by default), the section without its ``net``, the ``net`` and the ``run`` mapping."""
+    unknown = set(data) - {"game", section, "run"}
+    if unknown:
+        raise TrainConfigError(f"unknown top-level key(s) {sorted(map(str, unknown))}; allowed: game, {section}, run")
+    body = data.get(section)
+    if body is not None and not isinstance(body, dict):
+        raise TrainConfigError(f"{section} must be a mapping, got {type(body).__name__}")
+    body = dict(body or {})
+    net = body.pop("net", None)
+    game = data.get("game")
+    if game is not None and not isinstance(game, dict):
+        raise TrainConfigError(f"game: {game!r} is not allowed; it must be a mapping of env options")
+    return dict(game or {"num_players": 2, "expansions": ["base"]}), body, net, data.get("run")
 
 
 def load_config(path: str | Path) -> TrainConfig:

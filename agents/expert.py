@@ -52,7 +52,7 @@ import yaml
 from torch import nn
 
 from .checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint, save_checkpoint
-from .config import TrainConfigError, _fill
+from .config import TrainConfigError, _fill, read_sections
 from .network import NetConfig, NetShapes, PolicyNet, masked_logits
 from .policy import PPOPolicy, collate, sample_from_obs, shapes_from_env, with_action_features
 from .search import NetworkGuide
@@ -124,22 +124,8 @@ def expert_config_from_dict(data: Any) -> ExpertTrainConfig:
     """Build and check an expert-iteration config; a bad key or value raises TrainConfigError naming it."""
     if not isinstance(data, dict) or not data:
         raise TrainConfigError("an expert-iteration config must be a non-empty mapping with keys game, expert, run")
-    unknown = set(data) - {"game", "expert", "run"}
-    if unknown:
-        raise TrainConfigError(f"unknown top-level key(s) {sorted(map(str, unknown))}; allowed: game, expert, run")
-    ex = data.get("expert")
-    if ex is not None and not isinstance(ex, dict):
-        raise TrainConfigError(f"expert must be a mapping, got {type(ex).__name__}")
-    ex = dict(ex or {})
-    net = ex.pop("net", None)
-    game = data.get("game")
-    if game is not None and not isinstance(game, dict):
-        raise TrainConfigError(f"game: {game!r} is not allowed; it must be a mapping of env options")
-    cfg = ExpertTrainConfig(
-        game=dict(game or {"num_players": 2, "expansions": ["base"]}),
-        expert=_fill(ExpertConfig, ex, "expert"),
-        run=_fill(ExpertRunConfig, data.get("run"), "run"),
-    )
+    game, ex, net, run = read_sections(data, "expert")
+    cfg = ExpertTrainConfig(game=game, expert=_fill(ExpertConfig, ex, "expert"), run=_fill(ExpertRunConfig, run, "run"))
     cfg.expert.net = _fill(NetConfig, net, "expert.net")
     validate_expert(cfg)
     return cfg
