@@ -55,6 +55,8 @@ from __future__ import annotations
 import math
 import pickle
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,7 +191,8 @@ class SelfPlayTrainer:
             # Built lazily (and again after a resume, which does not store the built nets): the
             # construction's random initialisation must not draw from the global torch generator,
             # or every later sample would depend on when the net happened to be built.
-            with torch.random.fork_rng(devices=[]):
+            # Normal tensors (not inference tensors), even when built during a rollout.
+            with torch.random.fork_rng(devices=[]), torch.inference_mode(False):
                 built = PolicyNet(self.shapes, self.cfg.net)
             built.load_state_dict(self.snapshots[key])  # type: ignore[index]
             built.eval()
@@ -258,10 +261,18 @@ class SelfPlayTrainer:
         logits, v = net(*batch.inputs())
         return samples, masked_logits(logits, batch.mask), v, batch.mask
 
-    @torch.no_grad()
     def collect(self) -> Rollout:
         """Fill a :class:`Rollout`: ``ceil(steps_per_update / num_envs)`` rounds of one learner decision per
-        game; then close every open transition with its reward and bootstrap value."""
+        game; then close every open transition with its reward and bootstrap value.
+
+        The rollout runs under ``torch.inference_mode`` on one torch thread (:func:`rollout_mode`): its
+        forwards are small (one to ``num_envs`` boards), where a second thread only adds wake-ups and
+        autograd's bookkeeping is pure overhead; the outputs are bit for bit those of ``torch.no_grad``
+        on the run's thread count (``scripts/same_training.py`` checks a whole run)."""
+        with rollout_mode():
+            return self._collect()
+
+    def _collect(self) -> Rollout:
         n = self.cfg.num_envs
         roll = Rollout(math.ceil(self.cfg.steps_per_update / n), n)
         self.net.eval()
@@ -514,6 +525,21 @@ class SelfPlayTrainer:
             last_diff.copy(),
             pending.copy(),
         )
+
+
+@contextmanager
+def rollout_mode() -> Iterator[None]:
+    """``torch.inference_mode`` on one torch thread (the caller's thread count restored on exit): the
+    setting of :meth:`SelfPlayTrainer.collect`."""
+    threads = torch.get_num_threads()
+    try:
+        if threads != 1:
+            torch.set_num_threads(1)
+        with torch.inference_mode():
+            yield
+    finally:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
 
 
 def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
