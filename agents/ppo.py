@@ -530,7 +530,8 @@ class SelfPlayTrainer:
 @contextmanager
 def rollout_mode() -> Iterator[None]:
     """``torch.inference_mode`` on one torch thread (the caller's thread count restored on exit): the
-    setting of :meth:`SelfPlayTrainer.collect`."""
+    setting of :meth:`SelfPlayTrainer.collect` and of the main command's evaluations, whose forwards
+    are small batches; the network's outputs are bit for bit those on more threads under ``no_grad``."""
     threads = torch.get_num_threads()
     try:
         if threads != 1:

@@ -29,6 +29,7 @@ from agents.checkpoint import CheckpointError, load_checkpoint, net_from_checkpo
 from agents.config import TrainConfigError, load_config  # noqa: E402
 from agents.evaluate import evaluate, play_game  # noqa: E402
 from agents.policy import PPOPolicy  # noqa: E402
+from agents.ppo import rollout_mode  # noqa: E402
 from agents.train import train  # noqa: E402
 from carc_env.baselines import GreedyPolicy, RandomPolicy  # noqa: E402
 from carc_env.core.record import save_record, to_record  # noqa: E402
@@ -96,12 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     summary["load_average_1m_at_start_and_after_training"] = [round(load_start[0], 2), round(os.getloadavg()[0], 2)]
     for name, opp in (("random", RandomPolicy(seed=777)), ("greedy", GreedyPolicy(seed=778))):
         print(f"evaluating against {name} over {games} seat-swapped games ...", flush=True)
-        res = evaluate(agent, opp, games, seed=2024, env_kwargs=env_kwargs)
+        with rollout_mode():  # the agent's batched forwards on one thread, no autograd: the same results, faster
+            res = evaluate(agent, opp, games, seed=2024, env_kwargs=env_kwargs)
         summary[f"win_rate_vs_{name}"] = res["win_rate"]
         summary[f"vs_{name}"] = res
         lo, hi = res["win_rate_ci95"]
         print(f"  win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin {res['mean_margin']:+.1f}")
-    env = play_game(env_kwargs, [agent, GreedyPolicy(seed=5)], seed=99, keep_env=True)
+    with rollout_mode():
+        env = play_game(env_kwargs, [agent, GreedyPolicy(seed=5)], seed=99, keep_env=True)
     game = env.game
     record = to_record(game)
     save_record(game, os.path.join(args.out, "game.json"))
