@@ -265,10 +265,10 @@ class SelfPlayTrainer:
         """Fill a :class:`Rollout`: ``ceil(steps_per_update / num_envs)`` rounds of one learner decision per
         game; then close every open transition with its reward and bootstrap value.
 
-        The rollout runs under ``torch.inference_mode`` on one torch thread (:func:`rollout_mode`): its
-        forwards are small (one to ``num_envs`` boards), where a second thread only adds wake-ups and
-        autograd's bookkeeping is pure overhead; the outputs are bit for bit those of ``torch.no_grad``
-        on the run's thread count (``scripts/same_training.py`` checks a whole run)."""
+        The rollout runs under ``torch.inference_mode`` (:func:`rollout_mode`): its forwards are small
+        (one to ``num_envs`` boards), where autograd's bookkeeping is a good part of the cost; the
+        outputs are bit for bit those under ``torch.no_grad`` (``scripts/same_training.py`` checks a
+        run against another source tree, ``tests/agents/test_rollout_mode.py`` a short one)."""
         with rollout_mode():
             return self._collect()
 
@@ -529,18 +529,15 @@ class SelfPlayTrainer:
 
 @contextmanager
 def rollout_mode() -> Iterator[None]:
-    """``torch.inference_mode`` on one torch thread (the caller's thread count restored on exit): the
-    setting of :meth:`SelfPlayTrainer.collect` and of the main command's evaluations, whose forwards
-    are small batches; the network's outputs are bit for bit those on more threads under ``no_grad``."""
-    threads = torch.get_num_threads()
-    try:
-        if threads != 1:
-            torch.set_num_threads(1)
-        with torch.inference_mode():
-            yield
-    finally:
-        if torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
+    """``torch.inference_mode``: the setting of :meth:`SelfPlayTrainer.collect` and of the main command's
+    evaluations, whose forwards are small batches (1 to 64 boards) where autograd's bookkeeping is a
+    good part of the cost.  The outputs are bit for bit those under ``torch.no_grad``.
+
+    The torch thread count is left alone on purpose: one thread would save more (a second thread
+    only adds wake-ups at these sizes) but changes the last bits of some outputs (the placement head's
+    and the linear layers' sums are split differently for some batch sizes: measured), hence the run."""
+    with torch.inference_mode():
+        yield
 
 
 def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -322,7 +322,7 @@ def _periodic_eval(trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer
             for c in counts
         ]
     for name, opp, kw in matches:
-        with rollout_mode():  # batched forwards of up to 64 boards: one thread, no autograd (same results)
+        with rollout_mode():  # batched forwards of up to 64 boards without autograd (same results)
             res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=kw)
         row = {"update": trainer.updates, "env_steps": trainer.env_steps, "opponent": name, **res}
         _append_csv(out / "eval.csv", EVAL_FIELDS, row)

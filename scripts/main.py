@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["load_average_1m_at_start_and_after_training"] = [round(load_start[0], 2), round(os.getloadavg()[0], 2)]
     for name, opp in (("random", RandomPolicy(seed=777)), ("greedy", GreedyPolicy(seed=778))):
         print(f"evaluating against {name} over {games} seat-swapped games ...", flush=True)
-        with rollout_mode():  # the agent's batched forwards on one thread, no autograd: the same results, faster
+        with rollout_mode():  # the agent's batched forwards without autograd: the same results, faster
             res = evaluate(agent, opp, games, seed=2024, env_kwargs=env_kwargs)
         summary[f"win_rate_vs_{name}"] = res["win_rate"]
         summary[f"vs_{name}"] = res
