@@ -27,6 +27,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from agents import cli  # noqa: E402
+
 WORKER = r"""
 import hashlib, io, json, os, sys, time
 import agents  # before torch: OMP_WAIT_POLICY=PASSIVE, as the scripts do
@@ -106,7 +110,7 @@ def run_tree(tree: str, config: str, updates: int, eval_every: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.Parser(prog="same_training.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--against", required=True, help="the other source tree (e.g. a checkout of main)")
     ap.add_argument("--config", default="configs/default.yaml")
     ap.add_argument("--updates", type=int, default=8)
@@ -114,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args(argv)
     if args.updates < 1 or args.rounds < 1 or args.eval_every < 0:
-        ap.error("--updates and --rounds must be >= 1, --eval-every >= 0")
+        return cli.fail(ap.prog, "--updates and --rounds must be >= 1 and --eval-every >= 0")
     if not os.path.isdir(os.path.join(args.against, "agents")):
-        ap.error(f"--against {args.against}: no agents/ package there; give the root of a source tree")
+        return cli.fail(ap.prog, f"--against {args.against}: no agents/ package there; give the root of a source tree")
+    if not os.path.isfile(args.config):
+        return cli.fail(ap.prog, f"--config {args.config}: no such file; give a training config (configs/default.yaml)")
     here = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     trees = {"this": here, "against": os.path.abspath(args.against)}
     results: dict[str, list[dict]] = {k: [] for k in trees}
