@@ -921,13 +921,15 @@ class _Helpers:
     docstring).  The threads hold this object, not the batch: a batch that is dropped is collected (and
     closes its helpers)."""
 
-    SPINS = 1 << 22
-    """Loads of the control array a helper makes before it sleeps: about a millisecond (a quarter of a
-    nanosecond each on the development machine), longer than the Python work between two steps of a
-    loop (a random policy's included); a loop that spends longer between steps (a network's forward
-    pass) finds the helpers asleep and wakes them, as a thread pool would."""
-    WAIT_SPINS = 1 << 20
-    """Loads the calling thread makes between two yields while it waits for the helpers' reports."""
+    SPINS = 2000
+    """Rounds of watching (:data:`~carc_env.fast.vector_kernels.WATCH` loads of the control array and a
+    ``sched_yield``, half a microsecond or more) a helper makes before it sleeps: about a millisecond,
+    longer than the Python work between two steps of a loop (a random policy's included); a loop that
+    spends longer between steps (a network's forward pass) finds the helpers asleep and wakes them, as a
+    thread pool would."""
+    WAIT_SPINS = 200
+    """Rounds of watching the calling thread makes between two yields of the GIL while it waits for the
+    helpers' reports."""
 
     def __init__(self, n: int) -> None:
         import threading

@@ -15,7 +15,8 @@ calls that release the GIL:
 
 and the handshake of a threaded batched step (:class:`carc_env.fast.engine.FastBatch` with ``threads > 1``):
 the helper threads are started once and wait for the next step in compiled code that releases the GIL,
-watching a control array (``ctl``, int64) with atomic loads, instead of being woken by the operating
+watching a control array (``ctl``, int64) with atomic loads (and letting another thread that waits for
+the core run between every few loads, :func:`cede`), instead of being woken by the operating
 system twice per step (a thread pool's job and its result: each wake-up costs tens of microseconds on a
 virtual machine, and each return to Python contends for the GIL):
 
@@ -24,7 +25,7 @@ virtual machine, and each return to Python contends for the GIL):
 * :func:`wait_go`: a helper reports its last step done (``ctl[C_DONE]``, its illegal actions added to
   ``ctl[C_BAD]``) and watches for the next step: it returns the new epoch once the caller has opened it
   *and* entered the kernel (it has taken a chunk: ``ctl[C_COUNTER] != 0``, so the GIL is free when the
-  helper goes back to Python for the step's arguments), or -1 after ``spins`` loads (the caller is busy
+  helper goes back to Python for the step's arguments), or -1 after ``spins`` rounds of loads (the caller is busy
   elsewhere: the helper then sleeps on a condition, marked in ``ctl[C_SLEEP]``, and :func:`publish`
   tells the caller to wake it);
 * :func:`wait_done`: the calling thread waits until every helper has reported step ``epoch`` done (in
@@ -37,6 +38,8 @@ engine's entry points.
 from __future__ import annotations
 
 import numpy as np
+import sys
+
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
@@ -79,6 +82,26 @@ def atomic_add(typingctx, arr, i, n):  # pragma: no cover - compiled
     return types.int64(arr, types.intp, types.int64), codegen
 
 
+if sys.platform.startswith(("linux", "darwin", "freebsd")):
+    _sched_yield = types.ExternalFunction("sched_yield", types.int32())  # the C library's
+
+    @njit(nogil=True, inline="always")
+    def cede() -> None:  # pragma: no cover - compiled
+        """Let another thread that waits for this core run (``sched_yield``; at once if none waits): a
+        thread that watches the control array must not keep the thread it waits for off the core on a
+        machine with more threads than cores."""
+        _sched_yield()
+else:  # pragma: no cover - no sched_yield: the watch only spins
+
+    @njit(nogil=True, inline="always")
+    def cede() -> None:
+        pass
+
+
+WATCH = 64
+"""Loads of the control array between two :func:`cede` calls of a watch."""
+
+
 @njit(cache=True, nogil=True)
 def publish(ctl: np.ndarray, epoch: int) -> int:  # pragma: no cover - compiled
     """Open step ``epoch`` (the chunk counter is already 0); the number of helpers asleep (to notify).
@@ -90,15 +113,17 @@ def publish(ctl: np.ndarray, epoch: int) -> int:  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def wait_go(ctl: np.ndarray, done: int, bad: int, spins: int) -> int:  # pragma: no cover - compiled
     """Report step ``done`` finished with ``bad`` illegal actions (``bad < 0``: nothing to report), then
-    watch for the next step (see the module docstring): its epoch, or -1 after ``spins`` loads without one
-    (now counted asleep)."""
+    watch for the next step (see the module docstring): its epoch, or -1 after ``spins`` rounds of
+    :data:`WATCH` loads and a :func:`cede` without one (now counted asleep)."""
     if bad > 0:
         atomic_add(ctl, C_BAD, bad)
     if bad >= 0:
         atomic_add(ctl, C_DONE, 1)
     for _ in range(spins):
-        if atomic_load(ctl, C_EPOCH) != done and atomic_load(ctl, C_COUNTER) != 0:
-            return atomic_load(ctl, C_EPOCH)
+        for _ in range(WATCH):
+            if atomic_load(ctl, C_EPOCH) != done and atomic_load(ctl, C_COUNTER) != 0:
+                return atomic_load(ctl, C_EPOCH)
+        cede()
     atomic_add(ctl, C_SLEEP, 1)
     if atomic_load(ctl, C_EPOCH) != done:  # opened meanwhile: do not sleep
         atomic_add(ctl, C_SLEEP, -1)
@@ -114,11 +139,13 @@ def awake(ctl: np.ndarray) -> int:  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def wait_done(ctl: np.ndarray, reports: int, spins: int) -> bool:  # pragma: no cover - compiled
-    """Whether ``ctl[C_DONE]`` reached ``reports`` within ``spins`` loads (the caller yields and asks
-    again if not)."""
+    """Whether ``ctl[C_DONE]`` reached ``reports`` within ``spins`` rounds of :data:`WATCH` loads and a
+    :func:`cede` (the caller asks again if not)."""
     for _ in range(spins):
-        if atomic_load(ctl, C_DONE) >= reports:
-            return True
+        for _ in range(WATCH):
+            if atomic_load(ctl, C_DONE) >= reports:
+                return True
+        cede()
     return False
 
 
