@@ -224,7 +224,7 @@ class FastMatch(MatchChecks):
         if obs is None:
             obs = self._fresh_obs(seat)
             for a in obs.values():
-                a.flags.writeable = False
+                a.setflags(write=False)  # (half the cost of flags.writeable = False)
             self._obs[seat] = obs
         return obs
 

@@ -460,7 +460,7 @@ class FastBatch:
             # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders
             # first, holding the GIL while the calling thread has released it in its kernel.
             helpers = self._helpers
-            if helpers is None:
+            if helpers is None or helpers.pid != os.getpid():  # (a forked child has none of the threads)
                 helpers = self._helpers = _Helpers(self.threads - 1)
             bad = helpers.step(self._prepare_all, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
             if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
@@ -937,6 +937,7 @@ class _Helpers:
         from .vector_kernels import C_LEN
 
         self.n = n
+        self.pid = os.getpid()
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
         self.cond = threading.Condition()
         self.job: tuple[Any, ...] | None = None

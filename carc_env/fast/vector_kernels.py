@@ -37,9 +37,9 @@ engine's entry points.
 
 from __future__ import annotations
 
-import numpy as np
 import sys
 
+import numpy as np
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic

@@ -120,6 +120,50 @@ def test_a_pickled_threaded_batch_steps_like_the_original():
     twin.close()
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_steps_with_helpers_of_its_own():
+    """A child forked after the helpers started has none of their threads: its batch starts its own
+    (instead of waiting for helpers that do not exist) and steps as the parent does."""
+    import hashlib
+    import os
+
+    fb = _batch(6, 2)
+    rng = np.random.default_rng(4)
+    fb.step(random_legal_actions(fb.observe_acting()["action_mask"], rng))  # the helpers run now
+    acts = random_legal_actions(fb.observe_acting()["action_mask"], rng)
+
+    def digest() -> bytes:
+        out = fb.step(acts)
+        h = hashlib.sha256()
+        for a in (*out[0].values(), *out[1:]):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.digest()
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: step, report, leave at once
+        try:
+            os.write(write, digest())
+        finally:
+            os._exit(0)
+    import select
+    import signal
+
+    os.close(write)
+    child = b""
+    while len(child) < 32 and select.select([read], [], [], 60)[0]:  # a child that hangs fails the test
+        part = os.read(read, 32)
+        if not part:
+            break
+        child += part
+    os.close(read)
+    if len(child) < 32:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert child == digest()
+    fb.close()
+
+
 def test_fetch_add_returns_the_value_before_the_addition():
     from numba import njit
 
