@@ -910,7 +910,10 @@ class FastBatch:
     def __del__(self) -> None:
         helpers = self.__dict__.get("_helpers")
         if helpers is not None:
-            helpers.close()
+            try:
+                helpers.close()
+            except Exception:  # noqa: BLE001, S110 - at interpreter exit the modules may be gone; the threads are daemons
+                pass
 
 
 class _Helpers:
