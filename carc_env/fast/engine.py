@@ -383,10 +383,11 @@ class FastBatch:
 
     @property
     def _chunk(self) -> int:
-        """Games per chunk of a threaded step: about eight chunks per thread (a thread that finishes early
-        takes the next chunk), at least two games (a game's step costs microseconds; the atomic add that
-        hands out a chunk costs nanoseconds)."""
-        return max(2, -(-self.num_games // (8 * self.threads)))
+        """Games per chunk of a threaded step: about 32 chunks per thread (a thread that finishes early
+        takes the next chunk; the threads' finishing times differ by a chunk at most, so one game each
+        when there are few: a game's step costs microseconds, the atomic add that hands out a chunk
+        nanoseconds)."""
+        return max(1, -(-self.num_games // (32 * self.threads)))
 
     def step(
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True, checked: bool = False
