@@ -27,7 +27,10 @@ axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
   disagrees with the compiled engine raises, so it is a check too.
 
 The kernels release the GIL; with ``threads > 1`` a batched step runs on that
-many threads over disjoint ranges of games.
+many threads over disjoint ranges of games: the calling thread and helper
+threads started on the first threaded step, which wait for the next step in
+compiled code (``_Helpers``; :meth:`close` stops them, and so does dropping the
+batch).
 """
 
 from __future__ import annotations
