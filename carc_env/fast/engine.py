@@ -928,12 +928,12 @@ class _Helpers:
     docstring).  The threads hold this object, not the batch: a batch that is dropped is collected (and
     closes its helpers)."""
 
-    SPINS = 2000
+    SPINS = 600
     """Rounds of watching (:data:`~carc_env.fast.vector_kernels.WATCH` loads of the control array and a
-    ``sched_yield``, half a microsecond or more) a helper makes before it sleeps: about a millisecond,
-    longer than the Python work between two steps of a loop (a random policy's included); a loop that
-    spends longer between steps (a network's forward pass) finds the helpers asleep and wakes them, as a
-    thread pool would."""
+    ``sched_yield``, half a microsecond or more) a helper makes before it sleeps: about 0.3 ms, twice the
+    Python work between two steps of a loop with a random policy (the benchmark's); a loop that spends
+    longer between steps (a network's forward pass) finds the helpers asleep and wakes them, as a thread
+    pool would, and its own threads (a network's) do not share their cores with a watch for long."""
     WAIT_SPINS = 200
     """Rounds of watching the calling thread makes between two yields of the GIL while it waits for the
     helpers' reports."""
