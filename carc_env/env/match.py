@@ -241,7 +241,7 @@ class Match(MatchChecks):
             if self.options.action_features:
                 obs.update(self.action_features(seat))
             for a in obs.values():
-                a.flags.writeable = False
+                a.setflags(write=False)  # (half the cost of flags.writeable = False)
             self._obs[seat] = obs
         return obs
 

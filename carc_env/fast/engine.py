@@ -27,14 +27,16 @@ axis.  It reproduces :class:`~carc_env.env.match.Match` exactly:
   disagrees with the compiled engine raises, so it is a check too.
 
 The kernels release the GIL; with ``threads > 1`` a batched step runs on that
-many threads over disjoint ranges of games.
+many threads over disjoint ranges of games: the calling thread and helper
+threads started on the first threaded step, which wait for the next step in
+compiled code (``_Helpers``; :meth:`close` stops them, and so does dropping the
+batch).
 """
 
 from __future__ import annotations
 
 import copy
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -65,6 +67,24 @@ from .tables import (
 )
 
 _COORD_LIMIT = 1 << 40
+
+
+def direct(fn: Any, args: tuple[Any, ...]) -> Any:
+    """The machine-code entry of the overload of Numba dispatcher ``fn`` that a call ``fn(*args)`` has just
+    run (``fn`` itself where there is none, e.g. without Numba).
+
+    Calling a dispatcher first types every argument to pick the overload: with the tables and the state
+    (two named tuples of arrays) that costs more than 2 us a call, as much as a one-game kernel's work.
+    The per-step paths (the AEC env's step and observation, the vector env's batched step) keep the
+    entry this returns and call it with arguments of the same types (the same tables and state, arrays
+    they made with the same dtypes and dimensions): it unboxes them and releases the GIL as the
+    dispatcher's call does, without the typing.  Only for such fixed call sites: an array of another
+    dimension would not be refused."""
+    try:
+        sig = tuple(fn.typeof_pyval(a) for a in args)
+        return fn.overloads[sig].entry_point
+    except (AttributeError, KeyError, TypeError):
+        return fn
 
 
 def alloc_state(lay: Layout, G: int) -> K.State:
@@ -161,7 +181,8 @@ class FastBatch:
         self._seed_rngs: list[np.random.Generator | None] = [None] * num_games
         self._next_seeds: list[int | None] = [None] * num_games
         self._shadow: list[Game | None] = [None] * num_games
-        self._pool: ThreadPoolExecutor | None = None
+        self._helpers: _Helpers | None = None  # the helper threads of a threaded step, started on its first
+        self._counter = np.zeros(1, dtype=np.int64)  # (the first argument types of step_chunks, whatever threads)
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
         self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
@@ -183,13 +204,16 @@ class FastBatch:
         self.codec = lay.codec
         self.encoder = lay.encoder
         self._scratch_rewards = np.zeros(8, dtype=np.float64)
+        # machine-code entries of the per-step kernels (direct()), by name, found on their first call
+        self._entries: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
         self._flush()
         d = self.__dict__.copy()
-        d["_pool"] = None
+        d["_helpers"] = None
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
+        d["_entries"] = {}  # machine-code entries (direct()), found again on use
         d["_shadow"] = [None] * self.num_games
         for k in ("layout", "tables", "codec", "encoder"):
             d.pop(k)
@@ -197,6 +221,10 @@ class FastBatch:
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
+        d["_entries"] = {}
+        d.pop("_pool", None)  # pickled when a thread pool ran the threads
+        d.setdefault("_helpers", None)
+        d.setdefault("_counter", np.zeros(1, dtype=np.int64))
         self.__dict__.update(d)
         self.layout = build_layout(self.options)
         self.state = K.State(*self.state)
@@ -358,10 +386,11 @@ class FastBatch:
 
     @property
     def _chunk(self) -> int:
-        """Games per chunk of a threaded step: about eight chunks per thread (a thread that finishes early
-        takes the next chunk), at least two games (a game's step costs microseconds; the atomic add that
-        hands out a chunk costs nanoseconds)."""
-        return max(2, -(-self.num_games // (8 * self.threads)))
+        """Games per chunk of a threaded step: about 32 chunks per thread (a thread that finishes early
+        takes the next chunk; the threads' finishing times differ by a chunk at most, so one game each
+        when there are few: a game's step costs microseconds, the atomic add that hands out a chunk
+        nanoseconds)."""
+        return max(1, -(-self.num_games // (32 * self.threads)))
 
     def step(
         self, actions: np.ndarray, auto_reset: bool = True, observe: bool = True, checked: bool = False
@@ -414,32 +443,34 @@ class FastBatch:
         )
         T, S = self.tables, self.state
         self._epoch += 1
-        counter = np.zeros(1, dtype=np.int64)
+        counter = self._counter
+        counter[0] = 0
         # The games the last step restarted get their successors' draw orders now (Python work: a seed and
         # a shuffle each).  A game that has just started cannot end in this step (its draw order has
         # dozens of tiles), and the kernel reads a game's prepared draw order only when the game ends, so
         # with threads this runs in a worker while the other threads step the games (checked below).
         unprepared, self._unprepared = self._unprepared, []
+        step_chunks = self._entries.get("step_chunks")
+        first = step_chunks is None  # the first call types the arguments (the dispatcher); later ones do not
+        if first:
+            step_chunks = E().step_chunks
         if self.threads == 1:
             self._prepare_all(unprepared)
-            bad = E().step_chunks(T, S, counter, G, *args)
+            bad = step_chunks(T, S, counter, G, *args)
         else:
             # One kernel call per thread; the threads take chunks of games from one counter inside the
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
-            # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The first
-            # worker prepares the draw orders first: the calling thread has released the GIL in its kernel.
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="carc_fast")
-            chunk = self._chunk
-            step_chunks = E().step_chunks
-
-            def work(prepare: list[int]) -> int:
-                return self._prepare_all(prepare) + step_chunks(T, S, counter, chunk, *args)
-
-            futs = [self._pool.submit(work, unprepared if i == 0 else []) for i in range(self.threads - 1)]
-            bad = step_chunks(T, S, counter, chunk, *args) + sum(f.result() for f in futs)
+            # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
+            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders
+            # first, holding the GIL while the calling thread has released it in its kernel.
+            helpers = self._helpers
+            if helpers is None or helpers.pid != os.getpid():  # (a forked child has none of the threads)
+                helpers = self._helpers = _Helpers(self.threads - 1)
+            bad = helpers.step(self._prepare_all, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
             if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
+        if first:
+            self._entries["step_chunks"] = direct(step_chunks, (T, S, counter, G, *args))
         refused = np.flatnonzero(S.gi[:, K.G_ERR]).tolist() if bad else []
         # the games that moved are accounted for even when another game's action was refused (their
         # reference games follow, a restarted game's seed and successor are booked): the error below
@@ -541,7 +572,14 @@ class FastBatch:
         """:meth:`step_game` for a Python int the caller has checked against game g's mask (the AEC env's
         path); the kernel still refuses an illegal one (IllegalActionError, the game unchanged)."""
         r = self._scratch_rewards
-        if not E().step_one(self.tables, self.state, g, -1, action, 0, 0, r):
+        step_one = self._entries.get("step_one")
+        if step_one is None:
+            args = (self.tables, self.state, g, -1, action, 0, 0, r)
+            ok = E().step_one(*args)
+            self._entries["step_one"] = direct(E().step_one, args)
+        else:
+            ok = step_one(self.tables, self.state, g, -1, action, 0, 0, r)
+        if not ok:
             raise IllegalActionError(f"action {action} is not legal in phase {self.phase(g)!r} (see the mask)")
         self._vers[g] += 1
         if self._shadow[g] is not None:
@@ -869,9 +907,123 @@ class FastBatch:
         return {k: int(v) for k, v in zip(keys, stats, strict=True)}
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
+        if self._helpers is not None:
+            self._helpers.close()
+            self._helpers = None
+
+    def __del__(self) -> None:
+        helpers = self.__dict__.get("_helpers")
+        if helpers is not None:
+            try:
+                helpers.close()
+            except Exception:  # noqa: BLE001, S110 - at interpreter exit the modules may be gone; the threads are daemons
+                pass
+
+
+class _Helpers:
+    """The helper threads of a threaded batched step, started once and kept: between steps each waits in
+    compiled code that releases the GIL (:func:`carc_env.fast.vector_kernels.wait_go`: a short watch of
+    the control array ``ctl``, then a sleep on a condition), so a step wakes no thread through the
+    operating system and never waits for the GIL on a helper (the protocol is in that module's
+    docstring).  The threads hold this object, not the batch: a batch that is dropped is collected (and
+    closes its helpers)."""
+
+    SPINS = 600
+    """Rounds of watching (:data:`~carc_env.fast.vector_kernels.WATCH` loads of the control array and a
+    ``sched_yield``, half a microsecond or more) a helper makes before it sleeps: about 0.3 ms, twice the
+    Python work between two steps of a loop with a random policy (the benchmark's); a loop that spends
+    longer between steps (a network's forward pass) finds the helpers asleep and wakes them, as a thread
+    pool would, and its own threads (a network's) do not share their cores with a watch for long."""
+    WAIT_SPINS = 200
+    """Rounds of watching the calling thread makes between two yields of the GIL while it waits for the
+    helpers' reports."""
+
+    def __init__(self, n: int) -> None:
+        import threading
+
+        from .vector_kernels import C_LEN
+
+        self.n = n
+        self.pid = os.getpid()
+        self.ctl = np.zeros(C_LEN, dtype=np.int64)
+        self.cond = threading.Condition()
+        self.job: tuple[Any, ...] | None = None
+        self.errors: list[BaseException] = []
+        self.stop = False
+        self.epoch = 0
+        self.threads = [
+            threading.Thread(target=_helper_loop, args=(self, i), name=f"carc_fast_{i}", daemon=True) for i in range(n)
+        ]
+        for t in self.threads:
+            t.start()
+
+    def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...]) -> int:
+        """One threaded step: the helpers and the calling thread run ``step_chunks(*args)`` (``args[2]`` is
+        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first.
+        Returns the illegal actions met."""
+        import time
+
+        from .vector_kernels import C_BAD, C_COUNTER, publish, wait_done
+
+        ctl = self.ctl
+        ctl[C_COUNTER] = 0
+        ctl[C_BAD] = 0
+        self.job = (prepare, games, step_chunks, args)
+        self.epoch += 1
+        if publish(ctl, self.epoch):  # a helper sleeps: wake it
+            with self.cond:
+                self.cond.notify_all()
+        try:
+            bad = step_chunks(*args)
+        finally:
+            reports = self.n * self.epoch
+            while not wait_done(ctl, reports, self.WAIT_SPINS):
+                time.sleep(0)  # a helper is descheduled: let it run
+            self.job = None
+        if self.errors:
+            raise self.errors.pop()
+        return bad + int(ctl[C_BAD])
+
+    def close(self) -> None:
+        """Stop the threads (they leave at their next look at the control array)."""
+        from .vector_kernels import C_COUNTER, publish
+
+        if self.stop:
+            return
+        self.stop = True
+        self.ctl[C_COUNTER] = 1
+        publish(self.ctl, self.epoch + 1)
+        with self.cond:
+            self.cond.notify_all()
+
+
+def _helper_loop(h: _Helpers, i: int) -> None:
+    """A helper thread of :class:`_Helpers`."""
+    from .vector_kernels import C_EPOCH, awake, wait_go
+
+    seen, bad = 0, -1
+    while True:
+        epoch = wait_go(h.ctl, seen, bad, h.SPINS)
+        bad = -1
+        if epoch < 0:  # asleep until the next step (or the end)
+            with h.cond:
+                while int(h.ctl[C_EPOCH]) == seen and not h.stop:
+                    h.cond.wait()
+            awake(h.ctl)
+            continue
+        if h.stop:
+            return
+        seen = epoch
+        job = h.job
+        bad = 0
+        try:
+            prepare, games, step_chunks, args = job  # type: ignore[misc]
+            if i == 0 and games:
+                prepare(games)
+            bad = step_chunks(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+            h.errors.append(exc)
+        job = prepare = args = None  # noqa: F841 - hold nothing of the batch between steps
 
 
 def default_threads() -> int:
@@ -882,4 +1034,4 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["FastBatch", "ReadOnlyGameError", "ReferenceGame", "alloc_state", "default_threads"]
+__all__ = ["FastBatch", "ReadOnlyGameError", "ReferenceGame", "alloc_state", "default_threads", "direct"]

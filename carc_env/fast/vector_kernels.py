@@ -13,14 +13,140 @@ calls that release the GIL:
   the winners of the games that ended, the episode counters, the placements outside the window, and the
   arrays the infos and the 5-tuple need (row masks, truncations), each fresh.
 
+and the handshake of a threaded batched step (:class:`carc_env.fast.engine.FastBatch` with ``threads > 1``):
+the helper threads are started once and wait for the next step in compiled code that releases the GIL,
+watching a control array (``ctl``, int64) with atomic loads (and letting another thread that waits for
+the core run between every few loads, :func:`cede`), instead of being woken by the operating
+system twice per step (a thread pool's job and its result: each wake-up costs tens of microseconds on a
+virtual machine, and each return to Python contends for the GIL):
+
+* :func:`publish`: the calling thread opens step ``epoch`` (``ctl[C_EPOCH]``) and learns how many helpers
+  had stopped watching and sleep (they need a notification);
+* :func:`wait_go`: a helper reports its last step done (``ctl[C_DONE]``, its illegal actions added to
+  ``ctl[C_BAD]``) and watches for the next step: it returns the new epoch once the caller has opened it
+  *and* entered the kernel (it has taken a chunk: ``ctl[C_COUNTER] != 0``, so the GIL is free when the
+  helper goes back to Python for the step's arguments), or -1 after ``spins`` rounds of loads (the caller is busy
+  elsewhere: the helper then sleeps on a condition, marked in ``ctl[C_SLEEP]``, and :func:`publish`
+  tells the caller to wake it);
+* :func:`wait_done`: the calling thread waits until every helper has reported step ``epoch`` done (in
+  :func:`wait_go`, so back in compiled code: the caller then never waits for the GIL on a helper).
+
 Imported only where the compiled engine runs (it needs Numba); compiled once and cached on disk like the
 engine's entry points.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+C_COUNTER, C_EPOCH, C_DONE, C_SLEEP, C_BAD, C_LEN = 0, 1, 2, 3, 4, 8
+"""Slots of the control array of a threaded step (``ctl``, int64 (C_LEN,)): the chunk counter of
+``step_chunks`` (it takes chunks from ``ctl[0]``), the step's epoch, the helpers' done reports (the sum of
+the epochs each helper finished last), the helpers asleep, the illegal actions the helpers met."""
+
+
+def _slot(context, builder, signature, args):  # pragma: no cover - compiled
+    aryty = signature.args[0]
+    ary = context.make_array(aryty)(context, builder, args[0])
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+
+
+@intrinsic
+def atomic_load(typingctx, arr, i):  # pragma: no cover - compiled
+    """``arr[i]`` (int64) read atomically (sequentially consistent): a loop on it is never hoisted."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and arr.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ptr = _slot(context, builder, signature, args)
+        return builder.load_atomic(ptr, "seq_cst", 8)
+
+    return types.int64(arr, types.intp), codegen
+
+
+@intrinsic
+def atomic_add(typingctx, arr, i, n):  # pragma: no cover - compiled
+    """``arr[i] += n`` atomically (sequentially consistent); the value before."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and arr.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ptr = _slot(context, builder, signature, args)
+        return builder.atomic_rmw("add", ptr, args[2], "seq_cst")
+
+    return types.int64(arr, types.intp, types.int64), codegen
+
+
+if sys.platform.startswith(("linux", "darwin", "freebsd")):
+    _sched_yield = types.ExternalFunction("sched_yield", types.int32())  # the C library's
+
+    @njit(nogil=True, inline="always")
+    def cede() -> None:  # pragma: no cover - compiled
+        """Let another thread that waits for this core run (``sched_yield``; at once if none waits): a
+        thread that watches the control array must not keep the thread it waits for off the core on a
+        machine with more threads than cores."""
+        _sched_yield()
+else:  # pragma: no cover - no sched_yield: the watch only spins
+
+    @njit(nogil=True, inline="always")
+    def cede() -> None:
+        pass
+
+
+WATCH = 64
+"""Loads of the control array between two :func:`cede` calls of a watch."""
+
+
+@njit(cache=True, nogil=True)
+def publish(ctl: np.ndarray, epoch: int) -> int:  # pragma: no cover - compiled
+    """Open step ``epoch`` (the chunk counter is already 0); the number of helpers asleep (to notify).
+    Both are sequentially consistent: a helper that goes to sleep either sees the epoch or is counted."""
+    atomic_add(ctl, C_EPOCH, epoch - atomic_load(ctl, C_EPOCH))
+    return atomic_load(ctl, C_SLEEP)
+
+
+@njit(cache=True, nogil=True)
+def wait_go(ctl: np.ndarray, done: int, bad: int, spins: int) -> int:  # pragma: no cover - compiled
+    """Report step ``done`` finished with ``bad`` illegal actions (``bad < 0``: nothing to report), then
+    watch for the next step (see the module docstring): its epoch, or -1 after ``spins`` rounds of
+    :data:`WATCH` loads and a :func:`cede` without one (now counted asleep)."""
+    if bad > 0:
+        atomic_add(ctl, C_BAD, bad)
+    if bad >= 0:
+        atomic_add(ctl, C_DONE, 1)
+    for _ in range(spins):
+        for _ in range(WATCH):
+            if atomic_load(ctl, C_EPOCH) != done and atomic_load(ctl, C_COUNTER) != 0:
+                return atomic_load(ctl, C_EPOCH)
+        cede()
+    atomic_add(ctl, C_SLEEP, 1)
+    if atomic_load(ctl, C_EPOCH) != done:  # opened meanwhile: do not sleep
+        atomic_add(ctl, C_SLEEP, -1)
+        return atomic_load(ctl, C_EPOCH)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def awake(ctl: np.ndarray) -> int:  # pragma: no cover - compiled
+    """A helper that slept is back (``ctl[C_SLEEP] -= 1``)."""
+    return atomic_add(ctl, C_SLEEP, -1)
+
+
+@njit(cache=True, nogil=True)
+def wait_done(ctl: np.ndarray, reports: int, spins: int) -> bool:  # pragma: no cover - compiled
+    """Whether ``ctl[C_DONE]`` reached ``reports`` within ``spins`` rounds of :data:`WATCH` loads and a
+    :func:`cede` (the caller asks again if not)."""
+    for _ in range(spins):
+        for _ in range(WATCH):
+            if atomic_load(ctl, C_DONE) >= reports:
+                return True
+        cede()
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -79,4 +205,5 @@ def post_step(rewards, dones, final, seats, acting, episodes, gi, outside_col): 
     return own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped
 
 
-__all__ = ["first_illegal", "post_step"]
+__all__ = ["C_BAD", "C_COUNTER", "C_DONE", "C_EPOCH", "C_LEN", "C_SLEEP", "awake", "first_illegal", "post_step", "publish",
+           "wait_done", "wait_go"]  # fmt: skip

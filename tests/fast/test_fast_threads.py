@@ -61,6 +61,109 @@ def test_threaded_step_names_an_illegal_action():
     fb.close()
 
 
+def test_helpers_that_slept_step_the_same_games(monkeypatch):
+    """The helper threads watch for the next step for a while, then sleep on a condition: a step that finds
+    them asleep wakes them (no step is lost or stepped twice); the outputs stay those of one thread."""
+    import time
+
+    from carc_env.fast import engine
+
+    monkeypatch.setattr(engine._Helpers, "SPINS", 64)  # they go to sleep at once
+    monkeypatch.setattr(engine._Helpers, "WAIT_SPINS", 64)  # and the caller yields while it waits
+    one, many = _batch(9, 1), _batch(9, 3)
+    obs = one.observe_acting()
+    rng = np.random.default_rng(3)
+    for step in range(120):
+        actions = random_legal_actions(obs["action_mask"], rng)
+        if step % 10 == 0:
+            time.sleep(0.002)  # every helper is asleep now
+        out_one, out_many = one.step(actions), many.step(actions)
+        for k in out_one[0]:
+            assert out_one[0][k].tobytes() == out_many[0][k].tobytes(), (step, k)
+        for a, b in zip(out_one[1:], out_many[1:], strict=True):
+            assert np.array_equal(a, b), step
+        obs = out_one[0]
+    threads = many._helpers.threads
+    assert len(threads) == 2 and all(t.is_alive() for t in threads)
+    many.close()
+    for t in threads:
+        t.join(timeout=10)
+        assert not t.is_alive()
+
+
+def test_a_dropped_batch_stops_its_helpers():
+    import gc
+
+    fb = _batch(4, 2)
+    fb.step(random_legal_actions(fb.observe_acting()["action_mask"], np.random.default_rng(0)))
+    (thread,) = fb._helpers.threads
+    del fb
+    gc.collect()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def test_a_pickled_threaded_batch_steps_like_the_original():
+    import pickle
+
+    fb = _batch(6, 2)
+    acts = random_legal_actions(fb.observe_acting()["action_mask"], np.random.default_rng(1))
+    fb.step(acts)
+    twin = pickle.loads(pickle.dumps(fb))
+    acts = random_legal_actions(fb.observe_acting()["action_mask"], np.random.default_rng(2))
+    a, b = fb.step(acts), twin.step(acts)
+    for k in a[0]:
+        assert a[0][k].tobytes() == b[0][k].tobytes()
+    for x, y in zip(a[1:], b[1:], strict=True):
+        assert np.array_equal(x, y)
+    fb.close()
+    twin.close()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_steps_with_helpers_of_its_own():
+    """A child forked after the helpers started has none of their threads: its batch starts its own
+    (instead of waiting for helpers that do not exist) and steps as the parent does."""
+    import hashlib
+    import os
+
+    fb = _batch(6, 2)
+    rng = np.random.default_rng(4)
+    fb.step(random_legal_actions(fb.observe_acting()["action_mask"], rng))  # the helpers run now
+    acts = random_legal_actions(fb.observe_acting()["action_mask"], rng)
+
+    def digest() -> bytes:
+        out = fb.step(acts)
+        h = hashlib.sha256()
+        for a in (*out[0].values(), *out[1:]):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.digest()
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: step, report, leave at once
+        try:
+            os.write(write, digest())
+        finally:
+            os._exit(0)
+    import select
+    import signal
+
+    os.close(write)
+    child = b""
+    while len(child) < 32 and select.select([read], [], [], 60)[0]:  # a child that hangs fails the test
+        part = os.read(read, 32)
+        if not part:
+            break
+        child += part
+    os.close(read)
+    if len(child) < 32:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert child == digest()
+    fb.close()
+
+
 def test_fetch_add_returns_the_value_before_the_addition():
     from numba import njit
 
