@@ -62,7 +62,7 @@ from ...fast.kernels import (
     log_row,
 )
 from ...fast.rng import integers
-from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_NPLAYERS, P_O_FL, P_O_RNG, P_O_SCORES, P_O_SUPPLY, P_ROWS, TC_CE, TC_NSEG
 from .rules import CATHEDRAL_TAG, KEY, PlaceThief, ScoreWindow, Steal, token_set
@@ -161,13 +161,13 @@ def setup(T, S, g, pb):
     ls[g, o + NPOOL] = np_
 
 
-@kernel
+@inline
 def after_draw(T, S, g, pb, t):
     if not T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
         draw_token(T, S, g, pb, S.gi[g, G_TURNP])
 
 
-@kernel
+@inline
 def after_placement(T, S, g, pb, t, x, y, r):
     S.ls[g, T.P[pb + B_LS] + DONE] = 0  # a new turn's stages
     if T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
@@ -194,10 +194,15 @@ def on_completed(T, S, g, pb, root, kind):
                 break
 
 
-@kernel
+@inline
 def on_scored(T, S, g, pb, root, kind, final):
-    if kind != ROAD:
-        return
+    if kind == ROAD and S.ls[g, T.P[pb + B_LS] + NTHIEF]:
+        forget_thieves(T, S, g, pb)
+
+
+@kernel
+def forget_thieves(T, S, g, pb):
+    """Thieves whose road was scored (their owner no longer on their node) leave the list."""
     ls = S.ls
     o = T.P[pb + B_LS]
     j = 0
@@ -212,7 +217,7 @@ def on_scored(T, S, g, pb, root, kind, final):
 
 
 # ---------------------------------------------------------------- windows
-@kernel
+@inline
 def basic_done(T, S, g, pb, p, w):
     """Finished copies of basic window w held by seat p (the fewest copies of its kinds)."""
     o = T.P[pb + B_LS] + HELD + NK * p + KPW * w
@@ -232,7 +237,7 @@ def shape_copies(T, S, g, pb, p, i):
     return m
 
 
-@kernel
+@inline
 def any_complete(T, S, g, pb, p):
     for w in range(NW):
         if basic_done(T, S, g, pb, p, w):
@@ -432,15 +437,17 @@ def steal(T, S, g, pb, v, k):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@kernel
+@inline
 def decision_open(T, S, g, pb, anchor):
+    # inlined where the engine calls it (four times a turn); the kernels only where a decision may open
     ls = S.ls
     o = T.P[pb + B_LS]
     tp = S.gi[g, G_TURNP]
     ls[g, o + CUR] = 0
     if anchor == A_AFTER_FOLLOWER:
         if not ls[g, o + DONE] & DONE_THIEF:
-            if thief_roads(T, S, g, pb):
+            k = S.gi[g, G_NPL] - 1  # thief_roads is 0 unless the tile holds a cloister-like building
+            if T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_BSEG] >= 0 and thief_roads(T, S, g, pb):
                 S.gi[g, G_PLAYER] = tp
                 S.gi[g, G_DPHASE] = T.P[pb + PH_THIEF]
                 ls[g, o + CUR] = SUB_THIEF
