@@ -81,7 +81,7 @@ from ...fast.printed import (
     cell_class,
     cell_row,
 )
-from ...fast.seam import B_AWARD, B_LS, B_OWN, inline, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_OWN, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
     P_COLS,
@@ -300,20 +300,16 @@ def score_items(T, S, g, pb, root, final):
 
 
 # ---------------------------------------------------------------- the town variants
-@inline
+@kernel
 def after_placement(T, S, g, pb, t, x, y, r):
-    # inlined where the engine calls it (every placement): a look-up, the call only on a town
     lay = T.P[P_LAY]
     cx = x - T.P[lay + LB_X0]
     cy = y - T.P[lay + LB_Y0]
     w = T.P[lay + LB_W]
-    if 0 <= cx < w and 0 <= cy < T.P[lay + LB_H] and T.P[pb + TABLE + T.P[pb + T_TOWN_AT] + cy * w + cx]:
-        on_town(T, S, g, pb)
-
-
-@kernel
-def on_town(T, S, g, pb):
-    """A tile covers a town: the penalty (variant 2), the extra turn owed (variant 1)."""
+    if not (0 <= cx < w and 0 <= cy < T.P[lay + LB_H]):
+        return
+    if not T.P[pb + TABLE + T.P[pb + T_TOWN_AT] + cy * w + cx]:
+        return
     if T.P[pb + PENALTY]:
         p = S.gi[g, G_TURNP]
         S.ls[g, T.P[P_O_SCORES] + p] -= 2
@@ -323,7 +319,7 @@ def on_town(T, S, g, pb):
         S.ls[g, o + DUE] = 1
 
 
-@inline
+@kernel
 def extra_turn(T, S, g, pb):
     if not T.P[pb + EXTRA]:
         return False
@@ -336,7 +332,7 @@ def extra_turn(T, S, g, pb):
     return False
 
 
-@inline
+@kernel
 def decision_open(T, S, g, pb, anchor):
     if anchor != A_END_TURN or not T.P[pb + ASK]:
         return False

@@ -40,7 +40,7 @@ from ...fast.kernels import (
     find,
     mark_tiles,
 )
-from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import LINK_CAP, P_GOFF, TC_CE, TC_NSEG
 from .rules import GATE_TAGS
@@ -52,25 +52,8 @@ GATE_CAP = 16  # placed gates of one type the kernels hold
 TAG_W = GATE_CAP + 1  # per gate type: the count, then the nodes
 
 
-@inline
-def has_gate(T, pb, t):
-    c = T.P[pb + B_TILE]
-    for j in range(NTAGS):
-        if T.tile[t, c + j]:
-            return True
-    return False
-
-
-@inline
-def placement_links(T, S, g, pb, t, x, y, r):
-    # inlined where the engine calls it (every placement, every look-ahead): the kernel only for a gate
-    if has_gate(T, pb, t):
-        links(T, S, g, pb, t)
-
-
 @kernel
-def links(T, S, g, pb, t):
-    """The links tile ``t`` makes: each of its gates to each placed gate of its type in an open city."""
+def placement_links(T, S, g, pb, t, x, y, r):
     c = T.P[pb + B_TILE]
     o = T.P[pb + B_LS]
     for seg in range(T.tile[t, TC_NSEG]):
@@ -84,15 +67,8 @@ def links(T, S, g, pb, t):
                     add_link(T, S, g, seg, node)
 
 
-@inline
-def after_placement(T, S, g, pb, t, x, y, r):
-    if has_gate(T, pb, t):
-        add_gates(T, S, g, pb, t)
-
-
 @kernel
-def add_gates(T, S, g, pb, t):
-    """Tile ``t`` was placed: its gates join the placed gates of their types."""
+def after_placement(T, S, g, pb, t, x, y, r):
     c = T.P[pb + B_TILE]
     o = T.P[pb + B_LS]
     base = S.pl[g, S.gi[g, G_NPL] - 1, 4]
@@ -106,14 +82,10 @@ def add_gates(T, S, g, pb, t):
                     S.ls[g, b] = n + 1
 
 
-@inline
-def blocks_completion(T, S, g, pb, root):
-    return T.P[pb + BLOCKS] != 0 and waits_for_partner(T, S, g, pb, root)
-
-
 @kernel
-def waits_for_partner(T, S, g, pb, root):
-    """City ``root`` holds a gate whose partner is not placed yet."""
+def blocks_completion(T, S, g, pb, root):
+    if not T.P[pb + BLOCKS]:
+        return False
     o = T.P[pb + B_LS]
     for j in range(NTAGS):
         b = o + j * TAG_W
@@ -122,7 +94,7 @@ def waits_for_partner(T, S, g, pb, root):
     return False
 
 
-@inline
+@kernel
 def spot_veto(T, S, g, pb, t, seg):
     if T.P[pb + ON_GATE]:
         return False

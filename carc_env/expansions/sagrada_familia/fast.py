@@ -32,7 +32,7 @@ from ...core.tiles import CITY
 from ...fast.kernels import G_NF, G_NPL, N_DONE, N_NCOUNT, N_NEXT, N_OPEN, N_PL, field_borders, find, mark_tiles
 from ...fast.lookahead import closes_feature
 from ...fast.printed import CL_PLAYABLE, cell_class
-from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_GOFF, P_LAY, P_O_FMASK, TC_CE
 from .rules import TAG
@@ -51,7 +51,7 @@ def setup(T, S, g, pb):
     S.ls[g, T.P[pb + B_LS] + SEEN_ROOT] = -1
 
 
-@inline
+@kernel
 def in_force(T, S, g, pb):
     """The tile is on the board, its city is not completed and the tile did not close it."""
     o = T.P[pb + B_LS]
@@ -94,16 +94,10 @@ def open_cells(T, S, g, root):
     return cells, cx, cy
 
 
-@inline
-def placement_veto(T, S, g, pb, t):
-    # inlined where the engine calls it (every draw): the kernel only while the city is in force
-    if not T.P[pb + MAY_CLOSE] and in_force(T, S, g, pb):
-        veto(T, S, g, pb, t)
-
-
 @kernel
-def veto(T, S, g, pb, t):
-    """Clear the placements of tile ``t`` that would close the city (it is in force)."""
+def placement_veto(T, S, g, pb, t):
+    if T.P[pb + MAY_CLOSE] or not in_force(T, S, g, pb):
+        return
     nd = S.nd
     root = find(nd, g, S.ls[g, T.P[pb + B_LS] + NODE])
     # one tile fills one cell and links only add open edges: only when every open edge of the city
@@ -141,7 +135,7 @@ def veto(T, S, g, pb, t):
     S.ls[g, o] = bits
 
 
-@inline
+@kernel
 def after_placement(T, S, g, pb, t, x, y, r):
     seg = T.tile[t, T.P[pb + B_TILE] + C_SEG]
     if seg < 0:
@@ -153,7 +147,7 @@ def after_placement(T, S, g, pb, t, x, y, r):
         S.ls[g, o + CLOSED] = 1
 
 
-@inline
+@kernel
 def spot_veto(T, S, g, pb, t, seg):
     if T.P[pb + KNIGHT]:
         return False
@@ -165,7 +159,7 @@ def spot_veto(T, S, g, pb, t, seg):
     return find(S.nd, g, S.pl[g, k, 4] + seg) == find(S.nd, g, node)
 
 
-@inline
+@kernel
 def uncounted_completion(T, S, g, pb, root):
     if T.P[pb + FOR_KING]:
         return False
@@ -173,7 +167,7 @@ def uncounted_completion(T, S, g, pb, root):
     return S.ls[g, o + CLOSED] != 0 and find(S.nd, g, S.ls[g, o + NODE]) == root
 
 
-@inline
+@kernel
 def field_cities(T, S, g, pb, root):
     if T.P[pb + FOR_FARMERS]:
         return 0
@@ -186,7 +180,7 @@ def field_cities(T, S, g, pb, root):
     return -1 if field_borders(T, S, g, root, city) else 0
 
 
-@inline
+@kernel
 def score_override(T, S, g, pb, root, final):
     o = T.P[pb + B_LS]
     node = S.ls[g, o + NODE]
@@ -197,7 +191,7 @@ def score_override(T, S, g, pb, root, final):
     return -1
 
 
-@inline
+@kernel
 def defers_scoring(T, S, g, pb, root):
     o = T.P[pb + B_LS]
     node = S.ls[g, o + NODE]

@@ -161,6 +161,8 @@ def setup(T, S, g, pb):
     ls[g, o + NPOOL] = np_
 
 
+# The hooks the engine calls every turn are tiny guards inlined where it calls them (a call into a plug-in
+# kernel costs tens of nanoseconds); the work is in kernels called only when there is some.
 @inline
 def after_draw(T, S, g, pb, t):
     if not T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
@@ -217,7 +219,7 @@ def forget_thieves(T, S, g, pb):
 
 
 # ---------------------------------------------------------------- windows
-@inline
+@kernel
 def basic_done(T, S, g, pb, p, w):
     """Finished copies of basic window w held by seat p (the fewest copies of its kinds)."""
     o = T.P[pb + B_LS] + HELD + NK * p + KPW * w
@@ -237,7 +239,7 @@ def shape_copies(T, S, g, pb, p, i):
     return m
 
 
-@inline
+@kernel
 def any_complete(T, S, g, pb, p):
     for w in range(NW):
         if basic_done(T, S, g, pb, p, w):
@@ -439,15 +441,23 @@ def steal(T, S, g, pb, v, k):
 # ---------------------------------------------------------------- the decision hooks
 @inline
 def decision_open(T, S, g, pb, anchor):
-    # inlined where the engine calls it (four times a turn); the kernels only where a decision may open
+    # a thief or a steal after the follower, a window at the end of the turn: nothing between
+    if anchor == A_AFTER_FOLLOWER or anchor == A_END_TURN:
+        return open_glass(T, S, g, pb, anchor)
+    S.ls[g, T.P[pb + B_LS] + CUR] = 0
+    return False
+
+
+@kernel
+def open_glass(T, S, g, pb, anchor):
+    """:func:`decision_open` at ``A_AFTER_FOLLOWER`` and ``A_END_TURN``."""
     ls = S.ls
     o = T.P[pb + B_LS]
     tp = S.gi[g, G_TURNP]
     ls[g, o + CUR] = 0
     if anchor == A_AFTER_FOLLOWER:
         if not ls[g, o + DONE] & DONE_THIEF:
-            k = S.gi[g, G_NPL] - 1  # thief_roads is 0 unless the tile holds a cloister-like building
-            if T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_BSEG] >= 0 and thief_roads(T, S, g, pb):
+            if thief_roads(T, S, g, pb):
                 S.gi[g, G_PLAYER] = tp
                 S.gi[g, G_DPHASE] = T.P[pb + PH_THIEF]
                 ls[g, o + CUR] = SUB_THIEF
