@@ -45,6 +45,7 @@ from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, 
 from ..core.actions import checked_action, parse_action
 from . import kernels as K
 from .config import engine_config
+from .rng import WORDS as RNG_WORDS
 from .rng import generator_words
 from .seam import engine as E
 from .seam import plugin_index, support
@@ -891,13 +892,11 @@ class FastBatch:
         deals = [self._deal(s) for s in seeds]
         bags = np.stack([bag for bag, _ in deals])
         stats = np.zeros(5, dtype=np.int64)
-        if self.layout.uses_rng:  # each game needs its own generator (a plug-in draws from it): a call per game
-            o = self._off[P_O_NEXTRNG]
-            for i, (_, words) in enumerate(deals):
-                self.state.ls[g, o : o + len(words)] = words  # type: ignore[arg-type]
-                E().play_random(self.tables, self.state, g, bags[i : i + 1], int(rng_seed) + i, stats)
+        if self.layout.uses_rng:  # each game's own generator (a plug-in draws from it), its decisions seeded apart
+            words = np.stack([w for _, w in deals])  # type: ignore[misc]
         else:
-            E().play_random(self.tables, self.state, g, bags, int(rng_seed), stats)
+            words = np.zeros((0, RNG_WORDS), dtype=np.int32)
+        E().play_random(self.tables, self.state, g, bags, words, int(rng_seed), stats)
         self.seeds[g] = seeds[-1]  # slot g holds the last game played
         self.draw_orders[g] = None
         self._seed_rngs[g] = None

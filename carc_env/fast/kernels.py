@@ -1553,20 +1553,27 @@ def random_decision(T, S, g):
 
 
 @kernel
-def play_random(T, S, g, bags, seed, stats):
+def play_random(T, S, g, bags, words, seed, stats):
     """Play one game per row of ``bags`` (draw orders) in slot g, uniformly random legal decisions.
 
     Mirrors ``scripts/bench.py``'s reference loop: a tile decision picks uniformly among all legal
     (cell, rotation) pairs, a follower decision among the spots and pass.  ``stats`` accumulates:
     [games, tile decisions, legal placements summed, max legal placements, points scored].
+    ``words``: no rows, or one per game, its generator after the deal (:mod:`carc_env.fast.rng`); then
+    game ``j``'s decisions are seeded ``seed + j`` (else all games share one stream seeded ``seed``).
     """
     np.random.seed(seed)
     n = T.P[P_NPLAYERS]
     ls = S.ls
     onb = T.P[P_O_NEXTBAG]
+    onr = T.P[P_O_NEXTRNG]
     for j in range(bags.shape[0]):
         for i in range(bags.shape[1]):
             ls[g, onb + i] = bags[j, i]
+        if words.shape[0]:
+            for i in range(RNG_WORDS):
+                ls[g, onr + i] = words[j, i]
+            np.random.seed(seed + j)
         reset_game(T, S, g, bags.shape[1])
         while S.gi[g, G_PHASE] != PH_OVER:
             total = random_decision(T, S, g)

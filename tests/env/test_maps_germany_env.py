@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from carc_env.core import ConfigError
+from carc_env.core import ConfigError, Game, GameConfig, PointsAwarded, ScoreItem
 from carc_env.env.aec import env as make_env
 from carc_env.env.aec import raw_env
 from carc_env.env.vector import CarcassonneVectorEnv
@@ -266,3 +266,25 @@ def test_the_text_board_writes_whole_country_names_and_their_coats_of_arms():
         joined = parts[0] if len(parts) == 1 else parts[0][:-1] + parts[1]
         assert joined == name.upper() and all(any(p in ln for ln in lines) for p in parts), name
     assert _name_lines("Regensburg") == ["Regens-", "burg"] and _name_lines("Kiel") == ["Kiel"]
+
+
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_a_city_closed_at_setup_counts_for_the_king_on_both_engines(engine):
+    """docs/rules/maps_germany.md: Rostock's start city, closed by the Baltic at setup, is a completed city on
+    the board, so the King's holder scores it at the end; it gives nobody the King.  BA-U goes on Stuttgart,
+    P0 lays BA-U east of Rostock, P1 closes a one-tile city against the sea at (9,1) with a knight (2 points)
+    and takes the King (the first city a player completes); the bag is empty: the King scores 2 completed
+    cities (Rostock's and P1's), so 0 - 4."""
+    e = raw_env(expansions=(*MAP, "king_robber"), rules={"maps_germany": FIXED}, engine=engine)
+    e.reset(seed=0, options={"draw_order": ["BA-U", "BA-U", "BA-E"]})
+    assert e.unwrapped.match.scores == [0, 0]
+    for text in ["tile 9,2 r0", "pass", "tile 9,1 r0", "follower c1"]:
+        e.step(e.action_from_text(text))
+    assert e.unwrapped.match.over and e.unwrapped.match.scores == [0, 4]
+    # the King's award, itemised (the reference engine's events)
+    g = Game(GameConfig(2, (*MAP, "king_robber"), {"maps_germany": FIXED}), seed=0, draw_order=["BA-U", "BA-U", "BA-E"])
+    g.apply(g.parse_action("tile 9,2 r0"))
+    g.apply(g.parse_action("pass"))
+    g.apply(g.parse_action("tile 9,1 r0"))
+    king = [ev for ev in g.apply(g.parse_action("follower c1")) if isinstance(ev, PointsAwarded)]
+    assert [(ev.player, ev.items) for ev in king] == [(1, (ScoreItem("king", "2 completed cities x 1", 2),))]

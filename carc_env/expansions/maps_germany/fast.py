@@ -57,6 +57,8 @@ from ...fast.kernels import (
     G_TURNP,
     H_PLUG,
     N_KIND,
+    N_NEXT,
+    N_PL,
     find,
     hist_row,
     log_row,
@@ -65,7 +67,20 @@ from ...fast.kernels import (
     put_tile,
     union,
 )
-from ...fast.printed import ANY_CODE, CL_PLAYABLE, CL_VOID, LB_NPIECES, LB_O_CONN, NEUTRAL_CODE, cell_class, cell_row
+from ...fast.printed import (
+    ANY_CODE,
+    CL_PLAYABLE,
+    CL_VOID,
+    LB_H,
+    LB_NPIECES,
+    LB_O_CONN,
+    LB_W,
+    LB_X0,
+    LB_Y0,
+    NEUTRAL_CODE,
+    cell_class,
+    cell_row,
+)
 from ...fast.seam import B_AWARD, B_LS, B_OWN, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
@@ -88,11 +103,11 @@ from .rules import EXTRA_TURN_PHASE, KEY, ORIENTATIONS, TakeExtraTurn
 
 OWN = (
     "n_starts", "orient", "draw0", "penalty", "extra", "ask", "road_bonus", "ph_extra", "extra_start", "ch_map",
-    "n_coats", "t_towns", "n_towns", "t_starts", "t_planes",
+    "n_coats", "t_towns", "n_towns", "t_starts", "t_planes", "t_town_at", "t_coats_of",
 )  # fmt: skip
 (N_STARTS, ORIENT, DRAW0, PENALTY, EXTRA, ASK, ROAD_BONUS, PH_EXTRA, EXTRA_START, CH_MAP, N_COATS, T_TOWNS, N_TOWNS,
- T_STARTS, T_PLANES) = own_positions(OWN)  # fmt: skip
-TABLE = B_OWN + len(OWN)  # its table (T.P[pb + TABLE + i]): (piece, coats) pairs, towns, start squares, planes
+ T_STARTS, T_PLANES, T_TOWN_AT, T_COATS_OF) = own_positions(OWN)  # fmt: skip
+TABLE = B_OWN + len(OWN)  # its table (T.P[pb + TABLE + i]): see table()
 OPEN, FIXED, RANDOM = (ORIENTATIONS.index(o) for o in ("open", "fixed", "random"))
 DUE, IN_EXTRA, ASKED = 0, 1, 2  # its per-game integers: the extra turn is owed, being played, asked this turn
 TAKE, DECLINE = 0, 1  # map_extra_turn's entries and history rows
@@ -253,9 +268,18 @@ def score_items(T, S, g, pb, root, final):
         return 0
     tb = pb + TABLE
     n = 0
-    for j in range(T.P[pb + N_COATS]):
-        if find(S.nd, g, S.pl[g, T.P[tb + 2 * j], 4]) == root:
-            n += T.P[tb + 2 * j + 1]
+    if T.P[pb + N_COATS]:  # the printed pieces in the feature: those whose first segment is one of its nodes
+        nd = S.nd
+        pieces = T.P[T.P[P_LAY] + LB_NPIECES]
+        co = tb + T.P[pb + T_COATS_OF]
+        x = root
+        while True:
+            k = nd[g, x, N_PL]
+            if k < pieces and x == S.pl[g, k, 4]:
+                n += T.P[co + k]
+            x = nd[g, x, N_NEXT]
+            if x == root:
+                break
     out = n * (1 if final else 2)
     if kind == ROAD and T.P[pb + ROAD_BONUS]:
         off = T.P[P_GOFF]
@@ -278,12 +302,13 @@ def score_items(T, S, g, pb, root, final):
 # ---------------------------------------------------------------- the town variants
 @kernel
 def after_placement(T, S, g, pb, t, x, y, r):
-    tt = pb + TABLE + T.P[pb + T_TOWNS]
-    town = False
-    for j in range(T.P[pb + N_TOWNS]):
-        if T.P[tt + 2 * j] == x and T.P[tt + 2 * j + 1] == y:
-            town = True
-    if not town:
+    lay = T.P[P_LAY]
+    cx = x - T.P[lay + LB_X0]
+    cy = y - T.P[lay + LB_Y0]
+    w = T.P[lay + LB_W]
+    if not (0 <= cx < w and 0 <= cy < T.P[lay + LB_H]):
+        return
+    if not T.P[pb + TABLE + T.P[pb + T_TOWN_AT] + cy * w + cx]:
         return
     if T.P[pb + PENALTY]:
         p = S.gi[g, G_TURNP]
@@ -412,9 +437,10 @@ def params(rules: Any, exp: Any) -> dict[str, int]:
         "n_starts": len(exp.starts), "orient": ORIENTATIONS.index(o.start_orientation), "draw0": _draw_offset(rules),
         "penalty": int(o.town_penalty), "extra": int(o.town_extra_turn),
         "ask": int(o.town_extra_turn and o.town_extra_turn_optional), "road_bonus": int(o.town_road_bonus),
-        "n_coats": len(coats), "t_towns": 2 * len(coats), "n_towns": len(towns),
-        "t_starts": 2 * len(coats) + 2 * len(towns),
-        "t_planes": 2 * len(coats) + 2 * len(towns) + 2 * len(exp.starts) + 1,
+        "n_coats": len(coats), "t_towns": 0, "n_towns": len(towns), "t_starts": 2 * len(towns),
+        "t_town_at": 2 * len(towns) + 2 * len(exp.starts),
+        "t_coats_of": 2 * len(towns) + 2 * len(exp.starts) + _extent_cells(rules),
+        "t_planes": 2 * len(towns) + 2 * len(exp.starts) + _extent_cells(rules) + len(exp.coats) + 1,
     }  # fmt: skip
 
 
@@ -457,21 +483,31 @@ def planes(encoder: Any) -> np.ndarray:
     return packed.reshape(-1)
 
 
+def _extent_cells(rules: Any) -> int:
+    x0, x1, y0, y1 = rules.layout.bounds
+    return (x1 - x0 + 1) * (y1 - y0 + 1)
+
+
 def table(encoder: Any) -> np.ndarray:
-    """(piece, coats of arms) per printed piece carrying some, the town squares, the start squares, the
-    number of window cells, then their packed planes (:func:`planes`)."""
+    """The town squares, the start squares, per cell
+    of the board's extent (rows, then columns) 1 on a town, per printed piece its coats of arms, the number
+    of window cells, then their packed planes (:func:`planes`)."""
     rules = encoder.rules
     exp = _exp(rules)
     out: list[int] = []
-    for i, c in enumerate(exp.coats):
-        if c:
-            out += [i, c]
     for x, y in sorted(exp.towns):
         out += [x, y]
     for s in exp.starts:
         out += [s.x, s.y]
     p = planes(encoder)
-    return np.concatenate([np.array([*out, len(p)], dtype=np.int64), p])
+    x0, x1, y0, y1 = rules.layout.bounds
+    town_at = np.zeros((y1 - y0 + 1, x1 - x0 + 1), dtype=np.int64)
+    for x, y in exp.towns:
+        town_at[y - y0, x - x0] = 1
+    coats_of = np.array(list(exp.coats), dtype=np.int64)
+    return np.concatenate(
+        [np.array(out, dtype=np.int64), town_at.reshape(-1), coats_of, np.array([len(p)], dtype=np.int64), p]
+    )
 
 
 def setup_draws(rules: Any, exp: Any, rng: Any) -> list[int]:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import CITY
-from ...fast.kernels import G_NF, G_NPL, N_DONE, N_NEXT, N_OPEN, N_PL, field_borders, find, mark_tiles
+from ...fast.kernels import G_NF, G_NPL, N_DONE, N_NCOUNT, N_NEXT, N_OPEN, N_PL, field_borders, find, mark_tiles
 from ...fast.lookahead import closes_feature
 from ...fast.printed import CL_PLAYABLE, cell_class
 from ...fast.seam import B_LS, B_TILE, kernel, own_positions
@@ -39,13 +39,16 @@ from .rules import TAG
 
 OWN = ("may_close", "returns", "for_king", "for_farmers", "knight", "ch_city", "g_in_force")
 MAY_CLOSE, RETURNS, FOR_KING, FOR_FARMERS, KNIGHT, CH_CITY, G_IN_FORCE = own_positions(OWN)
-NODE, CLOSED = 0, 1  # its integers: the city's node (-1), exception 1 happened
+# its integers: the city's node (-1), exception 1 happened; then what placement_veto last found of the city's
+# open edges (the empty cells they face: 0, 1 or 2 for more, and the one cell), for its root and segment count
+NODE, CLOSED, SEEN_ROOT, SEEN_NC, SEEN_CELLS, SEEN_X, SEEN_Y = range(7)
 C_SEG = 0  # its tile column: the tile's Sagrada Familia city segment, -1
 
 
 @kernel
 def setup(T, S, g, pb):
     S.ls[g, T.P[pb + B_LS] + NODE] = -1
+    S.ls[g, T.P[pb + B_LS] + SEEN_ROOT] = -1
 
 
 @kernel
@@ -57,15 +60,9 @@ def in_force(T, S, g, pb):
 
 
 @kernel
-def placement_veto(T, S, g, pb, t):
-    if T.P[pb + MAY_CLOSE] or not in_force(T, S, g, pb):
-        return
+def open_cells(T, S, g, root):
+    """The empty cells the open edges of city ``root`` face: (0, 1 or 2 for two or more, x, y of the one)."""
     nd = S.nd
-    root = find(nd, g, S.ls[g, T.P[pb + B_LS] + NODE])
-    # one tile fills one cell and links only add open edges: only when every open edge of the city
-    # faces the same empty cell can a placement close it (rules.SagradaFamilia.placement_veto)
-    if nd[g, root, N_OPEN] > 4:
-        return
     off = T.P[P_GOFF]
     cx = 0
     cy = 0
@@ -90,10 +87,38 @@ def placement_veto(T, S, g, pb, t):
                 cy = ey
                 cells = 1
             elif ex != cx or ey != cy:
-                return  # two cells: no placement closes it
+                return 2, 0, 0  # two cells: no placement closes it
         x = nd[g, x, N_NEXT]
         if x == root:
             break
+    return cells, cx, cy
+
+
+@kernel
+def placement_veto(T, S, g, pb, t):
+    if T.P[pb + MAY_CLOSE] or not in_force(T, S, g, pb):
+        return
+    nd = S.nd
+    root = find(nd, g, S.ls[g, T.P[pb + B_LS] + NODE])
+    # one tile fills one cell and links only add open edges: only when every open edge of the city
+    # faces the same empty cell can a placement close it (rules.SagradaFamilia.placement_veto)
+    if nd[g, root, N_OPEN] > 4:
+        return
+    o = T.P[pb + B_LS]
+    off = T.P[P_GOFF]
+    if S.ls[g, o + SEEN_ROOT] == root and S.ls[g, o + SEEN_NC] == nd[g, root, N_NCOUNT]:
+        # the city gained no segment since: its open edges and the cells they face are the same (a tile
+        # filling such a cell, or a border closing an edge, joins a segment to it)
+        cells = S.ls[g, o + SEEN_CELLS]
+        cx = S.ls[g, o + SEEN_X]
+        cy = S.ls[g, o + SEEN_Y]
+    else:
+        cells, cx, cy = open_cells(T, S, g, root)
+        S.ls[g, o + SEEN_ROOT] = root
+        S.ls[g, o + SEEN_NC] = nd[g, root, N_NCOUNT]
+        S.ls[g, o + SEEN_CELLS] = cells
+        S.ls[g, o + SEEN_X] = cx
+        S.ls[g, o + SEEN_Y] = cy
     if cells != 1:
         return
     v = S.grid[g, cy + off, cx + off]
@@ -247,6 +272,6 @@ SUPPORT = FastSupport(
         "observe": observe,
     },
     own=OWN,
-    slots=2,
+    slots=7,
     tile_columns=tile_columns,
 )

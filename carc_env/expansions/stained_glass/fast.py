@@ -62,7 +62,7 @@ from ...fast.kernels import (
     log_row,
 )
 from ...fast.rng import integers
-from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_NPLAYERS, P_O_FL, P_O_RNG, P_O_SCORES, P_O_SUPPLY, P_ROWS, TC_CE, TC_NSEG
 from .rules import CATHEDRAL_TAG, KEY, PlaceThief, ScoreWindow, Steal, token_set
@@ -161,13 +161,15 @@ def setup(T, S, g, pb):
     ls[g, o + NPOOL] = np_
 
 
-@kernel
+# The hooks the engine calls every turn are tiny guards inlined where it calls them (a call into a plug-in
+# kernel costs tens of nanoseconds); the work is in kernels called only when there is some.
+@inline
 def after_draw(T, S, g, pb, t):
     if not T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
         draw_token(T, S, g, pb, S.gi[g, G_TURNP])
 
 
-@kernel
+@inline
 def after_placement(T, S, g, pb, t, x, y, r):
     S.ls[g, T.P[pb + B_LS] + DONE] = 0  # a new turn's stages
     if T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
@@ -194,10 +196,15 @@ def on_completed(T, S, g, pb, root, kind):
                 break
 
 
-@kernel
+@inline
 def on_scored(T, S, g, pb, root, kind, final):
-    if kind != ROAD:
-        return
+    if kind == ROAD and S.ls[g, T.P[pb + B_LS] + NTHIEF]:
+        forget_thieves(T, S, g, pb)
+
+
+@kernel
+def forget_thieves(T, S, g, pb):
+    """Thieves whose road was scored (their owner no longer on their node) leave the list."""
     ls = S.ls
     o = T.P[pb + B_LS]
     j = 0
@@ -432,8 +439,18 @@ def steal(T, S, g, pb, v, k):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@kernel
+@inline
 def decision_open(T, S, g, pb, anchor):
+    # a thief or a steal after the follower, a window at the end of the turn: nothing between
+    if anchor == A_AFTER_FOLLOWER or anchor == A_END_TURN:
+        return open_glass(T, S, g, pb, anchor)
+    S.ls[g, T.P[pb + B_LS] + CUR] = 0
+    return False
+
+
+@kernel
+def open_glass(T, S, g, pb, anchor):
+    """:func:`decision_open` at ``A_AFTER_FOLLOWER`` and ``A_END_TURN``."""
     ls = S.ls
     o = T.P[pb + B_LS]
     tp = S.gi[g, G_TURNP]
