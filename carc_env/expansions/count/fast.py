@@ -62,7 +62,7 @@ from ...fast.kernels import (
     put_tile,
     tagged_segment,
 )
-from ...fast.seam import B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
     F_INV_FOLLOWERS,
@@ -342,8 +342,25 @@ def final_scan(T, S, g, pb, p, mask, want):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@kernel
+@inline
 def decision_open(T, S, g, pb, anchor):
+    """Inlined into the composed hook: the anchors where nothing can open (most turns) answer here, without
+    the call into the body below (every array of the tables and the state passed by value)."""
+    o = T.P[pb + B_LS]
+    if anchor == A_BEFORE_SCORE:
+        busy = S.ls[g, o + LEAVE_ON] != 0 or S.gi[g, G_NCOMP] != 0
+    elif anchor == A_AFTER_SCORE:
+        busy = S.ls[g, o + HAVE_BEFORE] != 0 or S.ls[g, o + MAY_MOVE] != 0
+    else:
+        busy = anchor == A_BEFORE_FINAL
+    if busy:
+        return count_decision(T, S, g, pb, anchor)
+    S.ls[g, o + CUR] = 0
+    return False
+
+
+@kernel
+def count_decision(T, S, g, pb, anchor):
     ls = S.ls
     o = T.P[pb + B_LS]
     n = T.P[P_NPLAYERS]

@@ -38,7 +38,7 @@ from ...fast.kernels import (
     log_row,
     tagged_segment,
 )
-from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_GUEST, P_O_SCORES
 from .rules import BONUS, CHURCH, TAG
@@ -83,8 +83,18 @@ def _guest_nearby(T, S, g, pb, feature, church, x, y):
     return False
 
 
-@kernel
+@inline
 def score_begin(T, S, g, pb):
+    """Inlined into the composed hook: the body below only when this turn completes a building."""
+    oc = T.P[P_O_COMP]
+    for j in range(S.gi[g, G_NCOMP]):
+        if S.nd[g, S.ls[g, oc + j], N_KIND] == BUILDING:
+            church_counts(T, S, g, pb)
+            return
+
+
+@kernel
+def church_counts(T, S, g, pb):
     ls, nd = S.ls, S.nd
     o = T.P[pb + B_LS]
     n = T.P[P_NPLAYERS]

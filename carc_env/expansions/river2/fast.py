@@ -24,7 +24,7 @@ from typing import Any
 
 from ...core.tiles import EDGE_CODES, RIVER
 from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
-from ...fast.seam import B_LS, kernel, own_positions
+from ...fast.seam import B_LS, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
 from .rules import LAKE, SPRING
@@ -70,8 +70,16 @@ def setup(T, S, g, pb):
     S.ls[g, o + NENDS] = j
 
 
-@kernel
+@inline
 def placement_veto(T, S, g, pb, t):
+    """Inlined into the composed hook: once the river is done a land tile needs nothing, and a call into
+    the body below (every array of the tables and the state passed by value) costs more than the check."""
+    if T.tile[t, TC_RIVER] or not S.ls[g, T.P[pb + B_LS] + DONE]:
+        river_veto(T, S, g, pb, t)
+
+
+@kernel
+def river_veto(T, S, g, pb, t):
     ls, tile = S.ls, T.tile
     o = T.P[pb + B_LS]
     nf = S.gi[g, G_NF]
@@ -117,11 +125,16 @@ def placement_veto(T, S, g, pb, t):
         ls[g, ofm + slot] = m
 
 
-@kernel
+@inline
 def after_placement(T, S, g, pb, t, x, y, r):
+    """Inlined into the composed hook: a land tile changes no open end (no call into the body)."""
+    if T.tile[t, TC_RIVER]:
+        river_placed(T, S, g, pb, t, x, y, r)
+
+
+@kernel
+def river_placed(T, S, g, pb, t, x, y, r):
     ls, tile = S.ls, T.tile
-    if not tile[t, TC_RIVER]:
-        return
     o = T.P[pb + B_LS]
     off = T.P[P_GOFF]
     oe = o + ENDS

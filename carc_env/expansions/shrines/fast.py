@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core.tiles import BUILDING, NEIGHBOURS8
 from ...fast.kernels import G_NCOMP, G_NF, N_DONE, N_OCC, N_PL, remove_followers
-from ...fast.seam import B_TILE, kernel, own_positions
+from ...fast.seam import B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_GOFF, P_O_COMP, P_O_FMASK, TC_BSEG
 from .rules import Shrines
@@ -41,11 +41,16 @@ def side_at(T, S, g, pb, x, y):
     return T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_SIDE]
 
 
-@kernel
+@inline
 def placement_veto(T, S, g, pb, t):
+    """Inlined into the composed hook: a tile without a building calls nothing."""
     side = T.tile[t, T.P[pb + B_TILE] + C_SIDE]
-    if side == 0:
-        return
+    if side != 0:
+        building_veto(T, S, g, pb, t, side)
+
+
+@kernel
+def building_veto(T, S, g, pb, t, side):
     strict = T.P[pb + STRICT]
     ofm = T.P[P_O_FMASK]
     for slot in range(S.gi[g, G_NF]):
@@ -69,10 +74,15 @@ def placement_veto(T, S, g, pb, t):
             S.ls[g, ofm + slot] = 0
 
 
-@kernel
+@inline
 def on_scored(T, S, g, pb, root, kind, final):
-    if final or kind != BUILDING:
-        return
+    """Inlined into the composed hook: only a building scored during the game challenges."""
+    if not final and kind == BUILDING:
+        challenge(T, S, g, pb, root)
+
+
+@kernel
+def challenge(T, S, g, pb, root):
     k = S.nd[g, root, N_PL]
     x = S.pl[g, k, 0]
     y = S.pl[g, k, 1]
