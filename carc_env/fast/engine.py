@@ -41,6 +41,7 @@ import numpy as np
 
 from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from ..core.actions import checked_action, parse_action
+from ..core.expansion import overrides
 from . import kernels as K
 from .config import engine_config
 from .deal import shuffle
@@ -249,9 +250,8 @@ class FastBatch:
         if lay.draw_hooks or any(s >= 1 << 63 for s in seeds):  # the plug-ins' setup draws come first
             return [self._deal_numpy(s) for s in seeds]  # (or a seed beyond the compiled deal's int64)
         bags, words = shuffle(seeds, lay.base_bag, lay.uses_rng)
-        return [
-            (self._build_bag(bags[i]), None if words is None else words[i]) for i in range(len(seeds))
-        ]  # fmt: skip
+        bags = self._build_bags(bags)
+        return [(bags[i], None if words is None else words[i]) for i in range(len(seeds))]
 
     def _deal_numpy(self, seed: int) -> tuple[np.ndarray, np.ndarray | None]:
         """:meth:`_deal` through NumPy's generator itself."""
@@ -265,15 +265,26 @@ class FastBatch:
         return bag, words
 
     def _build_bag(self, bag: np.ndarray) -> np.ndarray:
-        """The expansions' own build_bag (the river first) on a shuffled order: they read only game.rules."""
-        hooks = self.layout.bag_hooks
-        if not hooks:
-            return bag
-        shim = _RulesOnly(self.layout.rules)
-        order = bag.tolist()
-        for hook in hooks:
-            order = hook(shim, order)
-        return np.array(order, dtype=np.int64)
+        """The expansions' own build_bag (the river first) on one shuffled order."""
+        return self._build_bags(bag[None, :])[0] if self.layout.bag_hooks else bag
+
+    def _build_bags(self, bags: np.ndarray) -> np.ndarray:
+        """The expansions' own build_bag, in expansion order, on every row of ``bags`` (shuffled orders):
+        a plug-in's vectorised ``FastSupport.build_bags`` where it has one, else its Python hook per row
+        (they read only game.rules)."""
+        if not self.layout.bag_hooks:
+            return bags
+        rules = self.layout.rules
+        for exp in rules.expansions:
+            if not overrides(exp, "build_bag"):
+                continue
+            fast = support(exp.KEY)
+            if fast is not None and fast.build_bags is not None:
+                bags = fast.build_bags(rules, exp, bags)
+            else:
+                shim = _RulesOnly(rules)
+                bags = np.array([exp.build_bag(shim, row.tolist()) for row in bags], dtype=np.int64)
+        return bags
 
     def _with_draws(self, seed: int, bag: np.ndarray) -> np.ndarray:
         """The plug-ins' setup draws of game ``seed`` (``FastSupport.setup_draws``) before its draw order:

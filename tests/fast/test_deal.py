@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from carc_env.fast.deal import shuffle
+from carc_env.fast.engine import _RulesOnly
 from carc_env.fast.rng import generator_words
 
 SEEDS = [0, 1, 2, 7, 12345, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 5, 2**40 + 123, 2**62 + 9, 2**63 - 1]
@@ -50,3 +51,30 @@ def test_batch_deal_equals_numpy_deal(batches, exps: tuple[str, ...]) -> None:
             assert words.tolist() == ref_words.tolist()
     big = 2**64 + 3
     assert fb._deal(big)[0].tolist() == fb._deal_numpy(big)[0].tolist()
+
+
+BAG_CONFIGS = [
+    {"expansions": ("river2",)},
+    {"expansions": ("river2",), "rules": {"river2": {"end_city_last": True, "start_tile": "after_river"}}},
+    {"expansions": ("river2", "count"), "rules": {"river2": {"start_tile": "after_river"}}},
+    {"expansions": ("darmstadt",)},
+    {"expansions": ("darmstadt",), "rules": {"darmstadt": {"remove_base_cloisters": False}}},
+    {"expansions": ("king_robber", "count", "river2", "shrines", "darmstadt"),
+     "rules": {"river2": {"start_tile": "after_river", "end_city_last": True}}},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kw", BAG_CONFIGS, ids=range(len(BAG_CONFIGS)))
+def test_vectorised_build_bags_equal_the_python_hooks(batches, kw: dict) -> None:
+    """The plug-ins' FastSupport.build_bags give, row by row, the orders of their Python build_bag."""
+    _, fb = batches({"num_players": 2, **kw}, 1)
+    lay = fb.layout
+    assert lay.bag_hooks
+    bags, _ = shuffle(range(200, 260), lay.base_bag)
+    fast = fb._build_bags(bags)
+    shim = _RulesOnly(lay.rules)
+    for row, got in zip(bags, fast, strict=True):
+        order = row.tolist()
+        for hook in lay.bag_hooks:
+            order = hook(shim, order)
+        assert got.tolist() == order
