@@ -786,9 +786,10 @@ def detect_completions(T, S, g):
     gi[g, G_NCOMP] = nc
 
 
-@kernel
+@inline
 def score_completions(T, S, g):
-    """The reference's _score_completions (the score_begin and score_end anchors around it)."""
+    """The reference's _score_completions (the score_begin and score_end anchors around it); inlined into
+    :func:`advance`, its only caller, as :func:`detect_completions` is."""
     gi, nd, ls = S.gi, S.nd, S.ls
     oc = T.P[P_O_COMP]
     nc = gi[g, G_NCOMP]
