@@ -53,8 +53,8 @@ def perf_map() -> None:
         with open(path, "wb") as f:
             f.write(obj)
         nm = subprocess.run(["nm", "-S", "--defined-only", path], capture_output=True, text=True).stdout
-        syms = [(int(p[0], 16), int(p[1], 16), p[3]) for p in (ln.split() for ln in nm.splitlines()) if len(p) == 4]
-        syms = [s for s in syms if s[2] and s[1]]
+        rows = (ln.split() for ln in nm.splitlines())  # functions: code of the object's one text section
+        syms = [(int(p[0], 16), int(p[1], 16), p[3]) for p in rows if len(p) == 4 and p[2] in "tTwW"]
         base = next(lib.get_pointer_to_function(n) - v for v, _, n in syms if lib.get_pointer_to_function(n))
         lines += [f"{base + v:x} {size:x} {name}" for v, size, name in syms]
         os.replace(path, "/tmp/engine_perf.o")
