@@ -43,8 +43,10 @@ import numpy as np
 
 from ..core import ActionTypeError, Game, GameConfig, IllegalActionError, Pass, PlaceFollower, PlaceTile, as_index
 from ..core.actions import checked_action, parse_action
+from ..core.expansion import overrides
 from . import kernels as K
 from .config import engine_config
+from .deal import shuffle
 from .rng import WORDS as RNG_WORDS
 from .rng import generator_words
 from .seam import engine as E
@@ -266,20 +268,52 @@ class FastBatch:
     def _deal(self, seed: int) -> tuple[np.ndarray, np.ndarray | None]:
         """:meth:`bag_of`, and the words of the game's generator after the shuffle (``game.rng`` as the
         reference's setup leaves it, :mod:`carc_env.fast.rng`) when an enabled plug-in draws from it."""
+        return self._deals([seed])[0]
+
+    def _deals(self, seeds: list[int]) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """:meth:`_deal` of each seed.  Without plug-in setup draws the shuffles (``default_rng(seed)`` and
+        its ``permutation``) run compiled, all seeds in one call (:func:`carc_env.fast.deal.shuffle`:
+        building NumPy's generator costs more than a base game's rules); the expansions' ``build_bag``
+        then runs on each order in Python."""
+        lay = self.layout
+        if lay.draw_hooks or any(s >= 1 << 63 for s in seeds):  # the plug-ins' setup draws come first
+            return [self._deal_numpy(s) for s in seeds]  # (or a seed beyond the compiled deal's int64)
+        bags, words = shuffle(seeds, lay.base_bag, lay.uses_rng)
+        bags = self._build_bags(bags)
+        return [(bags[i], None if words is None else words[i]) for i in range(len(seeds))]
+
+    def _deal_numpy(self, seed: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`_deal` through NumPy's generator itself."""
         lay = self.layout
         rng = np.random.default_rng(seed)
         draws = [v for hook in lay.draw_hooks for v in hook(rng)]  # the plug-ins' setup draws come first
-        bag = lay.base_bag[rng.permutation(len(lay.base_bag))]
+        bag = self._build_bag(lay.base_bag[rng.permutation(len(lay.base_bag))])
         words = generator_words(rng) if lay.uses_rng else None
-        if lay.bag_hooks:  # the expansions' own build_bag (the river first): they read only game.rules
-            shim = _RulesOnly(lay.rules)
-            order = bag.tolist()
-            for hook in lay.bag_hooks:
-                order = hook(shim, order)
-            bag = np.array(order, dtype=np.int64)
         if draws:
             bag = np.concatenate([np.array(draws, dtype=np.int64), bag])
         return bag, words
+
+    def _build_bag(self, bag: np.ndarray) -> np.ndarray:
+        """The expansions' own build_bag (the river first) on one shuffled order."""
+        return self._build_bags(bag[None, :])[0] if self.layout.bag_hooks else bag
+
+    def _build_bags(self, bags: np.ndarray) -> np.ndarray:
+        """The expansions' own build_bag, in expansion order, on every row of ``bags`` (shuffled orders):
+        a plug-in's vectorised ``FastSupport.build_bags`` where it has one, else its Python hook per row
+        (they read only game.rules)."""
+        if not self.layout.bag_hooks:
+            return bags
+        rules = self.layout.rules
+        for exp in rules.expansions:
+            if not overrides(exp, "build_bag"):
+                continue
+            fast = support(exp.KEY)
+            if fast is not None and fast.build_bags is not None:
+                bags = fast.build_bags(rules, exp, bags)
+            else:
+                shim = _RulesOnly(rules)
+                bags = np.array([exp.build_bag(shim, row.tolist()) for row in bags], dtype=np.int64)
+        return bags
 
     def _with_draws(self, seed: int, bag: np.ndarray) -> np.ndarray:
         """The plug-ins' setup draws of game ``seed`` (``FastSupport.setup_draws``) before its draw order:
@@ -889,7 +923,7 @@ class FastBatch:
         games, tile decisions, legal placements summed and their maximum, points scored."""
         self._flush()
         seeds = [int(s) for s in seeds]
-        deals = [self._deal(s) for s in seeds]
+        deals = self._deals(seeds)
         bags = np.stack([bag for bag, _ in deals])
         stats = np.zeros(5, dtype=np.int64)
         if self.layout.uses_rng:  # each game's own generator (a plug-in draws from it), its decisions seeded apart

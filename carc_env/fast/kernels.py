@@ -746,9 +746,13 @@ def score_feature(T, S, g, root):
     H.on_scored(T, S, g, root, kind, final)
 
 
-@kernel
+@inline
 def detect_completions(T, S, g):
-    """The reference's _detect_completions for the tile just placed: ``G_NCOMP`` roots at ``P_O_COMP``."""
+    """The reference's _detect_completions for the tile just placed: ``G_NCOMP`` roots at ``P_O_COMP``.
+
+    Inlined into :func:`advance`, its only caller, like :func:`next_turn`: every turn runs both, and a call
+    passes every array of the tables and the state by value (~110 words pushed), which costs more than
+    what they do on most turns."""
     gi, nd, ls, tile = S.gi, S.nd, S.ls, T.tile
     oc = T.P[P_O_COMP]
     k = gi[g, G_NPL] - 1
@@ -782,9 +786,10 @@ def detect_completions(T, S, g):
     gi[g, G_NCOMP] = nc
 
 
-@kernel
+@inline
 def score_completions(T, S, g):
-    """The reference's _score_completions (the score_begin and score_end anchors around it)."""
+    """The reference's _score_completions (the score_begin and score_end anchors around it); inlined into
+    :func:`advance`, its only caller, as :func:`detect_completions` is."""
     gi, nd, ls = S.gi, S.nd, S.ls
     oc = T.P[P_O_COMP]
     nc = gi[g, G_NCOMP]
@@ -947,7 +952,7 @@ def end_of_turn(T, S, g):
     advance(T, S, g, A_AFTER_FOLLOWER, 0)
 
 
-@kernel
+@inline
 def next_turn(T, S, g):
     """Next player (unless a plug-in gives an extra turn), next draw."""
     gi = S.gi

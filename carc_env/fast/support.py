@@ -95,6 +95,10 @@ class FastSupport:
     """``history_row(rules, action, tile_at) -> (a, b, c)``: the inverse of ``history_action``, the row its
     ``decision_apply_row`` kernel applies; raises IllegalActionError for an action it cannot name.
     ``tile_at.last`` is the cell ``(x, y)`` of the tile placed last (an action naming a segment of it)."""
+    build_bags: Callable[[Any, Any, np.ndarray], np.ndarray] | None = None
+    """``build_bags(rules, expansion, bags) -> bags``: its ``build_bag`` applied to every row of a 2-d array
+    of shuffled draw orders at once (NumPy), giving exactly the orders the Python hook gives; the engine's
+    deal then calls it once for many games instead of the Python hook per game."""
     random: bool = False
     """Its kernels draw from the game's random generator (:mod:`carc_env.fast.rng`, at ``T.P[P_O_RNG]``):
     the engine then loads the reference's generator, as it stands after the deal, into every game."""

@@ -62,7 +62,7 @@ from ...fast.kernels import (
     put_tile,
     tagged_segment,
 )
-from ...fast.seam import B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
     F_INV_FOLLOWERS,
@@ -342,8 +342,58 @@ def final_scan(T, S, g, pb, p, mask, want):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@kernel
+@inline
 def decision_open(T, S, g, pb, anchor):
+    """Inlined into the composed hook: the deploy and move checks after scoring (every turn) and the anchors
+    where nothing can open answer here, without the call into :func:`count_decision` (a call passes every
+    array of the tables and the state by value, which costs more than these checks)."""
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    if anchor == A_AFTER_SCORE:
+        return deploy_or_move(T, S, g, pb)
+    if anchor == A_BEFORE_SCORE:  # count_leave: a completion while followers wait in the quarters
+        busy = ls[g, o + LEAVE_ON] != 0 or (S.gi[g, G_NCOMP] != 0 and any_in_quarters(T, S, g, pb))
+    else:
+        busy = anchor == A_BEFORE_FINAL
+    if busy:
+        return count_decision(T, S, g, pb, anchor)
+    ls[g, o + CUR] = 0
+    return False
+
+
+@inline
+def deploy_or_move(T, S, g, pb):
+    """The decision after scoring: ``count_deploy`` (DeployStage.enter, once a turn: the player scored
+    nothing while another did), else ``count_move``."""
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    tp = S.gi[g, G_TURNP]
+    ls[g, o + CUR] = 0
+    if ls[g, o + HAVE_BEFORE]:
+        ls[g, o + HAVE_BEFORE] = 0
+        ls[g, o + LAST_ACTIVE] = tp
+        osc = T.P[P_O_SCORES]
+        if ls[g, T.P[P_O_SUPPLY] + tp] > 0 and ls[g, osc + tp] == ls[g, o + BEFORE + tp]:
+            other = False
+            for p in range(T.P[P_NPLAYERS]):
+                if p != tp and ls[g, osc + p] - ls[g, o + BEFORE + p] >= 1:
+                    other = True
+            if other:
+                S.gi[g, G_PLAYER] = tp
+                S.gi[g, G_DPHASE] = T.P[pb + PH_DEPLOY]
+                ls[g, o + CUR] = SUB_DEPLOY
+                return True
+    if ls[g, o + MAY_MOVE]:
+        S.gi[g, G_PLAYER] = tp
+        S.gi[g, G_DPHASE] = T.P[pb + PH_MOVE]
+        ls[g, o + CUR] = SUB_MOVE
+        return True
+    return False
+
+
+@kernel
+def count_decision(T, S, g, pb, anchor):
+    """The decisions before scoring (``count_leave``) and before final scoring (``count_final``)."""
     ls = S.ls
     o = T.P[pb + B_LS]
     n = T.P[P_NPLAYERS]
@@ -366,27 +416,6 @@ def decision_open(T, S, g, pb, anchor):
             ls[g, o + LEAVE_I] += 1
         ls[g, o + LEAVE_ON] = 0
         S.gi[g, G_PLAYER] = tp
-        return False
-    if anchor == A_AFTER_SCORE:
-        if ls[g, o + HAVE_BEFORE]:  # DeployStage.enter: once a turn
-            ls[g, o + HAVE_BEFORE] = 0
-            ls[g, o + LAST_ACTIVE] = tp
-            osc = T.P[P_O_SCORES]
-            if ls[g, T.P[P_O_SUPPLY] + tp] > 0 and ls[g, osc + tp] == ls[g, o + BEFORE + tp]:
-                other = False
-                for p in range(n):
-                    if p != tp and ls[g, osc + p] - ls[g, o + BEFORE + p] >= 1:
-                        other = True
-                if other:
-                    S.gi[g, G_PLAYER] = tp
-                    S.gi[g, G_DPHASE] = T.P[pb + PH_DEPLOY]
-                    ls[g, o + CUR] = SUB_DEPLOY
-                    return True
-        if ls[g, o + MAY_MOVE]:
-            S.gi[g, G_PLAYER] = tp
-            S.gi[g, G_DPHASE] = T.P[pb + PH_MOVE]
-            ls[g, o + CUR] = SUB_MOVE
-            return True
         return False
     if anchor == A_BEFORE_FINAL:
         if not ls[g, o + FINAL_ON]:

@@ -38,10 +38,10 @@ from ...fast.kernels import (
     log_row,
     tagged_segment,
 )
-from ...fast.seam import B_AWARD, B_LS, B_TILE, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_GUEST, P_O_SCORES
-from .rules import BONUS, CHURCH, TAG
+from .rules import BONUS, CHURCH, REMOVED_CLOISTER, REMOVED_COUNT, TAG
 
 OWN = ("bonus_unoccupied", "guests_vicinity")
 UNOCCUPIED, GUESTS_VICINITY = own_positions(OWN)
@@ -83,8 +83,18 @@ def _guest_nearby(T, S, g, pb, feature, church, x, y):
     return False
 
 
-@kernel
+@inline
 def score_begin(T, S, g, pb):
+    """Inlined into the composed hook: the body below only when this turn completes a building."""
+    oc = T.P[P_O_COMP]
+    for j in range(S.gi[g, G_NCOMP]):
+        if S.nd[g, S.ls[g, oc + j], N_KIND] == BUILDING:
+            church_counts(T, S, g, pb)
+            return
+
+
+@kernel
+def church_counts(T, S, g, pb):
     ls, nd = S.ls, S.nd
     o = T.P[pb + B_LS]
     n = T.P[P_NPLAYERS]
@@ -172,6 +182,15 @@ def params(rules: Any, exp: Any) -> dict[str, int]:
     }
 
 
+def build_bags(rules: Any, exp: Any, bags: np.ndarray) -> np.ndarray:
+    """:meth:`.rules.Darmstadt.build_bag` on every row of ``bags``: the first two base cloisters leave."""
+    if not exp.options.remove_base_cloisters:
+        return bags
+    hit = bags == rules.tile_index[REMOVED_CLOISTER]
+    out = hit & (np.cumsum(hit, axis=1) <= REMOVED_COUNT)
+    return bags[~out].reshape(len(bags), -1)  # every row holds the same tiles: as many leave from each
+
+
 SUPPORT = FastSupport(
     hooks=frozenset({"build_bag", "score_items", "stages", "on_completed"}),
     options=frozenset({"remove_base_cloisters", "church_bonus_unoccupied", "church_bonus_guests"}),
@@ -186,4 +205,5 @@ SUPPORT = FastSupport(
     slots=PEND + 2 * PEND_CAP,
     tile_columns=tile_columns,
     awards=("church_bonus",),
+    build_bags=build_bags,
 )

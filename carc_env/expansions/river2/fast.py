@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...core.tiles import EDGE_CODES, RIVER
 from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
-from ...fast.seam import B_LS, kernel, own_positions
+from ...fast.seam import B_LS, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
-from .rules import LAKE, SPRING
+from .rules import END_CITY, FORK, KEY, LAKE, SPRING, river_tile_set
 
 OWN = ("lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left", "spring_tile",
        "spring_x", "spring_y")  # fmt: skip
@@ -70,8 +72,16 @@ def setup(T, S, g, pb):
     S.ls[g, o + NENDS] = j
 
 
-@kernel
+@inline
 def placement_veto(T, S, g, pb, t):
+    """Inlined into the composed hook: once the river is done a land tile needs nothing, and a call into
+    the body below (every array of the tables and the state passed by value) costs more than the check."""
+    if T.tile[t, TC_RIVER] or not S.ls[g, T.P[pb + B_LS] + DONE]:
+        river_veto(T, S, g, pb, t)
+
+
+@kernel
+def river_veto(T, S, g, pb, t):
     ls, tile = S.ls, T.tile
     o = T.P[pb + B_LS]
     nf = S.gi[g, G_NF]
@@ -117,11 +127,16 @@ def placement_veto(T, S, g, pb, t):
         ls[g, ofm + slot] = m
 
 
-@kernel
+@inline
 def after_placement(T, S, g, pb, t, x, y, r):
+    """Inlined into the composed hook: a land tile changes no open end (no call into the body)."""
+    if T.tile[t, TC_RIVER]:
+        river_placed(T, S, g, pb, t, x, y, r)
+
+
+@kernel
+def river_placed(T, S, g, pb, t, x, y, r):
     ls, tile = S.ls, T.tile
-    if not tile[t, TC_RIVER]:
-        return
     o = T.P[pb + B_LS]
     off = T.P[P_GOFF]
     oe = o + ENDS
@@ -220,6 +235,35 @@ def setup_tiles(rules: Any, exp: Any) -> list[int]:
     return [] if _beside(rules, exp) is None else [rules.tile_index[SPRING]]
 
 
+def build_bags(rules: Any, exp: Any, bags: np.ndarray) -> np.ndarray:
+    """:meth:`.rules.River2.build_bag` on every row of ``bags``: a stable sort by a key per tile type (the
+    fork, the other river tiles, the end city and the lake last, then the land tiles), the start tile the
+    spring replaced moved to the front of the land tiles (``start_tile="after_river"``)."""
+    rivers = river_tile_set(rules)
+    ids = [t.id for t in rules.tiles]
+    last_ids = (END_CITY, LAKE) if exp.options.end_city_last else (LAKE,)
+    key = np.full(len(ids), 1000, dtype=np.int64)  # land tiles
+    for t in rivers:
+        key[t] = 1  # river tiles between the fork and the last ones
+    for t, i in enumerate(ids):
+        if i == FORK:
+            key[t] = 0
+        elif i in last_ids:
+            key[t] = 2 + last_ids.index(i)
+    keys = key[bags]
+    if exp.options.start_tile == "after_river":
+        front = 999
+        for k, start in rules.start_tiles.items():
+            s = rules.tile_index[start]
+            if k == KEY or s in rivers:
+                continue
+            hit = bags == s
+            rows = np.flatnonzero(hit.any(axis=1))
+            keys[rows, hit[rows].argmax(axis=1)] = front  # the first copy, in front of the land tiles
+            front -= 1  # a later start tile goes in front of an earlier one (list.insert(0, ...))
+    return np.take_along_axis(bags, np.argsort(keys, axis=1, kind="stable"), axis=1)
+
+
 SUPPORT = FastSupport(
     hooks=frozenset({"setup", "build_bag", "placement_veto", "after_placement", "follower_spots", "next_player"}),
     options=frozenset({"end_city_last", "start_tile", "lake_extra_turn"}),
@@ -236,4 +280,5 @@ SUPPORT = FastSupport(
     own=OWN,
     slots=ENDS + 4 * ENDS_CAP,
     setup_tiles=setup_tiles,
+    build_bags=build_bags,
 )

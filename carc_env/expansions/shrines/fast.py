@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import BUILDING, NEIGHBOURS8
-from ...fast.kernels import G_NCOMP, G_NF, N_DONE, N_OCC, N_PL, remove_followers
-from ...fast.seam import B_TILE, kernel, own_positions
+from ...fast.kernels import G_NCOMP, G_NF, G_NPL, N_DONE, N_OCC, N_PL, remove_followers
+from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_GOFF, P_O_COMP, P_O_FMASK, TC_BSEG
 from .rules import Shrines
@@ -27,6 +27,8 @@ from .rules import Shrines
 OWN = ("strict",)
 (STRICT,) = own_positions(OWN)
 C_SIDE = 0  # its tile column: the side of the tile's building (1 shrine, -1 cloister-like, 0 none)
+SCANNED, NB, LIST = 0, 1, 2  # its integers: placements listed, buildings listed, then (x, y, side) each
+BUILDINGS_CAP = 48
 NX = np.array([d[0] for d in NEIGHBOURS8], dtype=np.int64)
 NY = np.array([d[1] for d in NEIGHBOURS8], dtype=np.int64)
 
@@ -41,11 +43,80 @@ def side_at(T, S, g, pb, x, y):
     return T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_SIDE]
 
 
-@kernel
+@inline
 def placement_veto(T, S, g, pb, t):
+    """Inlined into the composed hook: a tile without a building calls nothing."""
     side = T.tile[t, T.P[pb + B_TILE] + C_SIDE]
-    if side == 0:
+    if side != 0:
+        building_veto(T, S, g, pb, t, side)
+
+
+@kernel
+def building_veto(T, S, g, pb, t, side):
+    """Clear the frontier slots where a tile with a building of ``side`` may not go.
+
+    Walks the buildings of the other side (this plug-in's list of the board's buildings, brought up to
+    date first: placements are only ever appended) and marks the empty cells around each, instead of
+    looking at the 8 neighbours of every frontier slot: a slot next to two of them, or (strict pairing) next
+    to one that already has a neighbour of its own side, loses every rotation.  Bit 4 of a slot's rotation
+    mask counts the first rival while the walk runs."""
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    col = T.P[pb + B_TILE] + C_SIDE
+    npl = S.gi[g, G_NPL]
+    for k in range(ls[g, o + SCANNED], npl):
+        sd = T.tile[S.pl[g, k, 2], col]
+        if sd != 0:
+            nb = ls[g, o + NB]
+            if nb >= BUILDINGS_CAP:  # more buildings than the list holds: look around every slot instead
+                ls[g, o + SCANNED] = npl
+                slot_veto(T, S, g, pb, side)
+                return
+            e = o + LIST + 3 * nb
+            ls[g, e] = S.pl[g, k, 0]
+            ls[g, e + 1] = S.pl[g, k, 1]
+            ls[g, e + 2] = sd
+            ls[g, o + NB] = nb + 1
+    ls[g, o + SCANNED] = npl
+    if ls[g, o + NB] >= BUILDINGS_CAP:
+        slot_veto(T, S, g, pb, side)
         return
+    strict = T.P[pb + STRICT]
+    ofm = T.P[P_O_FMASK]
+    off = T.P[P_GOFF]
+    marked = False
+    for i in range(ls[g, o + NB]):
+        e = o + LIST + 3 * i
+        if ls[g, e + 2] != -side:
+            continue
+        bx = ls[g, e]
+        by = ls[g, e + 1]
+        paired = False
+        if strict:
+            for q in range(8):
+                if side_at(T, S, g, pb, bx + NX[q], by + NY[q]) == side:
+                    paired = True
+        for j in range(8):
+            v = S.grid[g, by + NY[j] + off, bx + NX[j] + off]
+            if v > -2:
+                continue
+            a = ofm + (-2 - v)
+            m = ls[g, a]
+            if m == 0:
+                continue
+            if paired or m & 16:
+                ls[g, a] = 0
+            else:
+                ls[g, a] = m | 16
+                marked = True
+    if marked:
+        for slot in range(S.gi[g, G_NF]):
+            ls[g, ofm + slot] &= 15
+
+
+@kernel
+def slot_veto(T, S, g, pb, side):
+    """:func:`building_veto` looking at the 8 neighbours of every frontier slot."""
     strict = T.P[pb + STRICT]
     ofm = T.P[P_O_FMASK]
     for slot in range(S.gi[g, G_NF]):
@@ -69,10 +140,15 @@ def placement_veto(T, S, g, pb, t):
             S.ls[g, ofm + slot] = 0
 
 
-@kernel
+@inline
 def on_scored(T, S, g, pb, root, kind, final):
-    if final or kind != BUILDING:
-        return
+    """Inlined into the composed hook: only a building scored during the game challenges."""
+    if not final and kind == BUILDING:
+        challenge(T, S, g, pb, root)
+
+
+@kernel
+def challenge(T, S, g, pb, root):
     k = S.nd[g, root, N_PL]
     x = S.pl[g, k, 0]
     y = S.pl[g, k, 1]
@@ -119,5 +195,6 @@ SUPPORT = FastSupport(
     params=params,
     kernels={"placement_veto": placement_veto, "on_scored": on_scored},
     own=OWN,
+    slots=LIST + 3 * BUILDINGS_CAP,
     tile_columns=tile_columns,
 )
