@@ -227,6 +227,7 @@ def _compilers() -> Any:
     global _parts
     if _parts is not None:
         return _parts
+    import llvmlite.binding as ll
     from numba.core import types
     from numba.core.codegen import JITCodeLibrary
     from numba.core.compiler import Compiler
@@ -254,9 +255,35 @@ def _compilers() -> Any:
         def __getattr__(self, name: str) -> Any:
             return getattr(self._codegen, name)
 
+    def tree(libraries: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The kernel libraries under ``libraries``, each once, callers before callees (reverse post-order:
+        LLVM links a kernel's linkonce_odr code only where a module linked before calls it), and the other
+        libraries they link (Numba's own, each already holding what it calls)."""
+        order: list[Any] = []
+        others: list[Any] = []
+        seen: set[int] = set()
+
+        def visit(lib: Any) -> None:
+            if id(lib) in seen:
+                return
+            seen.add(id(lib))
+            if not isinstance(lib, IRLibrary):
+                others.append(lib)
+                return
+            lib._ensure_finalized()
+            for callee in lib._linking_libraries:
+                visit(callee)
+            order.append(lib)
+
+        for lib in libraries:
+            visit(lib)
+        return order[::-1], others
+
     class IRLibrary(JITCodeLibrary):
         """A kernel's code library: its own function-optimised IR and the libraries it calls, for an entry
         point to link."""
+
+        _tree_module: Any = None
 
         @property
         def codegen(self) -> Any:
@@ -264,40 +291,44 @@ def _compilers() -> Any:
 
         def finalize(self) -> None:
             self._raise_if_finalized()
+            for lib in self._linking_libraries:  # finalized when added
+                self._reload_init.update(lib._reload_init)
             self._finalized = True
 
         def get_pointer_to_function(self, name: str) -> int:
             self._ensure_finalized()
             return 0  # not executable on its own: no wrapper, no machine code
 
+        def own_module(self) -> Any:
+            """This kernel's code alone, linkable (linkonce_odr): what an entry point links."""
+            return JITCodeLibrary._get_module_for_linking(self)
+
+        def _get_module_for_linking(self) -> Any:
+            """What another Numba function calling this kernel links (a test's own ``@njit`` function): the
+            kernel with its whole tree."""
+            self._ensure_finalized()
+            if self._tree_module is None:
+                mod = self._final_module.clone()
+                kernels, others = tree(self._linking_libraries)
+                for lib in kernels:
+                    mod.link_in(lib.own_module(), preserve=True)
+                for lib in others:
+                    mod.link_in(lib._get_module_for_linking(), preserve=True)
+                for fn in mod.functions:
+                    if not fn.is_declaration and fn.linkage == ll.Linkage.external:
+                        fn.linkage = "linkonce_odr"
+                self._tree_module = mod
+            return self._tree_module
+
     class EntryLibrary(JITCodeLibrary):
         """An entry point's code library: links every kernel library of its call tree once."""
 
         def finalize(self) -> None:
-            # Callers before callees (reverse post-order of the call graph, which has no cycles): LLVM links a
-            # kernel's code (linkonce_odr) only when a module linked before references it.
-            order: list[Any] = []
-            direct: list[Any] = []
-            seen: set[int] = set()
-
-            def visit(lib: Any) -> None:
-                if id(lib) in seen:
-                    return
-                seen.add(id(lib))
-                if not isinstance(lib, IRLibrary):
-                    direct.append(lib)
-                    return
-                lib._ensure_finalized()
-                for callee in lib._linking_libraries:
-                    visit(callee)
-                order.append(lib)
-
-            for lib in self._linking_libraries:
-                visit(lib)
-            for lib in reversed(order):
+            kernels, others = tree(self._linking_libraries)
+            for lib in kernels:
                 self._reload_init.update(lib._reload_init)
-                self._final_module.link_in(lib._get_module_for_linking(), preserve=True)
-            self._linking_libraries = direct
+                self._final_module.link_in(lib.own_module(), preserve=True)
+            self._linking_libraries = others
             super().finalize()
 
     def compiler(library_class: type) -> type:
