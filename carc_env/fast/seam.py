@@ -34,7 +34,9 @@ kernel's own code, renamed to the composed module's file (:func:`entry`):
 Numba invalidates a cache only when the file a function's code names changes,
 so a change to any kernel gives a new file and a fresh compilation; and no
 wrapper around the kernel means the whole engine is optimised and turned into
-machine code once per entry point, not twice.  The module is written under
+machine code once per entry point, not twice.  The kernels compile into LLVM IR
+only, once each, and each entry point links its tree of them once
+(:func:`_compilers`).  The module is written under
 ``$CARC_ENV_CACHE_DIR`` (default ``~/.cache/carc_env/fast``, else the
 temporary directory).
 
