@@ -34,7 +34,9 @@ kernel's own code, renamed to the composed module's file (:func:`entry`):
 Numba invalidates a cache only when the file a function's code names changes,
 so a change to any kernel gives a new file and a fresh compilation; and no
 wrapper around the kernel means the whole engine is optimised and turned into
-machine code once per entry point, not twice.  The module is written under
+machine code once per entry point, not twice.  The kernels compile into LLVM IR
+only, once each, and each entry point links its tree of them once
+(:func:`_compilers`).  The module is written under
 ``$CARC_ENV_CACHE_DIR`` (default ``~/.cache/carc_env/fast``, else the
 temporary directory).
 
@@ -187,7 +189,7 @@ AWARD_CODE0 = 10  # score-log codes of points awarded outside feature scoring st
 ENTRY_OPTS = {"cache": True, "nogil": True, "_nrt": False}
 """The entry points: cached on disk, GIL released; no reference counting (the kernels never allocate,
 and passing reference counts of the state arrays would cost more than the rules)."""
-INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True}
+INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
 
 ENTRY_POINTS = ("reset_range", "step_one", "step_chunks", "observe_range", "masks_range", "play_random", "play_out")
@@ -197,11 +199,183 @@ the engine's, since they call its kernels (a copy cached beside that module's ow
 change to a kernel or a plug-in)."""
 
 
+SPECIALISE = ("anchor", "first")
+"""Kernel parameters whose constant arguments specialise the kernel (Numba compiles it per value and prunes
+the branches it cannot take): the decision anchors, where most plug-ins' ``decision_open`` has nothing to do.
+Other constants are passed as values (one compilation); a boolean constant always specialises."""
+
+_parts: Any = None
+
+
+def _compilers() -> Any:
+    """``(make_kernel, entry_compiler)``: how :func:`kernel` and :func:`entry` compile (made on first use:
+    importing carc_env does not import Numba).
+
+    Numba compiles every jitted function on its own and finalises it with everything it calls: the
+    callees' code is linked into the caller's module, which is optimised again and turned into machine
+    code, so a call tree is optimised once per function above it, and a kernel compiled for two argument
+    types compiles its whole subtree twice.  For kernels, which only ever run inside an entry point, this
+    changes three things (``docs/results/compile.md`` measures each):
+
+    * **one compilation per kernel, not per argument type**: a call from compiled code is typed with every
+      signed integer argument as int64 and every integer constant as a value (except the parameters named in
+      :data:`SPECIALISE`; a boolean constant is kept too), so an int32 read from an array, an int64 and a
+      constant share one compilation; the caller converts the argument;
+    * **IR only**: a kernel's library runs LLVM's function passes on the kernel's own code and stops there:
+      no linking of its callees, no module optimisation, no machine code, no C wrapper (:class:`IRLibrary`);
+    * **one link and one optimisation per entry point**: an entry point's library gathers its whole tree of
+      kernel libraries (each once), links them into its module and optimises and compiles that module once
+      (:class:`EntryLibrary`)."""
+    global _parts
+    if _parts is not None:
+        return _parts
+    import llvmlite.binding as ll
+    from numba.core import types
+    from numba.core.codegen import JITCodeLibrary
+    from numba.core.compiler import Compiler
+    from numba.core.registry import CPUDispatcher
+
+    def canonical(t: Any, keep_literal: bool) -> Any:
+        if isinstance(t, types.BooleanLiteral):
+            return t
+        if isinstance(t, types.Literal) and not keep_literal:
+            t = types.unliteral(t)
+        if isinstance(t, types.Integer) and t.signed and not isinstance(t, types.Literal):
+            return types.int64
+        return t
+
+    class NoEnv:
+        """The codegen a kernel's lowering sees: it skips setting the environment of a function that never
+        enters the JIT engine (kernels without NRT never read it)."""
+
+        def __init__(self, codegen: Any) -> None:
+            self._codegen = codegen
+
+        def set_env(self, env_name: str, env: Any) -> None:
+            pass
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._codegen, name)
+
+    def tree(libraries: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The kernel libraries under ``libraries``, each once, callers before callees (reverse post-order:
+        LLVM links a kernel's linkonce_odr code only where a module linked before calls it), and the other
+        libraries they link (Numba's own, each already holding what it calls)."""
+        order: list[Any] = []
+        others: list[Any] = []
+        seen: set[int] = set()
+
+        def visit(lib: Any) -> None:
+            if id(lib) in seen:
+                return
+            seen.add(id(lib))
+            if not isinstance(lib, IRLibrary):
+                others.append(lib)
+                return
+            lib._ensure_finalized()
+            for callee in lib._linking_libraries:
+                visit(callee)
+            order.append(lib)
+
+        for lib in libraries:
+            visit(lib)
+        return order[::-1], others
+
+    class IRLibrary(JITCodeLibrary):
+        """A kernel's code library: its own function-optimised IR and the libraries it calls, for an entry
+        point to link."""
+
+        _tree_module: Any = None
+
+        @property
+        def codegen(self) -> Any:
+            return NoEnv(self._codegen)
+
+        def finalize(self) -> None:
+            self._raise_if_finalized()
+            for lib in self._linking_libraries:  # finalized when added
+                self._reload_init.update(lib._reload_init)
+            self._finalized = True
+
+        def get_pointer_to_function(self, name: str) -> int:
+            self._ensure_finalized()
+            return 0  # not executable on its own: no wrapper, no machine code
+
+        def own_module(self) -> Any:
+            """This kernel's code alone, linkable (linkonce_odr): what an entry point links."""
+            return JITCodeLibrary._get_module_for_linking(self)
+
+        def _get_module_for_linking(self) -> Any:
+            """What another Numba function calling this kernel links (a test's own ``@njit`` function): the
+            kernel with its whole tree."""
+            self._ensure_finalized()
+            if self._tree_module is None:
+                mod = self._final_module.clone()
+                kernels, others = tree(self._linking_libraries)
+                for lib in kernels:
+                    mod.link_in(lib.own_module(), preserve=True)
+                for lib in others:
+                    mod.link_in(lib._get_module_for_linking(), preserve=True)
+                for fn in mod.functions:
+                    if not fn.is_declaration and fn.linkage == ll.Linkage.external:
+                        fn.linkage = "linkonce_odr"
+                self._tree_module = mod
+            return self._tree_module
+
+    class EntryLibrary(JITCodeLibrary):
+        """An entry point's code library: links every kernel library of its call tree once."""
+
+        def finalize(self) -> None:
+            kernels, others = tree(self._linking_libraries)
+            for lib in kernels:
+                self._reload_init.update(lib._reload_init)
+                self._final_module.link_in(lib.own_module(), preserve=True)
+            self._linking_libraries = others
+            super().finalize()
+
+    def compiler(library_class: type) -> type:
+        class KernelCompiler(Compiler):
+            def compile_extra(self, func: Any) -> Any:
+                if self.state.library is None:
+                    lib = library_class(self.state.targetctx.codegen(), func.__qualname__)
+                    lib.enable_object_caching()
+                    self.state.library = lib
+                return super().compile_extra(func)
+
+        return KernelCompiler
+
+    class Kernel(CPUDispatcher):
+        def get_call_template(self, args: Any, kws: Any) -> Any:
+            names = self._specialise
+            if names is None:
+                params = list(inspect.signature(self.py_func).parameters)
+                names = self._specialise = tuple(p in SPECIALISE for p in params)
+            return super().get_call_template(
+                tuple(canonical(a, i < len(names) and names[i]) for i, a in enumerate(args)),
+                {k: canonical(v, k in SPECIALISE) for k, v in kws.items()},
+            )
+
+    kernel_compiler = compiler(IRLibrary)
+
+    def make_kernel(fn: Any, **opts: Any) -> Any:
+        k = Kernel(
+            py_func=fn,
+            locals={},
+            targetoptions={"nopython": True, **INNER_OPTS, **opts},
+            pipeline_class=kernel_compiler,
+        )
+        k._specialise = None
+        return k
+
+    _parts = (make_kernel, compiler(EntryLibrary))
+    return _parts
+
+
 def kernel(fn: Any) -> Any:
-    """Decorator of a plug-in kernel or an engine function (compiled into the entry points).  Without
-    Numba it leaves the function as it is: the declarations stay importable (coverage says why not)."""
-    njit = _njit()
-    return fn if njit is None else njit(**INNER_OPTS)(fn)
+    """Decorator of a plug-in kernel or an engine function (compiled into the entry points, once per
+    process: :func:`_compilers`).  Without Numba it leaves the function as it is: the declarations stay
+    importable (coverage says why not)."""
+    return fn if _njit() is None else _compilers()[0](fn)
 
 
 def inline(fn: Any) -> Any:
@@ -274,16 +448,15 @@ def _source() -> str:
     mods = {k: part(k, "fast").__name__ for k in index}
     head = [
         f'"""The compiled engine composed with the plug-ins {list(index)} (generated by carc_env.fast.seam)."""',
-        "from numba import njit",
         "from carc_env.fast import kernels as K",
-        "from carc_env.fast.seam import INNER_OPTS",
+        "from carc_env.fast.seam import kernel",
         *(f"import {m} as {_alias(k)}" for k, m in mods.items()),
         f"P_PLUG = {P_PLUG}",
     ]
     lines: list[str] = []
     for hook, (args, how) in HOOKS.items():
         extra = f", {args}" if args else ""
-        lines += ["", "", "@njit(**INNER_OPTS)", f"def {hook}(T, S, g{extra}):"]
+        lines += ["", "", "@kernel", f"def {hook}(T, S, g{extra}):"]
         lines += {
             "each": [],
             "veto": ["    ran = False"],
@@ -350,7 +523,7 @@ def entry(fn: Any, path: str) -> Any:
     clone = types.FunctionType(code, py.__globals__, py.__name__, py.__defaults__, py.__closure__)
     clone.__qualname__ = py.__qualname__
     clone.__doc__ = py.__doc__
-    return _njit()(**ENTRY_OPTS)(clone)
+    return _njit()(**ENTRY_OPTS, pipeline_class=_compilers()[1])(clone)
 
 
 def _cache_dir() -> Path:
