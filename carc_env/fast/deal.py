@@ -27,13 +27,10 @@ from typing import Any
 
 import numpy as np
 
-M32 = np.uint64(0xFFFFFFFF)
-U1 = np.uint64(1)
+from .rng import M32, MULT_HI, MULT_LO, S32, S58, S63, S64, U1
+from .rng import _mul64 as _mul64_kernel
+
 S16 = np.uint64(16)
-S32 = np.uint64(32)
-S58 = np.uint64(58)
-S63 = np.uint64(63)
-S64 = np.uint64(64)
 # numpy/random/bit_generator.pyx: SeedSequence's hash constants
 INIT_A = np.uint64(0x43B0D7E5)
 MULT_A = np.uint64(0x931E8875)
@@ -41,27 +38,13 @@ INIT_B = np.uint64(0x8B51F9DD)
 MULT_B = np.uint64(0x58F38DED)
 MIX_MULT_L = np.uint64(0xCA01F9DD)
 MIX_MULT_R = np.uint64(0x4973F715)
-_MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG64's 128-bit multiplier
-MULT_HI = np.uint64(_MULT >> 64)
-MULT_LO = np.uint64(_MULT & ((1 << 64) - 1))
 
 _compiled: Any = None
 
 
-def _mul64(a, b):
-    """The 128-bit product of two uint64 as (high, low)."""
-    a0 = a & M32
-    a1 = a >> S32
-    b0 = b & M32
-    b1 = b >> S32
-    p00 = a0 * b0
-    p01 = a0 * b1
-    p10 = a1 * b0
-    p11 = a1 * b1
-    mid = (p00 >> S32) + (p01 & M32) + (p10 & M32)
-    lo = (p00 & M32) | (mid << S32)
-    hi = p11 + (p01 >> S32) + (p10 >> S32) + (mid >> S32)
-    return hi, lo
+# The 128-bit product is the generator's (fast/rng.py), re-jitted here as a plain function of this module (its
+# on-disk cache is keyed on this file: a change to rng._mul64 must come with a change here).
+_mul64 = getattr(_mul64_kernel, "py_func", _mul64_kernel)
 
 
 def _step(sh, sl, ih, il):
