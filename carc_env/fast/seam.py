@@ -17,7 +17,9 @@ its own parameters in the order of ``SUPPORT.own`` (:func:`own_positions`).
 plug-in that has a ``fast`` part: it writes a small Python module (the
 *composed module*) with one function per compiled hook, which calls each
 plug-in's kernel when the configuration enables it (``T.P[P_PLUG + i]``, the
-plug-in's block start, is 0 when it is off), and the engine's entry points
+plug-in's block start, is 0 when it is off; the hooks are inlined where the
+engine calls them, so a hook no plug-in of the configuration takes part in
+costs its flag checks, not a call), and the engine's entry points
 (``step_chunks``, ``reset_range``...), and imports it.  One compiled engine
 thus serves every configuration of the registered plug-ins: a configuration
 switches its plug-ins on through its parameter vector, which costs a load and
