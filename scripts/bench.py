@@ -204,6 +204,7 @@ def jit_cost(kw: dict) -> dict:
         "for g in range(2): fb.reset(g, g, prepare_next=True)\n"
         "obs = fb.observe_acting()\n"
         "fb.step(random_legal_actions(obs['action_mask'], np.random.default_rng(0)))\n"
+        "fb.sample_rows(fb.observe_acting()['action_mask'], np.random.default_rng(0).random(2))\n"
         "fb.step_game(0, int(np.flatnonzero(fb.mask(0))[0])); fb.observe(0, 1)\n"
         "fb.play_random([1])\n"
         "print(json.dumps({'import_s': t1 - t0, 'first_use_s': time.perf_counter() - t1,\n"

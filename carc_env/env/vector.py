@@ -70,6 +70,10 @@ API:
   nonzero (see :mod:`carc_env.env.aec`).
 * ``seats`` / ``learner_seats`` (``int64 (N,)``) mirror ``infos["seat"]`` /
   ``infos["learner_seat"]``; ``action_masks()`` returns the masks as bool.
+* ``sample_legal_actions(rng)``: one uniformly random legal action per game
+  (``int64 (N,)``, from ``rng``, a numpy ``Generator``), the random masked
+  policy of a loop; on the compiled engine the masks are scanned on the env's
+  threads.
 
 Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP`` by
 default.  A game that ends in a step is reset in that same step and
@@ -583,6 +587,37 @@ class CarcassonneVectorEnv(VectorEnv):
             _info(infos, "placements_outside_window", outside, outside > 0)
         obs = self._publish(batch)  # fresh arrays each step, handed out read-only like the Python path's
         return obs, own, dones, trunc, infos
+
+    def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game from the current observations' masks, int64 ``(N,)``
+        (a random masked policy for a loop: ``env.step(env.sample_legal_actions(rng))``).
+
+        Game ``i`` takes its ``floor(u_i k_i)``-th enabled action (``k_i`` of them) with ``u =
+        rng.random(N)`` (one draw per game): the actions
+        :func:`carc_env.env.sampling.random_legal_actions` picks from ``obs["action_mask"]`` with the same
+        generator.  On the compiled engine the masks are scanned by compiled code on the env's threads
+        (the threads of its batched step), not by numpy on one core.  In next-step mode the row of a game
+        that ended in the last step (its mask enables nothing; its action is ignored) gets 0."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator, e.g. np.random.default_rng(0), got {type(rng).__name__}")
+        if self._obs is None:
+            raise RuntimeError("call reset() first")
+        mask = self._obs["action_mask"]
+        u = rng.random(self.num_envs)
+        if self._batch is not None:
+            actions, empty = self._batch.sample_rows(mask, u)
+        else:
+            from .sampling import nth_enabled
+
+            actions = nth_enabled(mask, u)
+            empty = int((actions < 0).sum())
+        if empty:
+            rows = np.flatnonzero(actions < 0)
+            live = rows[~self._ended[rows]]
+            if live.size:  # pragma: no cover - a live game always has a legal action
+                raise RuntimeError(f"game {int(live[0])}'s mask enables no action")
+            actions[rows] = 0
+        return actions
 
     def action_masks(self) -> np.ndarray:
         """Masks of the current observations as bool ``(N, A)``."""

@@ -498,9 +498,7 @@ class FastBatch:
             # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
             # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders
             # first, holding the GIL while the calling thread has released it in its kernel.
-            helpers = self._helpers
-            if helpers is None or helpers.pid != os.getpid():  # (a forked child has none of the threads)
-                helpers = self._helpers = _Helpers(self.threads - 1)
+            helpers = self._started_helpers()
             bad = helpers.step(self._prepare_all, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
             if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
@@ -526,6 +524,47 @@ class FastBatch:
         if observe and "spots" in obs:
             self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
+
+    def _started_helpers(self) -> _Helpers:
+        """The helper threads of a threaded call, started on the first (a forked child has none of them)."""
+        helpers = self._helpers
+        if helpers is None or helpers.pid != os.getpid():
+            helpers = self._helpers = _Helpers(self.threads - 1)
+        return helpers
+
+    def sample_rows(self, mask: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int]:
+        """Row ``i``'s ``floor(u[i] k_i)``-th enabled entry (``k_i`` of them) for every row of ``mask``, int64
+        (N,), -1 for a row that enables nothing; and the number of such rows.  ``mask``: (N, A) of one-byte
+        entries, each 0 or 1 (the batch's masks, int8, or bool); ``u``: float64 (N,) in [0, 1).  The rows
+        are scanned by compiled code on this batch's threads
+        (:func:`carc_env.fast.vector_kernels.sample_chunks`), like a step's games."""
+        if not mask.flags.c_contiguous or mask.dtype.itemsize != 1 or mask.ndim != 2:
+            mask = np.ascontiguousarray(mask, dtype=np.uint8).reshape(len(mask), -1)
+        if u.dtype != np.float64 or not u.flags.c_contiguous:
+            u = np.ascontiguousarray(u, dtype=np.float64)
+        out = np.empty(len(u), dtype=np.int64)
+        return out, self._sample(mask, u, out)
+
+    def _sample(self, mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> int:
+        """:meth:`sample_rows`'s compiled call (on every thread); the rows that enable nothing."""
+        key = ("sample_chunks", mask.dtype.char, mask.flags.writeable)  # (each its own overload)
+        fn = self._entries.get(key)
+        first = fn is None  # the first call types the arguments; later ones call the machine-code entry
+        if first:
+            from .vector_kernels import sample_chunks as fn
+        N = len(u)
+        if self.threads == 1:
+            counter = self._counter
+            counter[0] = 0
+            args = (counter, N, mask, u, out)
+            empty = fn(*args)
+        else:  # chunks of a few rows, taken by the calling thread and the helpers as a step's games are
+            helpers = self._started_helpers()
+            args = (helpers.ctl, max(1, -(-N // (8 * self.threads))), mask, u, out)
+            empty = helpers.step(self._prepare_all, [], fn, args)
+        if first:
+            self._entries[key] = direct(fn, args)
+        return empty
 
     def observe_acting(self) -> dict[str, np.ndarray]:
         """Every game's observation for its acting seat, stacked (fresh arrays)."""
