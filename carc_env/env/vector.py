@@ -122,6 +122,7 @@ rewards are now ``infos["seat_rewards"]``, ``dones`` is ``terminations``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -140,6 +141,22 @@ from .start import START_OPTIONS, check_config, position_record
 from .wrappers import classic_batch, classic_space
 
 VECTOR_RESET_OPTIONS = (*START_OPTIONS, "learner_seat")
+
+
+def _step_outputs(N: int, n: int) -> tuple[np.ndarray, ...]:
+    """Fresh arrays a batched step fills (:func:`carc_env.fast.vector_kernels.post_step`) and hands out: the
+    rewards, the seat rewards, the next seats, the winners (zeroed), the placements outside the window,
+    two all-True row masks of the infos, the truncations (all False)."""
+    return (
+        np.empty(N, dtype=np.float32),
+        np.empty((N, n), dtype=np.float32),
+        np.empty(N, dtype=np.int64),
+        np.zeros((N, n), dtype=np.bool_),
+        np.empty(N, dtype=np.int64),
+        np.ones(N, dtype=np.bool_),
+        np.ones(N, dtype=np.bool_),
+        np.zeros(N, dtype=np.bool_),
+    )
 
 
 def _info(infos: dict[str, np.ndarray], key: str, value: np.ndarray, rows: np.ndarray) -> None:
@@ -188,6 +205,7 @@ class CarcassonneVectorEnv(VectorEnv):
 
             self.threads = threads or min(default_threads(), num_envs)
             self._batch = FastBatch(self.options, num_envs, threads=self.threads)
+            self._batch.extra_outputs = partial(_step_outputs, num_envs, n)  # (allocated ahead by the step)
             from ..fast.kernels import G_OUTSIDE
 
             self._outside_col = G_OUTSIDE
@@ -571,9 +589,23 @@ class CarcassonneVectorEnv(VectorEnv):
         """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already),
         then one compiled pass for the rewards, seats and infos (:mod:`carc_env.fast.vector_kernels`: this part
         runs on one core whatever the threads)."""
-        batch, rewards64, dones, final, eplen, seats = self._batch.step(acts, checked=True)
-        own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped = self._post_step(
-            rewards64, dones, final, seats, self.seats, self._episodes, self._batch.state.gi, self._outside_col
+        fb = self._batch
+        batch, rewards64, dones, final, eplen, seats = fb.step(acts, checked=True)
+        own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc = fb.take_extra()  # (fresh arrays)
+        ended, clipped = self._post_step(
+            rewards64,
+            dones,
+            final,
+            seats,
+            self.seats,
+            self._episodes,
+            fb.state.gi,
+            self._outside_col,
+            own,
+            seat_rewards,
+            nxt,
+            winners,
+            outside,
         )
         # infos as _base_infos and _final_infos write them, in the same order
         infos: dict[str, np.ndarray] = {}

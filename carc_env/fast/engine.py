@@ -189,6 +189,10 @@ class FastBatch:
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
         self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
+        self._spare: tuple[Any, ...] | None = None  # the next step's output arrays, allocated ahead (_ahead)
+        self._spare_next = False
+        self.extra_outputs: Any = None  # a caller's own arrays for each step, allocated ahead (take_extra)
+        self._extra: Any = None
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
@@ -215,6 +219,7 @@ class FastBatch:
         self._flush()
         d = self.__dict__.copy()
         d["_helpers"] = None
+        d["_spare"] = d["_extra"] = None  # (fresh arrays, allocated again)
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
         d["_entries"] = {}  # machine-code entries (direct()), found again on use
         d["_shadow"] = [None] * self.num_games
@@ -224,6 +229,10 @@ class FastBatch:
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
+        d.setdefault("_spare", None)
+        d.setdefault("_spare_next", False)
+        d.setdefault("extra_outputs", None)
+        d.setdefault("_extra", None)
         d["_entries"] = {}
         d.pop("_pool", None)  # pickled when a thread pool ran the threads
         d.setdefault("_helpers", None)
@@ -373,6 +382,39 @@ class FastBatch:
             self._prepare(g)
         return 0
 
+    def _outputs(self, rows: int) -> tuple[Any, ...]:
+        """Fresh output arrays of a step: rewards, dones, final scores, episode lengths, seats (zeroed: the
+        kernel writes only what changes) and the observations of ``rows`` games."""
+        G, n = self.num_games, self.num_players
+        return (
+            np.zeros((G, n), dtype=np.float64),
+            np.zeros(G, dtype=np.bool_),
+            np.zeros((G, n), dtype=np.int64),
+            np.zeros(G, dtype=np.int64),
+            np.zeros(G, dtype=np.int64),
+            self.empty_obs(rows),
+        )
+
+    def _ahead(self, games: list[int]) -> int:
+        """What a step does for the next one while the games are stepped (with threads, in the first
+        helper while the other threads step games; Python, which holds the GIL that the kernels release):
+        the draw orders of the games the last step restarted (:meth:`_prepare_all`), and the next step's
+        fresh output arrays and ``extra_outputs()`` (where this step observes: the next one most likely
+        does too)."""
+        self._prepare_all(games)
+        if self._spare_next:
+            self._spare = self._outputs(self.num_games)
+            if self.extra_outputs is not None:
+                self._extra = self.extra_outputs()
+        return 0
+
+    def take_extra(self) -> Any:
+        """``extra_outputs()`` (a function of no argument that a caller of :meth:`step` sets: the fresh arrays
+        it fills after each step), allocated by the last step ahead of time where it could (in the first
+        helper thread, while the games were stepped), else now."""
+        extra, self._extra = self._extra, None
+        return self.extra_outputs() if extra is None else extra
+
     def _flush(self) -> None:
         """Prepare the successors a step deferred (see :meth:`step`): what a reset, a pickle or a saved copy
         of a game sees is then what it saw when every step prepared them at once."""
@@ -439,7 +481,7 @@ class FastBatch:
         ``checked=True``: ``actions`` is a C-contiguous int64 array of shape (G,) whose every entry the
         caller has found enabled in its game's mask (the vector env's path; the type and range checks are
         skipped)."""
-        G, n = self.num_games, self.num_players
+        G = self.num_games
         if not checked:
             arr = np.asarray(actions)
             if arr.shape != (G,):
@@ -450,12 +492,11 @@ class FastBatch:
                 g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
                 raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
             actions = np.ascontiguousarray(arr, dtype=np.int64)
-        rewards = np.zeros((G, n), dtype=np.float64)
-        dones = np.zeros(G, dtype=np.bool_)
-        final = np.zeros((G, n), dtype=np.int64)
-        eplen = np.zeros(G, dtype=np.int64)
-        seats = np.zeros(G, dtype=np.int64)
-        obs = self.empty_obs(G) if observe else self.empty_obs(1)
+        # fresh output arrays: those the last step allocated ahead (see _ahead), or new ones
+        outputs = self._spare if observe else None
+        self._spare = None
+        rewards, dones, final, eplen, seats, obs = outputs or self._outputs(G if observe else 1)
+        self._spare_next = observe
         # reference games someone holds follow the step (decoded before the kernel moves the window)
         follow = []
         if self._shadow.count(None) < G:
@@ -490,16 +531,17 @@ class FastBatch:
         if first:
             step_chunks = E().step_chunks
         if self.threads == 1:
-            self._prepare_all(unprepared)
+            self._ahead(unprepared)
             bad = step_chunks(T, S, counter, G, *args)
         else:
             # One kernel call per thread; the threads take chunks of games from one counter inside the
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
             # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
-            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders
-            # first, holding the GIL while the calling thread has released it in its kernel.
+            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders and
+            # the next step's output arrays first (_ahead), holding the GIL while the calling thread has
+            # released it in its kernel.
             helpers = self._started_helpers()
-            bad = helpers.step(self._prepare_all, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
+            bad = helpers.step(self._ahead, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
             if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
         if first:
@@ -561,7 +603,7 @@ class FastBatch:
         else:  # chunks of a few rows, taken by the calling thread and the helpers as a step's games are
             helpers = self._started_helpers()
             args = (helpers.ctl, max(1, -(-N // (8 * self.threads))), mask, u, out)
-            empty = helpers.step(self._prepare_all, [], fn, args)
+            empty = helpers.step(None, [], fn, args)
         if first:
             self._entries[key] = direct(fn, args)
         return empty
@@ -1031,7 +1073,8 @@ class _Helpers:
 
     def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...]) -> int:
         """One threaded step: the helpers and the calling thread run ``step_chunks(*args)`` (``args[2]`` is
-        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first.
+        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first (unless
+        ``prepare`` is None).
         Returns the illegal actions met."""
         import time
 
@@ -1090,7 +1133,7 @@ def _helper_loop(h: _Helpers, i: int) -> None:
         bad = 0
         try:
             prepare, games, step_chunks, args = job  # type: ignore[misc]
-            if i == 0 and games:
+            if i == 0 and prepare is not None:
                 prepare(games)
             bad = step_chunks(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
