@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from typing import Any
 
 import numpy as np
@@ -1055,11 +1056,18 @@ class _Helpers:
     def __init__(self, n: int) -> None:
         import threading
 
-        from .vector_kernels import C_LEN
+        from .vector_kernels import C_BAD, C_COUNTER, C_LEN, publish, wait_done
 
         self.n = n
+        self.slots = (C_COUNTER, C_BAD)
         self.pid = os.getpid()
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
+        # the machine-code entries of the calling thread's handshake (each step calls them: no import
+        # statement and no dispatcher's typing on the one core's path); a first call compiles or loads them
+        publish(self.ctl, 0)
+        wait_done(self.ctl, 0, 1)
+        self._publish = direct(publish, (self.ctl, 0))
+        self._wait_done = direct(wait_done, (self.ctl, 0, 1))
         self.cond = threading.Condition()
         self.job: tuple[Any, ...] | None = None
         self.errors: list[BaseException] = []
@@ -1076,28 +1084,25 @@ class _Helpers:
         ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first (unless
         ``prepare`` is None).
         Returns the illegal actions met."""
-        import time
-
-        from .vector_kernels import C_BAD, C_COUNTER, publish, wait_done
-
         ctl = self.ctl
-        ctl[C_COUNTER] = 0
-        ctl[C_BAD] = 0
+        counter, bad_slot = self.slots
+        ctl[counter] = 0
+        ctl[bad_slot] = 0
         self.job = (prepare, games, step_chunks, args)
         self.epoch += 1
-        if publish(ctl, self.epoch):  # a helper sleeps: wake it
+        if self._publish(ctl, self.epoch):  # a helper sleeps: wake it
             with self.cond:
                 self.cond.notify_all()
         try:
             bad = step_chunks(*args)
         finally:
             reports = self.n * self.epoch
-            while not wait_done(ctl, reports, self.WAIT_SPINS):
+            while not self._wait_done(ctl, reports, self.WAIT_SPINS):
                 time.sleep(0)  # a helper is descheduled: let it run
             self.job = None
         if self.errors:
             raise self.errors.pop()
-        return bad + int(ctl[C_BAD])
+        return bad + int(ctl[bad_slot])
 
     def close(self) -> None:
         """Stop the threads (they leave at their next look at the control array)."""
@@ -1117,8 +1122,11 @@ def _helper_loop(h: _Helpers, i: int) -> None:
     from .vector_kernels import C_EPOCH, awake, wait_go
 
     seen, bad = 0, -1
+    watch = wait_go
     while True:
-        epoch = wait_go(h.ctl, seen, bad, h.SPINS)
+        epoch = watch(h.ctl, seen, bad, h.SPINS)
+        if watch is wait_go:  # its machine-code entry from now on (the report reaches the caller sooner)
+            watch = direct(wait_go, (h.ctl, seen, bad, h.SPINS))
         bad = -1
         if epoch < 0:  # asleep until the next step (or the end)
             with h.cond:
