@@ -214,6 +214,8 @@ class CarcassonneVectorEnv(VectorEnv):
             self.threads = 1
             self.matches = [Match(self.options) for _ in range(num_envs)]
         self.self_play = opponents is None
+        # self-play on the compiled engine: the whole batch steps in one kernel call (same-step mode)
+        self._batched = self._batch is not None and self.self_play and mode is AutoresetMode.SAME_STEP
         self.opponents = [] if opponents is None else _policies(opponents)
         if learner_seat is not None and (not isinstance(learner_seat, int) or not 0 <= learner_seat < n):
             raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
@@ -277,11 +279,6 @@ class CarcassonneVectorEnv(VectorEnv):
 
         self._vector_kernels = (first_illegal, post_step)
         return self._vector_kernels
-
-    @property
-    def _batched(self) -> bool:
-        """Self-play on the compiled engine: the whole batch steps in one kernel call (same-step mode)."""
-        return self._batch is not None and self.self_play and self.autoreset_mode is AutoresetMode.SAME_STEP
 
     def _start(self, i: int, seed: int | None, record: dict[str, Any] | None = None, seat: int | None = None) -> None:
         m = self.matches[i]
@@ -518,6 +515,9 @@ class CarcassonneVectorEnv(VectorEnv):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if "_batched" not in state:  # pickled when it was a property
+            batched = state["_batch"] is not None and state["self_play"]
+            state["_batched"] = batched and state["autoreset_mode"] is AutoresetMode.SAME_STEP
         self.__dict__.update(state)
         if self._obs is not None:  # unpickled arrays come back writable
             for a in self._obs.values():
@@ -636,8 +636,9 @@ class CarcassonneVectorEnv(VectorEnv):
             raise RuntimeError("call reset() first")
         mask = self._obs["action_mask"]
         u = rng.random(self.num_envs)
-        if self._batch is not None:
-            actions, empty = self._batch.sample_rows(mask, u)
+        if self._batch is not None:  # (the published mask: C-contiguous int8; u: fresh float64)
+            actions = np.empty(self.num_envs, dtype=np.int64)
+            empty = self._batch._sample(mask, u, actions)
         else:
             from .sampling import nth_enabled
 
