@@ -51,7 +51,7 @@ def nth_enabled(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
 def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random enabled index per row of ``masks`` (every row has at least one): row ``i``
     takes its ``floor(u_i k_i)``-th enabled entry (``k_i`` of them, ``u_i`` from ``rng.random``)."""
-    return nth_enabled(masks, rng.random(masks.shape[0]))
+    return nth_enabled(masks, rng.random(len(masks)))
 
 
 __all__ = ["nth_enabled", "random_legal_actions"]

@@ -590,7 +590,7 @@ class FastBatch:
 
     def _sample(self, mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> int:
         """:meth:`sample_rows`'s compiled call (on every thread); the rows that enable nothing."""
-        key = ("sample_chunks", mask.dtype.char, mask.flags.writeable)  # (each its own overload)
+        key = ("sample_chunks", mask.dtype.char, mask.flags.writeable, u.flags.writeable)  # (each its overload)
         fn = self._entries.get(key)
         first = fn is None  # the first call types the arguments; later ones call the machine-code entry
         if first:
