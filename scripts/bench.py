@@ -28,8 +28,14 @@ a change in the machine's load hits them alike:
   "probe 2 threads / 1 thread" says how much of it the vector env's own ratio
   could have had;
 * ``vector_step_breakdown``: where one thread's CPU time goes in a batched step
-  of the compiled vector env (kernel, the rest of ``step()`` in Python, the
-  random policy), and the bound that its serial part puts on two threads.
+  of the compiled vector env (kernel, the work a step does ahead for the next,
+  the policy's compiled scan of the masks, the rest of ``step()`` and of the
+  policy in Python), and the bound that its serial part puts on two threads.
+
+The vector env rows play ``env.step(env.sample_legal_actions(rng))``: one
+uniformly random legal action per game (the same actions as the numpy
+``random_legal_actions(obs["action_mask"], rng)``, scanned by compiled code on
+the env's threads); the AEC rows and the peers pick from each mask with numpy.
 
 Speed is measured here and only here (never in a timed test).  Bad arguments
 (``--players 6``, ``--expansions foo``, ``--seconds -1``, ``--seed -1``) end the
@@ -204,6 +210,7 @@ def jit_cost(kw: dict) -> dict:
         "for g in range(2): fb.reset(g, g, prepare_next=True)\n"
         "obs = fb.observe_acting()\n"
         "fb.step(random_legal_actions(obs['action_mask'], np.random.default_rng(0)))\n"
+        "fb.sample_rows(fb.observe_acting()['action_mask'], np.random.default_rng(0).random(2))\n"
         "fb.step_game(0, int(np.flatnonzero(fb.mask(0))[0])); fb.observe(0, 1)\n"
         "fb.play_random([1])\n"
         "print(json.dumps({'import_s': t1 - t0, 'first_use_s': time.perf_counter() - t1,\n"

@@ -19,7 +19,8 @@ tests: speed is measured, not tested.
   whatever ``threads`` is, so it bounds what a second thread can add;
 * :func:`pettingzoo_benchmark`: the same AEC loop through a PettingZoo
   classic env (``connect_four_v3``, ``go_v5`` 9x9, ``chess_v6``), the peers;
-* :func:`random_legal_actions`: one uniformly random legal action per mask row.
+* :func:`random_legal_actions` (from :mod:`carc_env.env.sampling`): one uniformly random legal action
+  per mask row.
 """
 
 from __future__ import annotations
@@ -29,40 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from .sampling import _nonzero, random_legal_actions
+
 PEERS = {
     "connect_four": ("pettingzoo.classic", "connect_four_v3", {}),
     "go_9x9": ("pettingzoo.classic", "go_v5", {"board_size": 9}),
     "chess": ("pettingzoo.classic", "chess_v6", {}),
 }
 """PettingZoo classic envs measured side by side: name -> (module, env module, kwargs)."""
-
-
-def _nonzero(mask: np.ndarray) -> np.ndarray:
-    """Indices of the enabled entries of a flat 0/1 mask (a bool view of an int8 mask: 3x faster than
-    ``np.flatnonzero`` on int8, which matters next to a step of a few microseconds).  A large mask (a
-    batch's, about one entry in a hundred enabled) is scanned eight bytes at a time: the nonzero words
-    first, then the bytes of those words only (2-3x faster again; the same indices in the same order)."""
-    if mask.dtype.itemsize == 1 and mask.dtype.kind in "iub" and mask.flags.c_contiguous:
-        flat = mask.reshape(-1).view(np.uint8)
-        if flat.size >= 4096 and not flat.size % 8:
-            words = flat.view(np.uint64)
-            if words.flags.aligned:  # (its address, read without building a ctypes object)
-                hit = np.flatnonzero(words != 0)
-                pos = np.flatnonzero(words[hit].view(np.uint8) != 0)  # byte j of word w is entry 8 w + j
-                return hit[pos >> 3] * 8 + (pos & 7)
-        return np.flatnonzero(flat.view(np.bool_))
-    return np.flatnonzero(mask)
-
-
-def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random enabled index per row of ``masks`` (every row has at least one): row ``i``
-    takes its ``floor(u_i k_i)``-th enabled entry (``k_i`` of them, ``u_i`` from ``rng.random``)."""
-    flat = _nonzero(masks)
-    N, A = masks.shape
-    bounds = np.searchsorted(flat, np.arange(0, (N + 1) * A, A))  # each row's run of the sorted indices
-    counts = bounds[1:] - bounds[:-1]
-    pick = bounds[:-1] + (rng.random(N) * counts).astype(np.int64)
-    return flat[pick] - np.arange(0, N * A, A)
 
 
 def _aec_loop(e: Any, seconds: float, seed: int) -> dict[str, float]:
@@ -132,10 +107,10 @@ def vector_env_benchmark(
     c0 = time.process_time()
     deadline = t0 + seconds
     while time.perf_counter() < deadline:
-        obs, _, dones, _, _ = venv.step(random_legal_actions(obs["action_mask"], rng))
+        obs, _, dones, _, _ = venv.step(venv.sample_legal_actions(rng))
         steps += num_envs
         batches += 1
-        games += int(dones.sum())
+        games += len(dones.nonzero()[0])  # (ndarray.sum goes through numpy's Python wrappers)
     dt = time.perf_counter() - t0
     cpu = time.process_time() - c0
     venv.close()
@@ -153,22 +128,25 @@ def vector_env_benchmark(
 
 
 def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 0, **options: Any) -> dict[str, Any]:
-    """CPU time per batched step of the compiled vector env on one thread: ``kernel_us`` (the compiled
-    step), ``prepare_us`` (the next draw orders of the games the last step restarted: Python, which a
-    threaded step runs in a worker while the other threads step games), ``python_us`` (the rest of
-    ``step()``), ``policy_us`` (:func:`random_legal_actions`); and ``serial_share``, the part that runs
-    on one core whatever the threads (python and policy), with ``amdahl_2_threads``, the most two threads
-    can give then (thread CPU time, so other jobs on the machine matter less)."""
+    """CPU time per batched step of the compiled vector env on one thread, in the benchmark's loop
+    (``env.step(env.sample_legal_actions(rng))``): ``kernel_us`` (the compiled step), ``prepare_us`` (the
+    next draw orders of the games the last step restarted and the next step's fresh output arrays:
+    Python, which a threaded step runs in a helper thread while the other threads step games), ``sample_us`` (the policy's compiled scan of the masks,
+    which a threaded env runs on its threads), ``policy_us`` (the rest of the policy: its draws and call),
+    ``python_us`` (the rest of ``step()``); ``serial_share``, the part that runs on one core whatever the
+    threads (python and policy), with ``amdahl_2_threads``, the most two threads can give then (thread
+    CPU time, so other jobs on the machine matter less)."""
     from .vector import CarcassonneVectorEnv
 
     venv = CarcassonneVectorEnv(num_envs, seed=seed, threads=1, engine="numba", **options)
     batch: Any = venv._batch
     rng = np.random.default_rng(seed)
-    obs, _ = venv.reset()
-    obs, *_ = venv.step(random_legal_actions(obs["action_mask"], rng))  # the step's kernel entry is found
+    venv.reset()
+    venv.step(venv.sample_legal_actions(rng))  # the step's and the sampler's kernel entries are found
     kernel = batch._entries["step_chunks"]
-    prepare = batch._prepare_all
-    spent = [0, 0]
+    prepare = batch._ahead
+    sample = batch._sample
+    spent = [0, 0, 0]
 
     def timed(*args: Any) -> int:
         t = time.thread_time_ns()
@@ -184,29 +162,39 @@ def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 
         finally:
             spent[1] += time.thread_time_ns() - t
 
+    def timed_sample(*args: Any) -> int:
+        t = time.thread_time_ns()
+        try:
+            return sample(*args)
+        finally:
+            spent[2] += time.thread_time_ns() - t
+
     policy = batches = 0
     batch._entries["step_chunks"] = timed
-    batch._prepare_all = timed_prepare
+    batch._ahead = timed_prepare
+    batch._sample = timed_sample
     try:
         t0 = time.thread_time_ns()
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
             t = time.thread_time_ns()
-            actions = random_legal_actions(obs["action_mask"], rng)
+            actions = venv.sample_legal_actions(rng)
             policy += time.thread_time_ns() - t
-            obs, *_ = venv.step(actions)
+            venv.step(actions)
             batches += 1
         total = time.thread_time_ns() - t0
     finally:
         venv.close()
-    serial = (total - spent[0] - spent[1]) / total
+    parallel = spent[0] + spent[1] + spent[2]
+    serial = (total - parallel) / total
     return {
         "num_envs": num_envs,
         "batches": batches,
         "kernel_us": round(spent[0] / batches / 1e3, 1),
         "prepare_us": round(spent[1] / batches / 1e3, 1),
-        "python_us": round((total - spent[0] - spent[1] - policy) / batches / 1e3, 1),
-        "policy_us": round(policy / batches / 1e3, 1),
+        "sample_us": round(spent[2] / batches / 1e3, 1),
+        "policy_us": round((policy - spent[2]) / batches / 1e3, 1),
+        "python_us": round((total - parallel - policy + spent[2]) / batches / 1e3, 1),
         "serial_share": round(serial, 3),
         "amdahl_2_threads": round(1 / (serial + (1 - serial) / 2), 2),
     }

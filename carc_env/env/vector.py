@@ -70,6 +70,10 @@ API:
   nonzero (see :mod:`carc_env.env.aec`).
 * ``seats`` / ``learner_seats`` (``int64 (N,)``) mirror ``infos["seat"]`` /
   ``infos["learner_seat"]``; ``action_masks()`` returns the masks as bool.
+* ``sample_legal_actions(rng)``: one uniformly random legal action per game
+  (``int64 (N,)``, from ``rng``, a numpy ``Generator``), the random masked
+  policy of a loop; on the compiled engine the masks are scanned on the env's
+  threads.
 
 Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP`` by
 default.  A game that ends in a step is reset in that same step and
@@ -118,6 +122,7 @@ rewards are now ``infos["seat_rewards"]``, ``dones`` is ``terminations``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -136,6 +141,22 @@ from .start import START_OPTIONS, check_config, position_record
 from .wrappers import classic_batch, classic_space
 
 VECTOR_RESET_OPTIONS = (*START_OPTIONS, "learner_seat")
+
+
+def _step_outputs(N: int, n: int) -> tuple[np.ndarray, ...]:
+    """Fresh arrays a batched step fills (:func:`carc_env.fast.vector_kernels.post_step`) and hands out: the
+    rewards, the seat rewards, the next seats, the winners (zeroed), the placements outside the window,
+    two all-True row masks of the infos, the truncations (all False)."""
+    return (
+        np.empty(N, dtype=np.float32),
+        np.empty((N, n), dtype=np.float32),
+        np.empty(N, dtype=np.int64),
+        np.zeros((N, n), dtype=np.bool_),
+        np.empty(N, dtype=np.int64),
+        np.ones(N, dtype=np.bool_),
+        np.ones(N, dtype=np.bool_),
+        np.zeros(N, dtype=np.bool_),
+    )
 
 
 def _info(infos: dict[str, np.ndarray], key: str, value: np.ndarray, rows: np.ndarray) -> None:
@@ -184,6 +205,7 @@ class CarcassonneVectorEnv(VectorEnv):
 
             self.threads = threads or min(default_threads(), num_envs)
             self._batch = FastBatch(self.options, num_envs, threads=self.threads)
+            self._batch.extra_outputs = partial(_step_outputs, num_envs, n)  # (allocated ahead by the step)
             from ..fast.kernels import G_OUTSIDE
 
             self._outside_col = G_OUTSIDE
@@ -192,6 +214,8 @@ class CarcassonneVectorEnv(VectorEnv):
             self.threads = 1
             self.matches = [Match(self.options) for _ in range(num_envs)]
         self.self_play = opponents is None
+        # self-play on the compiled engine: the whole batch steps in one kernel call (same-step mode)
+        self._batched = self._batch is not None and self.self_play and mode is AutoresetMode.SAME_STEP
         self.opponents = [] if opponents is None else _policies(opponents)
         if learner_seat is not None and (not isinstance(learner_seat, int) or not 0 <= learner_seat < n):
             raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
@@ -255,11 +279,6 @@ class CarcassonneVectorEnv(VectorEnv):
 
         self._vector_kernels = (first_illegal, post_step)
         return self._vector_kernels
-
-    @property
-    def _batched(self) -> bool:
-        """Self-play on the compiled engine: the whole batch steps in one kernel call (same-step mode)."""
-        return self._batch is not None and self.self_play and self.autoreset_mode is AutoresetMode.SAME_STEP
 
     def _start(self, i: int, seed: int | None, record: dict[str, Any] | None = None, seat: int | None = None) -> None:
         m = self.matches[i]
@@ -496,6 +515,9 @@ class CarcassonneVectorEnv(VectorEnv):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if "_batched" not in state:  # pickled when it was a property
+            batched = state["_batch"] is not None and state["self_play"]
+            state["_batched"] = batched and state["autoreset_mode"] is AutoresetMode.SAME_STEP
         self.__dict__.update(state)
         if self._obs is not None:  # unpickled arrays come back writable
             for a in self._obs.values():
@@ -567,9 +589,23 @@ class CarcassonneVectorEnv(VectorEnv):
         """Self-play on the compiled engine: one kernel call for the whole batch (actions checked already),
         then one compiled pass for the rewards, seats and infos (:mod:`carc_env.fast.vector_kernels`: this part
         runs on one core whatever the threads)."""
-        batch, rewards64, dones, final, eplen, seats = self._batch.step(acts, checked=True)
-        own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped = self._post_step(
-            rewards64, dones, final, seats, self.seats, self._episodes, self._batch.state.gi, self._outside_col
+        fb = self._batch
+        batch, rewards64, dones, final, eplen, seats = fb.step(acts, checked=True)
+        own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc = fb.take_extra()  # (fresh arrays)
+        ended, clipped = self._post_step(
+            rewards64,
+            dones,
+            final,
+            seats,
+            self.seats,
+            self._episodes,
+            fb.state.gi,
+            self._outside_col,
+            own,
+            seat_rewards,
+            nxt,
+            winners,
+            outside,
         )
         # infos as _base_infos and _final_infos write them, in the same order
         infos: dict[str, np.ndarray] = {}
@@ -583,6 +619,38 @@ class CarcassonneVectorEnv(VectorEnv):
             _info(infos, "placements_outside_window", outside, outside > 0)
         obs = self._publish(batch)  # fresh arrays each step, handed out read-only like the Python path's
         return obs, own, dones, trunc, infos
+
+    def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game from the current observations' masks, int64 ``(N,)``
+        (a random masked policy for a loop: ``env.step(env.sample_legal_actions(rng))``).
+
+        Game ``i`` takes its ``floor(u_i k_i)``-th enabled action (``k_i`` of them) with ``u =
+        rng.random(N)`` (one draw per game): the actions
+        :func:`carc_env.env.sampling.random_legal_actions` picks from ``obs["action_mask"]`` with the same
+        generator.  On the compiled engine the masks are scanned by compiled code on the env's threads
+        (the threads of its batched step), not by numpy on one core.  In next-step mode the row of a game
+        that ended in the last step (its mask enables nothing; its action is ignored) gets 0."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator, e.g. np.random.default_rng(0), got {type(rng).__name__}")
+        if self._obs is None:
+            raise RuntimeError("call reset() first")
+        mask = self._obs["action_mask"]
+        u = rng.random(self.num_envs)
+        if self._batch is not None:  # (the published mask: C-contiguous int8; u: fresh float64)
+            actions = np.empty(self.num_envs, dtype=np.int64)
+            empty = self._batch._sample(mask, u, actions)
+        else:
+            from .sampling import nth_enabled
+
+            actions = nth_enabled(mask, u)
+            empty = int((actions < 0).sum())
+        if empty:
+            rows = np.flatnonzero(actions < 0)
+            live = rows[~self._ended[rows]]
+            if live.size:  # pragma: no cover - a live game always has a legal action
+                raise RuntimeError(f"game {int(live[0])}'s mask enables no action")
+            actions[rows] = 0
+        return actions
 
     def action_masks(self) -> np.ndarray:
         """Masks of the current observations as bool ``(N, A)``."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from typing import Any
 
 import numpy as np
@@ -189,6 +190,10 @@ class FastBatch:
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
         self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
+        self._spare: tuple[Any, ...] | None = None  # the next step's output arrays, allocated ahead (_ahead)
+        self._spare_next = False
+        self.extra_outputs: Any = None  # a caller's own arrays for each step, allocated ahead (take_extra)
+        self._extra: Any = None
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
@@ -215,6 +220,7 @@ class FastBatch:
         self._flush()
         d = self.__dict__.copy()
         d["_helpers"] = None
+        d["_spare"] = d["_extra"] = None  # (fresh arrays, allocated again)
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
         d["_entries"] = {}  # machine-code entries (direct()), found again on use
         d["_shadow"] = [None] * self.num_games
@@ -224,6 +230,10 @@ class FastBatch:
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
+        d.setdefault("_spare", None)
+        d.setdefault("_spare_next", False)
+        d.setdefault("extra_outputs", None)
+        d.setdefault("_extra", None)
         d["_entries"] = {}
         d.pop("_pool", None)  # pickled when a thread pool ran the threads
         d.setdefault("_helpers", None)
@@ -373,6 +383,39 @@ class FastBatch:
             self._prepare(g)
         return 0
 
+    def _outputs(self, rows: int) -> tuple[Any, ...]:
+        """Fresh output arrays of a step: rewards, dones, final scores, episode lengths, seats (zeroed: the
+        kernel writes only what changes) and the observations of ``rows`` games."""
+        G, n = self.num_games, self.num_players
+        return (
+            np.zeros((G, n), dtype=np.float64),
+            np.zeros(G, dtype=np.bool_),
+            np.zeros((G, n), dtype=np.int64),
+            np.zeros(G, dtype=np.int64),
+            np.zeros(G, dtype=np.int64),
+            self.empty_obs(rows),
+        )
+
+    def _ahead(self, games: list[int]) -> int:
+        """What a step does for the next one while the games are stepped (with threads, in the first
+        helper while the other threads step games; Python, which holds the GIL that the kernels release):
+        the draw orders of the games the last step restarted (:meth:`_prepare_all`), and the next step's
+        fresh output arrays and ``extra_outputs()`` (where this step observes: the next one most likely
+        does too)."""
+        self._prepare_all(games)
+        if self._spare_next:
+            self._spare = self._outputs(self.num_games)
+            if self.extra_outputs is not None:
+                self._extra = self.extra_outputs()
+        return 0
+
+    def take_extra(self) -> Any:
+        """``extra_outputs()`` (a function of no argument that a caller of :meth:`step` sets: the fresh arrays
+        it fills after each step), allocated by the last step ahead of time where it could (in the first
+        helper thread, while the games were stepped), else now."""
+        extra, self._extra = self._extra, None
+        return self.extra_outputs() if extra is None else extra
+
     def _flush(self) -> None:
         """Prepare the successors a step deferred (see :meth:`step`): what a reset, a pickle or a saved copy
         of a game sees is then what it saw when every step prepared them at once."""
@@ -439,7 +482,7 @@ class FastBatch:
         ``checked=True``: ``actions`` is a C-contiguous int64 array of shape (G,) whose every entry the
         caller has found enabled in its game's mask (the vector env's path; the type and range checks are
         skipped)."""
-        G, n = self.num_games, self.num_players
+        G = self.num_games
         if not checked:
             arr = np.asarray(actions)
             if arr.shape != (G,):
@@ -450,12 +493,11 @@ class FastBatch:
                 g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
                 raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
             actions = np.ascontiguousarray(arr, dtype=np.int64)
-        rewards = np.zeros((G, n), dtype=np.float64)
-        dones = np.zeros(G, dtype=np.bool_)
-        final = np.zeros((G, n), dtype=np.int64)
-        eplen = np.zeros(G, dtype=np.int64)
-        seats = np.zeros(G, dtype=np.int64)
-        obs = self.empty_obs(G) if observe else self.empty_obs(1)
+        # fresh output arrays: those the last step allocated ahead (see _ahead), or new ones
+        outputs = self._spare if observe else None
+        self._spare = None
+        rewards, dones, final, eplen, seats, obs = outputs or self._outputs(G if observe else 1)
+        self._spare_next = observe
         # reference games someone holds follow the step (decoded before the kernel moves the window)
         follow = []
         if self._shadow.count(None) < G:
@@ -490,19 +532,18 @@ class FastBatch:
         if first:
             step_chunks = E().step_chunks
         if self.threads == 1:
-            self._prepare_all(unprepared)
+            self._ahead(unprepared)
             bad = step_chunks(T, S, counter, G, *args)
         else:
             # One kernel call per thread; the threads take chunks of games from one counter inside the
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
             # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
-            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders
-            # first, holding the GIL while the calling thread has released it in its kernel.
-            helpers = self._helpers
-            if helpers is None or helpers.pid != os.getpid():  # (a forked child has none of the threads)
-                helpers = self._helpers = _Helpers(self.threads - 1)
-            bad = helpers.step(self._prepare_all, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
-            if unprepared and dones[unprepared].any():  # pragma: no cover - a game of fewer than two tiles
+            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders and
+            # the next step's output arrays first (_ahead), holding the GIL while the calling thread has
+            # released it in its kernel.
+            helpers = self._started_helpers()
+            bad = helpers.step(self._ahead, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
+            if unprepared and True in dones[unprepared].tolist():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
         if first:
             self._entries["step_chunks"] = direct(step_chunks, (T, S, counter, G, *args))
@@ -514,7 +555,7 @@ class FastBatch:
             if g not in refused:
                 shadow = self._shadow[g]
                 shadow.follow(action)  # type: ignore[union-attr]
-        for g in np.flatnonzero(dones).tolist():
+        for g in dones.nonzero()[0].tolist():  # (the method: np.flatnonzero costs 10x more in Python)
             if auto_reset:
                 self._shadow[g] = None
                 self.seeds[g] = self._next_seeds[g]
@@ -526,6 +567,47 @@ class FastBatch:
         if observe and "spots" in obs:
             self.add_action_features(obs, np.arange(G, dtype=np.int64), seats)
         return (obs if observe else None), rewards, dones, final, eplen, seats
+
+    def _started_helpers(self) -> _Helpers:
+        """The helper threads of a threaded call, started on the first (a forked child has none of them)."""
+        helpers = self._helpers
+        if helpers is None or helpers.pid != os.getpid():
+            helpers = self._helpers = _Helpers(self.threads - 1)
+        return helpers
+
+    def sample_rows(self, mask: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int]:
+        """Row ``i``'s ``floor(u[i] k_i)``-th enabled entry (``k_i`` of them) for every row of ``mask``, int64
+        (N,), -1 for a row that enables nothing; and the number of such rows.  ``mask``: (N, A) of one-byte
+        entries, each 0 or 1 (the batch's masks, int8, or bool); ``u``: float64 (N,) in [0, 1).  The rows
+        are scanned by compiled code on this batch's threads
+        (:func:`carc_env.fast.vector_kernels.sample_chunks`), like a step's games."""
+        if not mask.flags.c_contiguous or mask.dtype.itemsize != 1 or mask.ndim != 2:
+            mask = np.ascontiguousarray(mask, dtype=np.uint8).reshape(len(mask), -1)
+        if u.dtype != np.float64 or not u.flags.c_contiguous:
+            u = np.ascontiguousarray(u, dtype=np.float64)
+        out = np.empty(len(u), dtype=np.int64)
+        return out, self._sample(mask, u, out)
+
+    def _sample(self, mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> int:
+        """:meth:`sample_rows`'s compiled call (on every thread); the rows that enable nothing."""
+        key = ("sample_chunks", mask.dtype.char, mask.flags.writeable, u.flags.writeable)  # (each its overload)
+        fn = self._entries.get(key)
+        first = fn is None  # the first call types the arguments; later ones call the machine-code entry
+        if first:
+            from .vector_kernels import sample_chunks as fn
+        N = len(u)
+        if self.threads == 1:
+            counter = self._counter
+            counter[0] = 0
+            args = (counter, N, mask, u, out)
+            empty = fn(*args)
+        else:  # chunks of a few rows, taken by the calling thread and the helpers as a step's games are
+            helpers = self._started_helpers()
+            args = (helpers.ctl, max(1, -(-N // (8 * self.threads))), mask, u, out)
+            empty = helpers.step(None, [], fn, args)
+        if first:
+            self._entries[key] = direct(fn, args)
+        return empty
 
     def observe_acting(self) -> dict[str, np.ndarray]:
         """Every game's observation for its acting seat, stacked (fresh arrays)."""
@@ -974,11 +1056,18 @@ class _Helpers:
     def __init__(self, n: int) -> None:
         import threading
 
-        from .vector_kernels import C_LEN
+        from .vector_kernels import C_BAD, C_COUNTER, C_LEN, publish, wait_done
 
         self.n = n
+        self.slots = (C_COUNTER, C_BAD)
         self.pid = os.getpid()
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
+        # the machine-code entries of the calling thread's handshake (each step calls them: no import
+        # statement and no dispatcher's typing on the one core's path); a first call compiles or loads them
+        publish(self.ctl, 0)
+        wait_done(self.ctl, 0, 1)
+        self._publish = direct(publish, (self.ctl, 0))
+        self._wait_done = direct(wait_done, (self.ctl, 0, 1))
         self.cond = threading.Condition()
         self.job: tuple[Any, ...] | None = None
         self.errors: list[BaseException] = []
@@ -992,30 +1081,28 @@ class _Helpers:
 
     def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...]) -> int:
         """One threaded step: the helpers and the calling thread run ``step_chunks(*args)`` (``args[2]`` is
-        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first.
+        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first (unless
+        ``prepare`` is None).
         Returns the illegal actions met."""
-        import time
-
-        from .vector_kernels import C_BAD, C_COUNTER, publish, wait_done
-
         ctl = self.ctl
-        ctl[C_COUNTER] = 0
-        ctl[C_BAD] = 0
+        counter, bad_slot = self.slots
+        ctl[counter] = 0
+        ctl[bad_slot] = 0
         self.job = (prepare, games, step_chunks, args)
         self.epoch += 1
-        if publish(ctl, self.epoch):  # a helper sleeps: wake it
+        if self._publish(ctl, self.epoch):  # a helper sleeps: wake it
             with self.cond:
                 self.cond.notify_all()
         try:
             bad = step_chunks(*args)
         finally:
             reports = self.n * self.epoch
-            while not wait_done(ctl, reports, self.WAIT_SPINS):
+            while not self._wait_done(ctl, reports, self.WAIT_SPINS):
                 time.sleep(0)  # a helper is descheduled: let it run
             self.job = None
         if self.errors:
             raise self.errors.pop()
-        return bad + int(ctl[C_BAD])
+        return bad + int(ctl[bad_slot])
 
     def close(self) -> None:
         """Stop the threads (they leave at their next look at the control array)."""
@@ -1035,8 +1122,11 @@ def _helper_loop(h: _Helpers, i: int) -> None:
     from .vector_kernels import C_EPOCH, awake, wait_go
 
     seen, bad = 0, -1
+    watch = wait_go
     while True:
-        epoch = wait_go(h.ctl, seen, bad, h.SPINS)
+        epoch = watch(h.ctl, seen, bad, h.SPINS)
+        if watch is wait_go:  # its machine-code entry from now on (the report reaches the caller sooner)
+            watch = direct(wait_go, (h.ctl, seen, bad, h.SPINS))
         bad = -1
         if epoch < 0:  # asleep until the next step (or the end)
             with h.cond:
@@ -1051,7 +1141,7 @@ def _helper_loop(h: _Helpers, i: int) -> None:
         bad = 0
         try:
             prepare, games, step_chunks, args = job  # type: ignore[misc]
-            if i == 0 and games:
+            if i == 0 and prepare is not None:
                 prepare(games)
             bad = step_chunks(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it

@@ -10,8 +10,9 @@ calls that release the GIL:
   (-1 if none), the whole batch checked before any game moves;
 * :func:`post_step`: from the engine's outputs, the acting seats' rewards, the seats' rewards as
   float32, the next acting seats (written into the env's ``seats`` in place, and a copy for the infos),
-  the winners of the games that ended, the episode counters, the placements outside the window, and the
-  arrays the infos and the 5-tuple need (row masks, truncations), each fresh.
+  the winners of the games that ended, the episode counters, the placements outside the window, written
+  into fresh arrays that the step allocated ahead of time, in its first helper thread while the games
+  were stepped (allocating them here, after the kernel, cost about 4 us of the one core's share).
 
 and the handshake of a threaded batched step (:class:`carc_env.fast.engine.FastBatch` with ``threads > 1``):
 the helper threads are started once and wait for the next step in compiled code that releases the GIL,
@@ -30,6 +31,15 @@ virtual machine, and each return to Python contends for the GIL):
   tells the caller to wake it);
 * :func:`wait_done`: the calling thread waits until every helper has reported step ``epoch`` done (in
   :func:`wait_go`, so back in compiled code: the caller then never waits for the GIL on a helper).
+
+and the compiled random masked policy a loop calls between steps (the vector env's
+``sample_legal_actions``), which scans the masks on the same threads:
+
+* :func:`sample_chunks`: row ``i``'s ``floor(u_i k_i)``-th enabled entry (``k_i`` of them) for every row
+  of a batch's masks, in chunks of rows taken from ``ctl[C_COUNTER]`` as a step's games are
+  (:func:`sample_row`: a row's whole 8-byte words counted in blocks by a loop the compiler vectorises,
+  then the block that holds the pick scanned), the entries numpy's
+  :func:`carc_env.env.sampling.nth_enabled` picks.
 
 Imported only where the compiled engine runs (it needs Numba); compiled once and cached on disk like the
 engine's entry points.
@@ -162,25 +172,21 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
-def post_step(rewards, dones, final, seats, acting, episodes, gi, outside_col):  # pragma: no cover - compiled
-    """What ``step()`` hands out after a batched step, in one pass over the games.
+def post_step(
+    rewards, dones, final, seats, acting, episodes, gi, outside_col, own, seat_rewards, nxt, winners, outside
+):  # pragma: no cover - compiled
+    """What ``step()`` hands out after a batched step, in one pass over the games, written into fresh arrays
+    the caller allocated (ahead of time: :meth:`carc_env.fast.engine.FastBatch.take_extra`).
 
     ``rewards`` float64 (N, P), ``dones`` bool (N,), ``final`` int64 (N, P), ``seats`` int64 (N,): the
     engine's outputs; ``acting`` int64 (N,): the seats that chose this step's actions, overwritten in
     place by the next acting seats (the env's ``seats``); ``episodes`` int64 (N,): +1 per ended game;
-    ``gi[:, outside_col]``: the legal placements outside the window.  Returns ``(rewards of the acting
-    seats float32 (N,), seat rewards float32 (N, P), next seats int64 (N,) (a copy), winners bool (N, P),
-    outside int64 (N,), all-True bool (N,) twice, truncations bool (N,) (False), games ended, games with
-    placements outside)``."""
+    ``gi[:, outside_col]``: the legal placements outside the window.  Writes the rewards of the acting
+    seats ``own`` float32 (N,), the seat rewards ``seat_rewards`` float32 (N, P), the next seats ``nxt``
+    int64 (N,) (a copy), the winners of the games that ended ``winners`` bool (N, P) (zeroed by the
+    caller: only those rows are written), the placements outside ``outside`` int64 (N,).  Returns
+    ``(games ended, games with placements outside)``."""
     N, P = rewards.shape
-    own = np.empty(N, np.float32)
-    seat_rewards = np.empty((N, P), np.float32)
-    nxt = np.empty(N, np.int64)
-    winners = np.zeros((N, P), np.bool_)
-    outside = np.empty(N, np.int64)
-    rows_a = np.ones(N, np.bool_)
-    rows_b = np.ones(N, np.bool_)
-    trunc = np.zeros(N, np.bool_)
     ended = 0
     clipped = 0
     for i in range(N):
@@ -202,8 +208,120 @@ def post_step(rewards, dones, final, seats, acting, episodes, gi, outside_col): 
         outside[i] = o
         if o:
             clipped += 1
-    return own, seat_rewards, nxt, winners, outside, rows_a, rows_b, trunc, ended, clipped
+    return ended, clipped
 
 
-__all__ = ["C_BAD", "C_COUNTER", "C_DONE", "C_EPOCH", "C_LEN", "C_SLEEP", "awake", "first_illegal", "post_step", "publish",
-           "wait_done", "wait_go"]  # fmt: skip
+BLOCK = 128
+"""Words (of 8 mask entries) counted at once by :func:`sample_row`: a loop the compiler vectorises (a
+slice, so that its index starts at 0); at most 255, so that no byte of the word sum carries."""
+
+_LO8 = np.uint64(0x00FF00FF00FF00FF)
+_ONES16 = np.uint64(0x0001000100010001)
+_ONES8 = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _block_count(blk) -> int:  # pragma: no cover - compiled
+    """Enabled entries in a slice of at most :data:`BLOCK` words of 0/1 bytes: the words added (each byte
+    lane counts its entries), the lanes added pairwise into 16-bit lanes, those summed."""
+    acc = np.uint64(0)
+    for t in range(blk.shape[0]):
+        acc += blk[t]
+    pairs = (acc & _LO8) + ((acc >> np.uint64(8)) & _LO8)
+    return np.int64((pairs * _ONES16) >> np.uint64(48))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nth_byte(seg, pick) -> int:  # pragma: no cover - compiled
+    """The index in ``seg`` (bytes) of its ``pick``-th (from 0) nonzero entry, or ``-1 - (entries seen)``."""
+    for j in range(seg.shape[0]):
+        if seg[j] != 0:
+            if pick == 0:
+                return j
+            pick -= 1
+    return -1 - pick
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sample_row(flat, words, s, A, u, scratch) -> int:  # pragma: no cover - compiled
+    """The ``floor(u k)``-th enabled entry of the row ``flat[s : s + A]`` of 0/1 bytes (``k`` of them,
+    ``0 <= u < 1``), as an index in the row; -1 if none.  ``words``: ``flat``'s leading whole words
+    (uint64, aligned), which the row's aligned middle is read through; ``scratch``: int64, at least
+    ``A // (8 * BLOCK) + 1`` entries.
+
+    The middle's blocks of :data:`BLOCK` words are counted once (their counts kept in ``scratch``), the
+    few bytes before and after it one by one; then the block that holds the pick is scanned word by word
+    (a word's entries: its bytes summed by a multiplication) and that word byte by byte."""
+    e = s + A
+    ws = (s + 7) // 8
+    we = min(e // 8, words.shape[0])
+    if we <= ws:  # no whole word in the row: bytes only
+        ws = we = e // 8 + 1
+        mid0 = mid1 = e
+    else:
+        mid0, mid1 = 8 * ws, 8 * we
+    head = flat[s:mid0]
+    tail = flat[mid1:e]
+    k = 0
+    for j in range(head.shape[0]):
+        k += head[j] != 0
+    n_head = k
+    nb = 0
+    for j in range(ws, we, BLOCK):
+        c = _block_count(words[j : min(j + BLOCK, we)])
+        scratch[nb] = c
+        nb += 1
+        k += c
+    n_mid = k - n_head
+    for j in range(tail.shape[0]):
+        k += tail[j] != 0
+    if k == 0:
+        return -1
+    pick = np.int64(u * k)  # (truncation: floor for u, k >= 0, as numpy's astype(int64))
+    if pick < n_head:
+        return _nth_byte(head, pick)
+    pick -= n_head
+    if pick >= n_mid:
+        return mid1 - s + _nth_byte(tail, pick - n_mid)
+    for b in range(nb):
+        c = scratch[b]
+        if pick < c:  # the block: its words in turn (most are 0), then the word that holds the pick
+            blk = words[ws + b * BLOCK : min(ws + (b + 1) * BLOCK, we)]
+            for t in range(blk.shape[0]):
+                w = blk[t]
+                if w:
+                    c = np.int64((w * _ONES8) >> np.uint64(56))
+                    if pick < c:
+                        t8 = 8 * (ws + b * BLOCK + t)
+                        return t8 - s + _nth_byte(flat[t8 : t8 + 8], pick)
+                    pick -= c
+        pick -= c
+    return -1  # (not reached: the counts add up to k)
+
+
+@njit(cache=True, nogil=True)
+def sample_chunks(ctl, chunk, mask, u, out):  # pragma: no cover - compiled
+    """:func:`sample_row` of every row ``i`` of ``mask`` (N, A) (C-contiguous, of one-byte entries, each 0
+    or 1) with ``u[i]``, into ``out[i]``, in chunks of ``chunk`` rows taken from ``ctl[C_COUNTER]`` (an
+    atomic add) until every row is done: each thread of a threaded sample makes one call (as
+    :func:`carc_env.fast.kernels.step_chunks` for a step).  Returns the number of rows this call found
+    without an enabled entry (``out`` -1 there)."""
+    N, A = mask.shape
+    flat = mask.reshape(mask.size).view(np.uint8)
+    whole = flat.size // 8 * 8 if flat.ctypes.data % 8 == 0 else 0  # (a view that starts mid-word: bytes)
+    words = flat[:whole].view(np.uint64)
+    scratch = np.empty(A // (8 * BLOCK) + 2, np.int64)
+    empty = 0
+    while True:
+        lo = atomic_add(ctl, C_COUNTER, chunk)
+        if lo >= N:
+            return empty
+        for i in range(lo, min(lo + chunk, N)):
+            a = sample_row(flat, words, i * A, A, u[i], scratch)
+            out[i] = a
+            if a < 0:
+                empty += 1
+
+
+__all__ = ["BLOCK", "C_BAD", "C_COUNTER", "C_DONE", "C_EPOCH", "C_LEN", "C_SLEEP", "awake", "first_illegal", "post_step",
+           "publish", "sample_chunks", "sample_row", "wait_done", "wait_go"]  # fmt: skip
