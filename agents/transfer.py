@@ -17,8 +17,15 @@ part of ``pool_mlp``: global features) by name:
   so on the inputs both games share the new network first computes what the
   old one did.
 
+A network that reads Stained Glass's ``windows`` tensor (``NetShapes.windows_dim``) joins its windows
+MLP's outputs to the global features: those columns of ``glob_bias`` and ``pool_mlp`` are named
+``windows{dim}_{i}``, so a source without windows (or with another windows layout) gives them 0 (the
+new network computes what the old one did whatever the windows hold; the windows MLP keeps its fresh
+initialisation and starts to matter as those columns learn), and a source with the same windows layout
+gives its own.
+
 A layer whose shape differs otherwise (the expansion-action head of another
-action space, a windows MLP) keeps its fresh initialisation.
+action space) keeps its fresh initialisation.
 """
 
 from __future__ import annotations
@@ -81,6 +88,14 @@ def _map_columns(w_src: torch.Tensor, w_dst: torch.Tensor, cols: list[int], lo: 
     return out
 
 
+def _windows_names(net: PolicyNet) -> list[str]:
+    """Names of the global-feature columns a network's windows MLP adds after the global features (none
+    without windows); the windows layout is in the name, so only the same layout maps onto them."""
+    if not net.shapes.windows_dim:
+        return []
+    return [f"windows{net.shapes.windows_dim}_{i}" for i in range(net.windows_mlp[0].out_features)]
+
+
 def _high(highs: tuple[int, ...], k: int) -> float:
     return float(max(1, highs[k])) if highs else 1.0
 
@@ -92,7 +107,7 @@ def transfer(
     left at their initialisation."""
     s_sd, d_sd = src.state_dict(), dst.state_dict()
     ch = _column_map(src_names[0], dst_names[0])
-    gl = _column_map(src_names[1], dst_names[1])
+    gl = _column_map(src_names[1] + _windows_names(src), dst_names[1] + _windows_names(dst))
     c = dst.cfg.channels
     kept = []
     for name, w in d_sd.items():
@@ -103,9 +118,9 @@ def transfer(
                 for j, k in enumerate(ch):
                     if k >= 0:
                         d_sd[name][:, j] *= _high(dst.shapes.board_high, j) / _high(src.shapes.board_high, k)
-        elif name == "glob_bias.weight" and v is not None and not dst.shapes.windows_dim:
+        elif name == "glob_bias.weight" and v is not None:
             d_sd[name] = _map_columns(v, w, gl)
-        elif name == "pool_mlp.0.weight" and v is not None and not dst.shapes.windows_dim:
+        elif name == "pool_mlp.0.weight" and v is not None:
             d_sd[name] = _map_columns(v, w, gl, lo=2 * c)
         elif v is not None and v.shape == w.shape:
             d_sd[name] = v.clone()
