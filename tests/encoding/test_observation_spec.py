@@ -142,7 +142,9 @@ def test_the_vector_env_hands_out_the_same_action_features_on_both_engines(self_
 
 
 def test_the_compiled_features_refuse_what_they_do_not_model():
-    """A plug-in overriding a hook the one-ply scan reads keeps the action features on the Python engine."""
+    """A printed board, or a plug-in overriding a hook the one-ply scan reads that its fast part does not
+    declare (tests/fast/test_fast_features.py), keeps the action features on the Python engine; the Royal
+    Gateways' links are in the compiled scan."""
     from carc_env.core.config import ruleset
     from carc_env.env.options import EnvOptions
     from carc_env.fast import coverage, features_coverage
@@ -151,8 +153,10 @@ def test_the_compiled_features_refuse_what_they_do_not_model():
     covered = EnvOptions.from_kwargs(expansions=("king_robber", "river2"), action_features=True)
     assert coverage(covered) is None and features_coverage(ruleset(covered.game_config())) is None
     assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
-    env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
-    assert env.unwrapped.engine == "python"
+    env = carc_env.raw_env(expansions=("maps_germany",), action_features=True)  # a printed board: Python
+    assert env.unwrapped.engine == "python" and "printed board" in env.unwrapped.engine_reason
+    env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # its links: compiled
+    assert env.unwrapped.engine == "numba", env.unwrapped.engine_reason
 
 
 def test_a_plugin_whose_channel_highs_do_not_match_its_channels_is_refused(monkeypatch):
