@@ -100,6 +100,8 @@ from .tables import (
     P_GOFF,
     P_MAXSEG,
     P_NPLAYERS,
+    P_O_GUEST,
+    P_O_HIST,
     P_O_LINKS,
     P_O_MARK,
     P_O_SCORES,
@@ -148,7 +150,7 @@ def copy_game(T, S, g, X, x):
 
     Only the grid rows of the played area +- 4 are copied: a play-out of one placement (and the river veto
     of the next draw, two cells beyond it) reads nothing farther, so stale rows of earlier copies are
-    never read."""
+    never read; nor are the history and the score log, which the kernels only append to."""
     for i in range(S.gi.shape[1]):
         X.gi[x, i] = S.gi[g, i]
     off = T.P[P_GOFF]
@@ -166,7 +168,10 @@ def copy_game(T, S, g, X, x):
     for k in range(S.gi[g, K.G_NNODES]):
         for c in range(S.nd.shape[2]):
             X.nd[x, k, c] = S.nd[g, k, c]
-    for i in range(S.ls.shape[1]):
+    # the lists but the history and the score log (contiguous; kernels write them, never read them)
+    for i in range(T.P[P_O_HIST]):
+        X.ls[x, i] = S.ls[g, i]
+    for i in range(T.P[P_O_GUEST], S.ls.shape[1]):
         X.ls[x, i] = S.ls[g, i]
 
 

@@ -419,7 +419,9 @@ def build_layout(options: Any) -> Layout:
         goff = max(goff, 2 - x0, 2 - y0)
         grid_w = max(grid_w, goff + max(x1, y1) + 3)
     fcap = 4 * total + 8
-    hcap = 2 * total + 8
+    # history rows: a tile and a follower decision per tile, and what the plug-ins' decisions may add
+    extra = sum(int(_support(e.KEY).history_rows(rules, e)) for e in rules.expansions)
+    hcap = (2 + extra) * total + 8
     lcap = node_cap + 8
 
     gnames = list(encoder.global_names)

@@ -18,7 +18,9 @@ from carc_env.encoding import placements
 from carc_env.env.differential import compare_game
 from carc_env.env.options import EnvOptions
 from carc_env.fast import coverage, features_coverage
+from carc_env.fast.greedy import greedy_actions
 from carc_env.fast.seam import support
+from carc_env.policies import GreedyPolicy
 
 BOX = ("count", "king_robber", "darmstadt")
 
@@ -189,3 +191,27 @@ def test_stained_glass_greedy_chooses_as_the_python_policy(kw, seeds, phases, ep
     decided = _same_choices(EnvOptions.from_kwargs(**kw), seeds, eps)
     if eps:
         assert phases <= decided, sorted(decided)
+
+
+def test_a_long_stained_glass_history_fits():
+    """A greedy player keeping a complete window is asked every turn (it passes to build a bigger one):
+    with the bag order and start tokens of this game (the differential's seed 700000) the history outgrew
+    the engine's former two rows a tile, and the compiled record was cut.  The plug-in's ``history_rows``
+    now sizes it: every decision is in the compiled history (``_same_choices`` compares it)."""
+    from carc_env.fast import kernels as K
+    from carc_env.fast.engine import FastBatch
+
+    opts = EnvOptions.from_kwargs(
+        expansions=("stained_glass",),
+        num_players=3,
+        rules={"stained_glass": {"bag_order": "G1a G1b G1c G2a", "start_tokens": "G2b G2c G3a G3b G3c; G4a G4b"}},
+    )
+    _same_choices(opts, [700000], 0.1)
+    fast = FastBatch(opts, 1)
+    fast.reset(0, 700000)
+    rules = opts.rule_set()
+    tiles = sum(t.count for t in rules.tiles)
+    pol = [GreedyPolicy(epsilon=0.1, seed=7000000 + p) for p in range(3)]
+    while not fast.over(0):
+        fast.step_game(0, int(greedy_actions(fast, [0], [pol[fast.player(0)]])[0]))
+    assert int(fast.state.gi[0, K.G_NHIST]) > 2 * tiles + 8  # more rows than the former capacity

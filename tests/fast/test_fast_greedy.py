@@ -73,6 +73,7 @@ def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> set[str]:
             fast.step_game(g, a_co)
             decisions += 1
         assert ref.game.scores == fast.scores(g)
+        assert fast.actions(g) == list(ref.game.history)  # the compiled history held every decision
         if check is not None:
             check(fast, g, seed)
     assert decisions > 60 * len(seeds)

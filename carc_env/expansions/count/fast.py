@@ -760,6 +760,13 @@ def setup_tiles(rules: Any, exp: Any) -> list[int]:
     return [rules.tile_index[f"CO{k}"] for k in range(2, 13)]
 
 
+def history_rows(rules: Any, exp: Any) -> int:
+    """Rows its decisions log per tile, at most: a deployment or its pass, a Count move or its pass, a
+    count_leave pass per seat, and a follower leaving a quarter (each one was deployed on some turn); the
+    final round's passes and moves fit in the same bound."""
+    return 3 + rules.config.num_players
+
+
 def history_row(rules: Any, action: Any, tile_at: Any) -> tuple[int, int, int]:
     """The history row naming ``action`` (the inverse of :func:`history_action`)."""
     t = type(action)
@@ -821,4 +828,5 @@ SUPPORT = FastSupport(
     # a field's extra city is in the spot features' field value (the engine's field_cities); the King's
     # extra completed city reaches the features only through the one-ply play-out
     features=frozenset({"field_cities", "extra_completed"}),
+    history_rows=history_rows,
 )

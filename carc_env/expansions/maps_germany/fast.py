@@ -581,6 +581,7 @@ SUPPORT = FastSupport(
     slots=3,
     awards=("town",),
     phases=(EXTRA_TURN_PHASE,),
+    history_rows=lambda rules, exp: 1,  # the extra-turn decision, once per tile at most
     table=table,
     setup_draws=setup_draws,
     history_action=history_action,

@@ -1033,4 +1033,7 @@ SUPPORT = FastSupport(
     history_row=history_row,
     random=True,
     heuristics=True,  # greedy_decision and asset_value: its heuristics part
+    # per tile, at most: a thief on each road of a cloister tile and the pass (5), a steal per thief (4),
+    # the window phase's pass and a scored window (every 3 tokens; a tile brings at most 2)
+    history_rows=lambda rules, exp: 11,
 )
