@@ -91,6 +91,7 @@ from .kernels import (
     field_city_counts,
     find,
 )
+from .printed import CL_VOID, building_target, cell_class, is_square
 from .seam import engine as E
 from .seam import kernel
 from .tables import (
@@ -98,6 +99,7 @@ from .tables import (
     P_COLS,
     P_FOL_START,
     P_GOFF,
+    P_LAY,
     P_MAXSEG,
     P_NPLAYERS,
     P_O_GUEST,
@@ -128,7 +130,8 @@ RCAP = 4 + LINK_CAP  # distinct roots a placement meets: its 4 sides and the lin
 W_SEGR = 0  # roots a segment meets: [RCAP * i + j], i < SEG_CAP
 W_SEGRN = W_SEGR + RCAP * SEG_CAP  # [i]
 W_MATCH = W_SEGRN + SEG_CAP  # matched sides of segment i
-W_SORDER = W_MATCH + SEG_CAP  # segments with roots, in first-seen order
+W_CLOSED = W_MATCH + SEG_CAP  # sides of segment i a printed board closes (void, or a neutral printed edge)
+W_SORDER = W_CLOSED + SEG_CAP  # segments with roots, in first-seen order
 W_GSEG = W_SORDER + SEG_CAP  # group k: bitmask of its segments
 W_GROOT = W_GSEG + SEG_CAP  # group k: roots [RCAP * k + j]
 W_GRN = W_GROOT + RCAP * SEG_CAP
@@ -203,9 +206,11 @@ def scan(T, S, g, t, x, y, r, W):
     off = T.P[P_GOFF]
     n = T.P[P_NPLAYERS]
     nseg = tile[t, TC_NSEG]
+    lay = T.P[P_LAY]
     for i in range(SEG_CAP):
         W[W_SEGRN + i] = 0
         W[W_MATCH + i] = 0
+        W[W_CLOSED + i] = 0
     norder = 0
     for s in range(4):
         i = tile[t, TC_CE + 4 * r + s]
@@ -216,11 +221,15 @@ def scan(T, S, g, t, x, y, r, W):
             continue
         nk = S.grid[g, y + DY[s] + off, x + DX[s] + off]
         if nk < 0:
+            if lay and cell_class(T, lay, x + DX[s], y + DY[s]) == CL_VOID:
+                W[W_CLOSED + i] += 1
             continue
         nt = S.pl[g, nk, 2]
         nr = S.pl[g, nk, 3]
         nc = tile[nt, TC_CE + 4 * nr + ((s + 2) & 3)]
-        if nc < 0:
+        if nc < 0:  # a neutral printed edge
+            if lay:
+                W[W_CLOSED + i] += 1
             continue
         root = find(nd, g, S.pl[g, nk, 4] + nc)
         if W[W_SEGRN + i] == 0:
@@ -309,7 +318,7 @@ def scan(T, S, g, t, x, y, r, W):
             if (segs >> i) & 1:
                 if first < 0:
                     first = i
-                op += tile[t, TC_OPEN0 + i] - 2 * W[W_MATCH + i]
+                op += tile[t, TC_OPEN0 + i] - 2 * W[W_MATCH + i] - W[W_CLOSED + i]
                 pen += tile[t, TC_PEN0 + i]
         for p in range(MAX_PLAYERS):
             W[W_JCNT + MAX_PLAYERS * k + p] = 0
@@ -345,8 +354,10 @@ def scan(T, S, g, t, x, y, r, W):
     around = 0
     nb = 0
     for j in range(8):
-        nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
-        if nk >= 0:
+        cx = x + N8X[j]
+        cy = y + N8Y[j]
+        nk = S.grid[g, cy + off, cx + off]
+        if nk >= 0 and (lay == 0 or is_square(T, lay, cx, cy)):  # a printed board counts squares only
             around += 1
             b = tile[S.pl[g, nk, 2], TC_BSEG]
             if b >= 0:
@@ -354,9 +365,9 @@ def scan(T, S, g, t, x, y, r, W):
                 root = find(nd, g, node)
                 W[W_BROOT + nb] = root
                 nb += 1
-                if nd[g, root, N_DONE] == 0 and nd[g, node, N_NB] + 1 >= 8:
+                if nd[g, root, N_DONE] == 0 and nd[g, node, N_NB] + 1 >= building_target(T, lay, cx, cy):
                     completes = True
-    if has_building and around >= 8:
+    if has_building and around >= building_target(T, lay, x, y):
         completes = True
     _ = n
     return ng, completes, has_building, around, nb
@@ -379,6 +390,14 @@ def feature_points(T, S, g, root, final):
 
 
 @kernel
+def building_complete(T, S, g, root):
+    """Game.building_complete: the building ``root`` has the neighbours its cell needs (8, or on a printed
+    board the squares around)."""
+    k = S.nd[g, root, N_PL]
+    return S.nd[g, root, N_NB] >= building_target(T, T.P[P_LAY], S.pl[g, k, 0], S.pl[g, k, 1])
+
+
+@kernel
 def immediate_points(T, S, g, node):
     """:func:`carc_env.encoding.lookahead.immediate_points`."""
     nd = S.nd
@@ -388,7 +407,7 @@ def immediate_points(T, S, g, node):
         if nd[g, root, N_OPEN] == 0 and nd[g, root, N_DONE] == 0:
             return feature_points(T, S, g, root, False)
         return 0
-    if kind == BUILDING and nd[g, root, N_DONE] == 0 and nd[g, root, N_NB] >= 8:
+    if kind == BUILDING and nd[g, root, N_DONE] == 0 and building_complete(T, S, g, root):
         return 1 + nd[g, root, N_NB]
     return 0
 
@@ -562,7 +581,7 @@ def spot_rows(T, S, g, seat, out):
             row[15] = nd[g, root, N_PEN] / 4.0
         elif kind == BUILDING:
             row[6] = nd[g, root, N_NB] / 8.0
-            row[8] = 1.0 if (nd[g, root, N_DONE] or nd[g, root, N_NB] >= 8) else 0.0
+            row[8] = 1.0 if (nd[g, root, N_DONE] or building_complete(T, S, g, root)) else 0.0
         if kind != FIELD:
             row[9] = feature_points(T, S, g, root, False) / 20.0
             row[10] = feature_points(T, S, g, root, True) / 20.0

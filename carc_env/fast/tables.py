@@ -92,14 +92,13 @@ def features_coverage(rules: RuleSet) -> str | None:
     their ``field_cities`` kernels (every building kind is scored as the core scores a cloister), and play
     a placement's turn out with the engine's kernels, passing the plug-ins' decisions
     (``decision_pass``); the greedy decides uniformly at random in a plug-in's phase, as the Python policy
-    does without heuristics.  Refused: a printed board, a plug-in overriding a :data:`FEATURE_HOOKS`
+    does without heuristics; on a printed board the scan counts the sides the board closes and, around a
+    building, the squares, up to each building's target.  Refused: a plug-in overriding a :data:`FEATURE_HOOKS`
     hook its fast part's ``features`` does not list, a decision phase without a ``decision_pass``
     kernel, and a plug-in with a ``heuristics`` part its kernels do not reproduce."""
     reason = rules_coverage(rules)
     if reason is not None:
         return reason
-    if rules.layout is not None:
-        return f"the printed board {rules.layout.name!r}: the compiled action features model the unbounded table only"
     for exp in rules.expansions:
         sup = _support(exp.KEY)
         hooks = [h for h in FEATURE_HOOKS if overrides(exp, h) and h not in sup.features]

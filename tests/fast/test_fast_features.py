@@ -10,6 +10,8 @@ the reference passes them); and the greedy in the plug-ins' phases.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_fast_greedy import _same_choices
 
@@ -24,13 +26,13 @@ from carc_env.policies import GreedyPolicy
 
 BOX = ("count", "king_robber", "darmstadt")
 
-# what features_coverage says of each expansion alone and of the box (None: admitted)
-REFUSED = {"maps_germany": "the printed board"}
+# what features_coverage says of each expansion alone and of the box (None: admitted; every built-in now)
+REFUSED: dict[str, str] = {}
 
 
 def test_features_coverage_admits_exactly_the_proven_configurations():
     keys = sorted(k for k in plugins() if k != "base" and support(k) is not None)
-    assert set(REFUSED) <= set(keys)
+    assert set(REFUSED) <= set(keys) and {"count", "stained_glass", "maps_germany"} <= set(keys)
     for key in keys:
         why = features_coverage(EnvOptions.from_kwargs(expansions=(key,)).rule_set())
         if key in REFUSED:
@@ -215,3 +217,38 @@ def test_a_long_stained_glass_history_fits():
     while not fast.over(0):
         fast.step_game(0, int(greedy_actions(fast, [0], [pol[fast.player(0)]])[0]))
     assert int(fast.state.gi[0, K.G_NHIST]) > 2 * tiles + 8  # more rows than the former capacity
+
+
+# Maps - Germany: the printed board's closed sides and squares in the scan, its buildings' targets; the
+# optional extra turn passed in the play-outs and taken by the greedy (its heuristics)
+MAP = "maps_germany"
+MINI = str(Path(__file__).resolve().parents[1] / "data" / "maps" / "mini.toml")
+EXTRA = {"town_extra_turn": True, "town_extra_turn_optional": True}
+MAP_FEATURES = [
+    ({"expansions": (MAP,), "rules": {MAP: EXTRA}}, [0]),
+    ({"expansions": (MAP, "royal_gateways", "sagrada_familia", "darmstadt"), "num_players": 3,
+      "rules": {MAP: {"large_city_closed_edges": "border", "start_orientation": "random"}}}, [1]),
+    ({"expansions": (MAP, "shrines", "king_robber"), "num_players": 4,
+      "rules": {MAP: {"map_file": MINI, "start_squares": "A,B", **EXTRA}}}, [2, 3]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kw,seeds", MAP_FEATURES, ids=[repr(c[0]) for c in MAP_FEATURES])
+def test_map_features_are_identical(batches, kw, seeds):
+    opts, fast = batches({**kw, "action_features": True})
+    assert coverage(opts) is None
+    for i, seed in enumerate(seeds):
+        compare_game(opts, seed, fast, g=i % 2, all_seats_every=3)
+
+
+MAP_GREEDY = [
+    ({"expansions": (MAP,), "rules": {MAP: EXTRA}}, [10, 11]),
+    ({"expansions": (MAP, "royal_gateways", "king_robber"), "num_players": 3,
+      "rules": {MAP: {"start_squares": "Rostock,Erfurt,Stuttgart", **EXTRA}}}, [12]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.25])
+@pytest.mark.parametrize("kw,seeds", MAP_GREEDY, ids=[repr(c[0]) for c in MAP_GREEDY])
+def test_map_greedy_chooses_as_the_python_policy(kw, seeds, eps):
+    assert "map_extra_turn" in _same_choices(EnvOptions.from_kwargs(**kw), seeds, eps)
