@@ -35,7 +35,11 @@ large-city edges, the town variants, and another map file of the same format).
 
 ``--features`` asks for the action features in every observation (the
 placement and spot rows, played out one ply in the kernels), so they are
-compared too.
+compared too.  ``--greedy EPS`` plays every seat with ``GreedyPolicy(epsilon=EPS)`` instead of random
+moves and checks, decision for decision, that the compiled greedy (``carc_env.fast.greedy``) chooses what
+the Python policy chooses (each seat's two policies seeded alike):
+
+    python scripts/fast_differential.py --games 500 --features --greedy 0.1
 """
 
 from __future__ import annotations
@@ -51,8 +55,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from carc_env.core.expansion import ConfigError  # noqa: E402
 from carc_env.env.differential import Mismatch, compare_game  # noqa: E402
 from carc_env.env.options import EnvOptions  # noqa: E402
-from carc_env.fast import coverage  # noqa: E402
+from carc_env.fast import coverage, features_coverage  # noqa: E402
 from carc_env.fast.engine import FastBatch  # noqa: E402
+from carc_env.fast.greedy import greedy_actions  # noqa: E402
+from carc_env.policies import GreedyPolicy  # noqa: E402
 
 CONFIGS = [
     {},
@@ -164,6 +170,25 @@ def box_configs(keys: list[str]) -> list[dict]:
     return out
 
 
+def greedy_policy(opts: EnvOptions, seed: int, fast: FastBatch, eps: float):
+    """compare_game's policy: every seat plays GreedyPolicy(eps) on the reference; the compiled greedy, with a
+    policy seeded alike, must choose the same action (else Mismatch)."""
+    py = [GreedyPolicy(epsilon=eps, seed=seed * 10 + p) for p in range(opts.num_players)]
+    co = [GreedyPolicy(epsilon=eps, seed=seed * 10 + p) for p in range(opts.num_players)]
+
+    def choose(match, legal, rng) -> int:
+        p = match.game.player
+        a = py[p].act({"action_mask": match.mask()}, match)
+        b = int(greedy_actions(fast, [0], [co[p]])[0])
+        if a != b:
+            raise Mismatch(
+                f"seed {seed}, phase {match.game.phase}, player {p}: the Python greedy chose {a}, the compiled {b}"
+            )
+        return a
+
+    return choose
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=1000, help="games in all (default 1000)")
@@ -184,6 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--features", action="store_true", help="observations with the action features (compared byte for byte)"
+    )
+    ap.add_argument(
+        "--greedy",
+        type=float,
+        default=None,
+        metavar="EPS",
+        help="play GreedyPolicy(epsilon=EPS) and check the compiled greedy's every decision against it",
     )
     ap.add_argument("--only", default=None, help="keep the configurations with this expansion (e.g. stained_glass)")
     args = ap.parse_args(argv)
@@ -207,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             opts = EnvOptions.from_kwargs(**kw)
             why = coverage(opts)
+            if why is None and args.greedy is not None:  # the compiled greedy must cover it too
+                why = features_coverage(opts.rule_set())
         except ConfigError as exc:  # a combination the rules refuse (the map and the Count's start layout)
             refused[repr(kw)] = str(exc)
             continue
@@ -226,8 +260,14 @@ def main(argv: list[str] | None = None) -> int:
             kw, opts, fast = engines[c]
             if fast is None:
                 fast = engines[c][2] = FastBatch(opts, 1)
+            policy = None if args.greedy is None else greedy_policy(opts, args.seed + i, fast, args.greedy)
             decisions += compare_game(
-                opts, args.seed + i, fast, all_seats_every=args.all_seats_every, avoid_pass=args.avoid_pass
+                opts,
+                args.seed + i,
+                fast,
+                all_seats_every=args.all_seats_every,
+                avoid_pass=args.avoid_pass,
+                policy=policy,
             )
             per_config[c] += 1
             if (i + 1) % 100 == 0 or i + 1 == args.games:

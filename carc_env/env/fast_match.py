@@ -275,12 +275,13 @@ class FastMatch(MatchChecks):
     def greedy_action(self, policy: Any) -> int | None:
         """``policy``'s (a GreedyPolicy) decision in this game, made by the compiled greedy
         (:mod:`carc_env.fast.greedy`; identical to the Python policy's, no reference Game built); None where
-        a plug-in of the configuration has greedy heuristics of its own (the Python policy asks them)."""
-        from ..encoding.lookahead import _heuristics
+        it does not cover the configuration (:func:`carc_env.fast.tables.features_coverage`: a plug-in's greedy
+        heuristics, a printed board ...; the Python policy decides then)."""
         from ..fast.greedy import greedy_actions
         from ..fast.tables import features_coverage
 
-        if _heuristics(self.rules) or features_coverage(self.rules) is not None:
+        covered = self.rules.cache("fast.greedy_covered", lambda: features_coverage(self.rules) is None)
+        if not covered:  # a plug-in's heuristics, a printed board...: the Python policy decides
             return None
         if not self._started or self.over:
             raise ValueError("greedy_action: no decision to make (the game is not running)")

@@ -27,15 +27,18 @@ Both look one ply ahead the way the reference does
 (:func:`carc_env.core.lookahead.scan_placement` for what a placement joins and
 closes, :func:`carc_env.encoding.lookahead.one_ply_gain` for what a completing
 placement scores, played out on a copy of the game in a scratch state, never
-on the game itself).  They cover what the compiled engine covers
-(:func:`carc_env.fast.tables.features_coverage`): no covered plug-in changes
-what a placement joins, a feature's value or links features, so the base rules
-are the whole scan; what a plug-in changes about a placement's turn (a
-bonus it scores, a challenge it settles) is in the play-out, which runs the
-engine's kernels and so the plug-ins' compiled hooks, and what it forbids (a
-placement veto) is in the mask the rows follow.  A configuration
-where a plug-in overrides a hook of :data:`~carc_env.fast.tables.FEATURE_HOOKS`
-runs on the Python engine.
+on the game itself).  They reach the plug-ins through the seam
+(:mod:`carc_env.fast.seam`), as the reference reaches their hooks: the scan
+asks the ``placement_links`` kernels (a royal gate joins its partner's city);
+a field's value adds the ``field_cities`` kernels; the play-out runs the
+engine's kernels, so the plug-ins' compiled hooks (a bonus, a challenge, a
+gate keeping its city open), and passes the turn's plug-in decisions with
+their ``decision_pass`` kernels; what a plug-in forbids (a placement veto) is
+in the mask the rows follow.  The greedy decides in a plug-in's phase with its
+``greedy_decision`` kernel and, where a plug-in values holdings, adds the
+change of its ``asset_value`` to a placement's gain (the reference's
+``heuristics`` part).  Which configurations this covers, and why not the
+others: :func:`carc_env.fast.tables.features_coverage`.
 
 Floating-point values are computed in the reference's precision and order: a
 ``float32`` column the reference accumulates with ``+=`` is accumulated here
@@ -64,6 +67,7 @@ from .kernels import (
     G_PHASE,
     G_PLAYER,
     G_STAMP,
+    G_TURN,
     G_X0,
     G_Y0,
     N8X,
@@ -80,20 +84,27 @@ from .kernels import (
     N_PL,
     N_TCOUNT,
     PH_FOLLOWER,
+    PH_PLUG,
     PH_TILE,
     RIVER,
     ROAD,
     field_city_counts,
     find,
 )
+from .printed import CL_VOID, building_target, cell_class, is_square
 from .seam import engine as E
 from .seam import kernel
 from .tables import (
+    LINK_CAP,
     P_COLS,
     P_FOL_START,
     P_GOFF,
+    P_LAY,
     P_MAXSEG,
     P_NPLAYERS,
+    P_O_GUEST,
+    P_O_HIST,
+    P_O_LINKS,
     P_O_MARK,
     P_O_SCORES,
     P_O_SPOTS,
@@ -115,16 +126,18 @@ N_SPOT = 16  # len(spec.SPOT_FEATURES)
 MAX_PLAYERS = 8
 
 # ---- the work array (int64, WORK_LEN per thread): scan results
-W_SEGR = 0  # roots a segment meets: [4 * i + j], i < SEG_CAP
-W_SEGRN = W_SEGR + 4 * SEG_CAP  # [i]
+RCAP = 4 + LINK_CAP  # distinct roots a placement meets: its 4 sides and the links plug-ins declare
+W_SEGR = 0  # roots a segment meets: [RCAP * i + j], i < SEG_CAP
+W_SEGRN = W_SEGR + RCAP * SEG_CAP  # [i]
 W_MATCH = W_SEGRN + SEG_CAP  # matched sides of segment i
-W_SORDER = W_MATCH + SEG_CAP  # segments with roots, in first-seen order
+W_CLOSED = W_MATCH + SEG_CAP  # sides of segment i a printed board closes (void, or a neutral printed edge)
+W_SORDER = W_CLOSED + SEG_CAP  # segments with roots, in first-seen order
 W_GSEG = W_SORDER + SEG_CAP  # group k: bitmask of its segments
-W_GROOT = W_GSEG + SEG_CAP  # group k: roots [4 * k + j] (at most 4 sides meet roots)
-W_GRN = W_GROOT + 4 * SEG_CAP
-W_TMP = W_GRN + SEG_CAP  # group scratch while merging: seg masks and roots (SEG_CAP * 5)
+W_GROOT = W_GSEG + SEG_CAP  # group k: roots [RCAP * k + j]
+W_GRN = W_GROOT + RCAP * SEG_CAP
+W_TMP = W_GRN + SEG_CAP  # a group's roots while merging (RCAP)
 # per group results
-W_JKIND = W_TMP + 5 * SEG_CAP
+W_JKIND = W_TMP + RCAP
 W_JROOTS = W_JKIND + SEG_CAP  # number of roots joined
 W_JOPEN = W_JROOTS + SEG_CAP
 W_JTILES = W_JOPEN + SEG_CAP
@@ -140,7 +153,7 @@ def copy_game(T, S, g, X, x):
 
     Only the grid rows of the played area +- 4 are copied: a play-out of one placement (and the river veto
     of the next draw, two cells beyond it) reads nothing farther, so stale rows of earlier copies are
-    never read."""
+    never read; nor are the history and the score log, which the kernels only append to."""
     for i in range(S.gi.shape[1]):
         X.gi[x, i] = S.gi[g, i]
     off = T.P[P_GOFF]
@@ -158,7 +171,10 @@ def copy_game(T, S, g, X, x):
     for k in range(S.gi[g, K.G_NNODES]):
         for c in range(S.nd.shape[2]):
             X.nd[x, k, c] = S.nd[g, k, c]
-    for i in range(S.ls.shape[1]):
+    # the lists but the history and the score log (contiguous; kernels write them, never read them)
+    for i in range(T.P[P_O_HIST]):
+        X.ls[x, i] = S.ls[g, i]
+    for i in range(T.P[P_O_GUEST], S.ls.shape[1]):
         X.ls[x, i] = S.ls[g, i]
 
 
@@ -190,9 +206,11 @@ def scan(T, S, g, t, x, y, r, W):
     off = T.P[P_GOFF]
     n = T.P[P_NPLAYERS]
     nseg = tile[t, TC_NSEG]
+    lay = T.P[P_LAY]
     for i in range(SEG_CAP):
         W[W_SEGRN + i] = 0
         W[W_MATCH + i] = 0
+        W[W_CLOSED + i] = 0
     norder = 0
     for s in range(4):
         i = tile[t, TC_CE + 4 * r + s]
@@ -203,11 +221,15 @@ def scan(T, S, g, t, x, y, r, W):
             continue
         nk = S.grid[g, y + DY[s] + off, x + DX[s] + off]
         if nk < 0:
+            if lay and cell_class(T, lay, x + DX[s], y + DY[s]) == CL_VOID:
+                W[W_CLOSED + i] += 1
             continue
         nt = S.pl[g, nk, 2]
         nr = S.pl[g, nk, 3]
         nc = tile[nt, TC_CE + 4 * nr + ((s + 2) & 3)]
-        if nc < 0:
+        if nc < 0:  # a neutral printed edge
+            if lay:
+                W[W_CLOSED + i] += 1
             continue
         root = find(nd, g, S.pl[g, nk, 4] + nc)
         if W[W_SEGRN + i] == 0:
@@ -215,34 +237,51 @@ def scan(T, S, g, t, x, y, r, W):
             norder += 1
         dup = False
         for j in range(W[W_SEGRN + i]):
-            if W[W_SEGR + 4 * i + j] == root:
+            if W[W_SEGR + RCAP * i + j] == root:
                 dup = True
         if not dup:
-            W[W_SEGR + 4 * i + W[W_SEGRN + i]] = root
+            W[W_SEGR + RCAP * i + W[W_SEGRN + i]] = root
             W[W_SEGRN + i] += 1
         W[W_MATCH + i] += 1
+    # the features the enabled plug-ins link the placement to (the Royal Gateways' gates): roots like a
+    # neighbour's, matching no side; a segment first met here comes after those met through a side
+    nl = K.placement_links(T, S, g, t, x, y, r)
+    ol = T.P[P_O_LINKS]
+    for j in range(nl):
+        i = S.ls[g, ol + 1 + 2 * j]
+        root = find(nd, g, S.ls[g, ol + 2 + 2 * j])
+        if W[W_SEGRN + i] == 0:
+            W[W_SORDER + norder] = i
+            norder += 1
+        dup = False
+        for k in range(W[W_SEGRN + i]):
+            if W[W_SEGR + RCAP * i + k] == root:
+                dup = True
+        if not dup:
+            W[W_SEGR + RCAP * i + W[W_SEGRN + i]] = root
+            W[W_SEGRN + i] += 1
     # group the segments that join a common feature (the reference's order: a merged group goes last)
     ng = 0
     for q in range(norder):
         i = W[W_SORDER + q]
         mseg = 1 << i
-        # merged roots in W_TMP[0:4 * SEG_CAP)
+        # merged roots in W_TMP[0:RCAP)
         mr = 0
         for j in range(W[W_SEGRN + i]):
-            W[W_TMP + mr] = W[W_SEGR + 4 * i + j]
+            W[W_TMP + mr] = W[W_SEGR + RCAP * i + j]
             mr += 1
         keep = 0
         for k in range(ng):
             inter = False
             for a in range(W[W_GRN + k]):
-                ra = W[W_GROOT + 4 * k + a]
+                ra = W[W_GROOT + RCAP * k + a]
                 for b in range(mr):
                     if W[W_TMP + b] == ra:
                         inter = True
             if inter:
                 mseg |= W[W_GSEG + k]
                 for a in range(W[W_GRN + k]):
-                    ra = W[W_GROOT + 4 * k + a]
+                    ra = W[W_GROOT + RCAP * k + a]
                     dup = False
                     for b in range(mr):
                         if W[W_TMP + b] == ra:
@@ -253,14 +292,14 @@ def scan(T, S, g, t, x, y, r, W):
             else:  # kept: moves to position keep (keep <= k)
                 W[W_GSEG + keep] = W[W_GSEG + k]
                 W[W_GRN + keep] = W[W_GRN + k]
-                for a in range(4):
-                    W[W_GROOT + 4 * keep + a] = W[W_GROOT + 4 * k + a]
+                for a in range(W[W_GRN + k]):
+                    W[W_GROOT + RCAP * keep + a] = W[W_GROOT + RCAP * k + a]
                 keep += 1
         ng = keep
         W[W_GSEG + ng] = mseg
         W[W_GRN + ng] = mr
         for a in range(mr):
-            W[W_GROOT + 4 * ng + a] = W[W_TMP + a]
+            W[W_GROOT + RCAP * ng + a] = W[W_TMP + a]
         ng += 1
     for i in range(nseg):
         kind = tile[t, TC_SKIND + i]
@@ -279,7 +318,7 @@ def scan(T, S, g, t, x, y, r, W):
             if (segs >> i) & 1:
                 if first < 0:
                     first = i
-                op += tile[t, TC_OPEN0 + i] - 2 * W[W_MATCH + i]
+                op += tile[t, TC_OPEN0 + i] - 2 * W[W_MATCH + i] - W[W_CLOSED + i]
                 pen += tile[t, TC_PEN0 + i]
         for p in range(MAX_PLAYERS):
             W[W_JCNT + MAX_PLAYERS * k + p] = 0
@@ -289,7 +328,7 @@ def scan(T, S, g, t, x, y, r, W):
             stamp = gi[g, G_STAMP] + 1
             gi[g, G_STAMP] = stamp
             for a in range(nr):
-                q = W[W_GROOT + 4 * k + a]
+                q = W[W_GROOT + RCAP * k + a]
                 op += nd[g, q, N_OPEN]
                 pen += nd[g, q, N_PEN]
                 z = q
@@ -315,8 +354,10 @@ def scan(T, S, g, t, x, y, r, W):
     around = 0
     nb = 0
     for j in range(8):
-        nk = S.grid[g, y + N8Y[j] + off, x + N8X[j] + off]
-        if nk >= 0:
+        cx = x + N8X[j]
+        cy = y + N8Y[j]
+        nk = S.grid[g, cy + off, cx + off]
+        if nk >= 0 and (lay == 0 or is_square(T, lay, cx, cy)):  # a printed board counts squares only
             around += 1
             b = tile[S.pl[g, nk, 2], TC_BSEG]
             if b >= 0:
@@ -324,9 +365,9 @@ def scan(T, S, g, t, x, y, r, W):
                 root = find(nd, g, node)
                 W[W_BROOT + nb] = root
                 nb += 1
-                if nd[g, root, N_DONE] == 0 and nd[g, node, N_NB] + 1 >= 8:
+                if nd[g, root, N_DONE] == 0 and nd[g, node, N_NB] + 1 >= building_target(T, lay, cx, cy):
                     completes = True
-    if has_building and around >= 8:
+    if has_building and around >= building_target(T, lay, x, y):
         completes = True
     _ = n
     return ng, completes, has_building, around, nb
@@ -349,6 +390,14 @@ def feature_points(T, S, g, root, final):
 
 
 @kernel
+def building_complete(T, S, g, root):
+    """Game.building_complete: the building ``root`` has the neighbours its cell needs (8, or on a printed
+    board the squares around)."""
+    k = S.nd[g, root, N_PL]
+    return S.nd[g, root, N_NB] >= building_target(T, T.P[P_LAY], S.pl[g, k, 0], S.pl[g, k, 1])
+
+
+@kernel
 def immediate_points(T, S, g, node):
     """:func:`carc_env.encoding.lookahead.immediate_points`."""
     nd = S.nd
@@ -358,17 +407,19 @@ def immediate_points(T, S, g, node):
         if nd[g, root, N_OPEN] == 0 and nd[g, root, N_DONE] == 0:
             return feature_points(T, S, g, root, False)
         return 0
-    if kind == BUILDING and nd[g, root, N_DONE] == 0 and nd[g, root, N_NB] >= 8:
+    if kind == BUILDING and nd[g, root, N_DONE] == 0 and building_complete(T, S, g, root):
         return 1 + nd[g, root, N_NB]
     return 0
 
 
 @kernel
-def one_ply_gain(T, S, g, X, x, px, py, pr, me):
-    """:func:`carc_env.encoding.lookahead.one_ply_gain` (no assets), played out in slot x of X."""
+def one_ply_gain(T, S, g, X, x, px, py, pr, me, assets):
+    """:func:`carc_env.encoding.lookahead.one_ply_gain`, played out in slot x of X; ``assets``: the change of
+    what each seat holds in the plug-ins' state counts too (their ``asset_value`` kernels)."""
     copy_game(T, S, g, X, x)
     n = T.P[P_NPLAYERS]
     osc = T.P[P_O_SCORES]
+    turn = S.gi[g, G_TURN]
     K.apply_tile(T, X, x, px, py, pr)
     bonus = 0.0
     if X.gi[x, G_PHASE] == PH_FOLLOWER and X.gi[x, G_PLAYER] == me:
@@ -379,13 +430,20 @@ def one_ply_gain(T, S, g, X, x, px, py, pr, me):
             if pts > bonus:
                 bonus = float(pts)
         K.apply_follower(T, X, x, -1)
-    mine = float(X.ls[x, osc + me] - S.ls[g, osc + me])
+    # the turn's plug-in decisions are passed while they may be (the scoring they precede is counted)
+    while X.gi[x, G_PHASE] == PH_PLUG and X.gi[x, G_TURN] == turn:
+        if not K.pass_decision(T, X, x):
+            break
+    mine = 0.0
     best_other = -1e300
     for p in range(n):
-        if p != me:
-            gp = float(X.ls[x, osc + p] - S.ls[g, osc + p])
-            if gp > best_other:
-                best_other = gp
+        gp = float(X.ls[x, osc + p] - S.ls[g, osc + p])
+        if assets:  # the reference: gains[p] + now[p] - held[p]
+            gp = gp + K.H.asset_value(T, X, x, p) - K.H.asset_value(T, S, g, p)
+        if p == me:
+            mine = gp
+        elif gp > best_other:
+            best_other = gp
     return mine + bonus - best_other
 
 
@@ -437,7 +495,7 @@ def placement_rows(T, S, g, seat, X, x, W, mask, index, feats):
         row[17] = progress
         ng, completes, has_b, around, nb = scan(T, S, g, t, px, py, r, W)
         if completes or bag == 0:
-            row[1] = one_ply_gain(T, S, g, X, x, px, py, r, seat) / 20.0
+            row[1] = one_ply_gain(T, S, g, X, x, px, py, r, seat, False) / 20.0
             row[2] = 1.0
         c = 0
         for s in range(4):
@@ -523,7 +581,7 @@ def spot_rows(T, S, g, seat, out):
             row[15] = nd[g, root, N_PEN] / 4.0
         elif kind == BUILDING:
             row[6] = nd[g, root, N_NB] / 8.0
-            row[8] = 1.0 if (nd[g, root, N_DONE] or nd[g, root, N_NB] >= 8) else 0.0
+            row[8] = 1.0 if (nd[g, root, N_DONE] or building_complete(T, S, g, root)) else 0.0
         if kind != FIELD:
             row[9] = feature_points(T, S, g, root, False) / 20.0
             row[10] = feature_points(T, S, g, root, True) / 20.0
@@ -531,7 +589,7 @@ def spot_rows(T, S, g, seat, out):
             done, total = field_city_counts(T, S, g, root)
             row[11] = done / 4.0
             row[12] = total / 4.0
-            row[10] = (3 * done) / 20.0
+            row[10] = (3 * K.field_cities(T, S, g, root)) / 20.0  # the plug-ins' extra cities too
         mine = 0
         others = 0
         z = root
@@ -561,8 +619,32 @@ def features_range(T, S, X, W, games, seats, masks, index, feats, spots, counts)
 
 # ============================================================== greedy
 @kernel
-def greedy_tile(T, S, g, X, x, W, mask, noise):
-    """GreedyPolicy._tile: the legal placement with the best one-ply value plus ``noise[j]`` (j-th legal)."""
+def holdings_anyway(T, S, g, X, x, W, mask):
+    """GreedyPolicy._holdings_anyway: the change of holdings (own less the best opponent's) the first legal
+    placement completing nothing brings, what every placement of the tile brings (0.0 if each completes)."""
+    gi = S.gi
+    t = gi[g, G_CUR]
+    me = gi[g, G_PLAYER]
+    cols = T.P[P_COLS]
+    rc = T.P[P_ROWS] * cols
+    for a in range(T.P[P_TILE_N]):
+        if not mask[a]:
+            continue
+        r = a // rc
+        rem = a % rc
+        px = gi[g, G_X0] + rem % cols
+        py = gi[g, G_Y0] + rem // cols
+        completes = scan(T, S, g, t, px, py, r, W)[1]
+        if not completes:
+            return one_ply_gain(T, S, g, X, x, px, py, r, me, True) - one_ply_gain(T, S, g, X, x, px, py, r, me, False)
+    return 0.0
+
+
+@kernel
+def greedy_tile(T, S, g, X, x, W, mask, noise, assets):
+    """GreedyPolicy._tile: the legal placement with the best one-ply value plus ``noise[j]`` (j-th legal);
+    ``assets``: the value counts the change of the plug-ins' holdings, less what every placement of the
+    tile brings (:func:`holdings_anyway`)."""
     gi = S.gi
     me = gi[g, G_PLAYER]
     t = gi[g, G_CUR]
@@ -576,6 +658,8 @@ def greedy_tile(T, S, g, X, x, W, mask, noise):
     best_v = -1e18
     best = -1
     j = 0
+    anyway = 0.0
+    have_anyway = False
     for a in range(T.P[P_TILE_N]):
         if not mask[a]:
             continue
@@ -586,13 +670,18 @@ def greedy_tile(T, S, g, X, x, W, mask, noise):
         px = x0 + rem % cols
         py = y0 + rem // cols
         ng, completes, _hb, _ar, _nb = scan(T, S, g, t, px, py, r, W)
-        v = 0.0
-        if completes or bag == 0:
-            v = one_ply_gain(T, S, g, X, x, px, py, r, me)
-        s = 0.0
+        s = 0.0  # (before a play-out: holdings_anyway scans other placements into W)
         for k in range(ng):
             if _has_counts(W, k, n):
                 s += 0.2 if _leads(W, k, me, n) else -0.2
+        v = 0.0
+        if completes or bag == 0:
+            v = one_ply_gain(T, S, g, X, x, px, py, r, me, assets)
+            if assets:
+                if not have_anyway:
+                    anyway = holdings_anyway(T, S, g, X, x, W, mask)
+                    have_anyway = True
+                v -= anyway
         v += s
         v += noise[j]
         if v > best_v:
@@ -659,12 +748,15 @@ def greedy_follower(T, S, g, noise, reserve):
 
 
 @kernel
-def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, mask, out):
+def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, assets, mask, out):
     """Greedy decisions of ``games[j]`` (the deciding seat, keeping ``reserves[j]`` followers back for strong
     spots) into ``out[j]``.
 
     ``picks[j] >= 0``: the epsilon branch, the ``picks[j]``-th legal action; else the greedy choice with the
-    uniform numbers ``noise[noise_at[j]:]`` (one per legal placement, or per follower spot).  ``mask``: a
+    uniform numbers ``noise[noise_at[j]:]`` (one per legal placement, or per follower spot).  In a plug-in's
+    decision the plug-in's ``greedy_decision`` kernel chooses; where it has none (or its choice is not
+    legal) ``out[j]`` is -1 and the caller picks uniformly, as the Python policy does.  ``assets``: the
+    configuration's plug-ins value holdings (``asset_value``; the reference's ``has_assets``).  ``mask``: a
     scratch int8 row of the action space."""
     for j in range(len(games)):
         g = games[j]
@@ -679,28 +771,40 @@ def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, mask, out)
                         break
                     c += 1
             continue
-        if S.gi[g, G_PHASE] == PH_TILE:
-            out[j] = greedy_tile(T, S, g, X, 0, W, mask, noise[noise_at[j] :])
+        ph = S.gi[g, G_PHASE]
+        if ph == PH_TILE:
+            out[j] = greedy_tile(T, S, g, X, 0, W, mask, noise[noise_at[j] :], assets)
+        elif ph != PH_FOLLOWER:  # a plug-in's decision: its heuristics' choice if legal
+            a = K.H.greedy_decision(T, S, g, X, 0)
+            out[j] = a if 0 <= a < mask.shape[0] and mask[a] else -1
         else:
             out[j] = greedy_follower(T, S, g, noise[noise_at[j] :], reserves[j])
 
 
 @kernel
-def legal_counts(T, S, games, out):
+def legal_counts(T, S, games, mask, out):
     """Legal actions of the deciding seat of ``games[j]`` (tile: in-window placements; follower: spots +
-    pass; 0 once over), and in ``out[j, 1]`` the follower spots (0 outside that phase)."""
+    pass; a plug-in's decision: the entries of its mask; 0 once over), and in ``out[j, 1]`` the follower
+    spots (0 outside that phase).  ``mask``: a scratch int8 row of the action space."""
     for j in range(len(games)):
         g = games[j]
         ph = S.gi[g, G_PHASE]
+        out[j, 1] = 0
         if ph == PH_TILE:
             out[j, 0] = S.gi[g, K.G_NLEGAL]
-            out[j, 1] = 0
         elif ph == PH_FOLLOWER:
             out[j, 0] = S.gi[g, G_NSPOTS] + 1
             out[j, 1] = S.gi[g, G_NSPOTS]
+        elif ph == PH_PLUG:
+            mask[:] = 0
+            K.write_mask(T, S, g, mask)
+            c = 0
+            for a in range(mask.shape[0]):
+                if mask[a]:
+                    c += 1
+            out[j, 0] = c
         else:
             out[j, 0] = 0
-            out[j, 1] = 0
 
 
 # ============================================================== Python face
@@ -720,6 +824,9 @@ class FeatureKernels:
         self.W = np.zeros(WORK_LEN, dtype=np.int64)
         self.mask = np.zeros(batch.codec.n, dtype=np.int8)
         self.max_segments = int(batch.tables.P[P_MAXSEG])
+        from ..encoding.lookahead import has_assets
+
+        self.assets = has_assets(batch.layout.rules)  # GreedyPolicy's: a plug-in values holdings
 
     def features(
         self, games: np.ndarray, seats: np.ndarray, masks: np.ndarray, rows: int
@@ -762,6 +869,7 @@ class FeatureKernels:
             noise,
             noise_at,
             reserves,
+            self.assets,
             self.mask,
             out,
         )
@@ -769,7 +877,7 @@ class FeatureKernels:
 
     def legal_counts(self, games: np.ndarray) -> np.ndarray:
         out = np.zeros((len(games), 2), dtype=np.int64)
-        E().legal_counts(self.batch.tables, self.batch.state, np.asarray(games, dtype=np.int64), out)
+        E().legal_counts(self.batch.tables, self.batch.state, np.asarray(games, dtype=np.int64), self.mask, out)
         return out
 
 

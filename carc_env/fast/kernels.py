@@ -947,6 +947,16 @@ def apply_decision_row(T, S, g, a, b, c):
 
 
 @kernel
+def pass_decision(T, S, g):
+    """Pass the open plug-in decision (the reference's ``Pass``) and run on to the next decision; False
+    (state untouched) when the decision may not be passed."""
+    if not H.decision_pass(T, S, g):
+        return False
+    advance(T, S, g, S.gi[g, G_ANCHOR], S.gi[g, G_DPLUG])
+    return True
+
+
+@kernel
 def end_of_turn(T, S, g):
     """Completions, the plug-ins' decisions around scoring, scoring, next player, next draw."""
     advance(T, S, g, A_AFTER_FOLLOWER, 0)

@@ -79,7 +79,8 @@ def _njit() -> Any:
 # "first" (the plug-ins from position ``first`` on, in order, until one returns True: the composed hook
 # returns its position, else -1), "owner" (only the kernel of the plug-in whose decision is open,
 # ``S.gi[g, G_DPLUG]``: its integer, else 0),
-# "override" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did).
+# "override" (kernels run in order until one answers an integer >= 0, which is returned; -1: none did),
+# "choice" (as "owner", -1 when the owner gives no kernel), "fsum" (the floats returned, added to 0.0).
 HOOKS: dict[str, tuple[str, str]] = {
     "setup": ("", "each"),
     "placement_veto": ("t", "veto"),
@@ -100,6 +101,9 @@ HOOKS: dict[str, tuple[str, str]] = {
     "decision_apply": ("a", "owner"),
     "decision_random": ("", "owner"),
     "decision_apply_row": ("a, b, c", "owner"),
+    "decision_pass": ("", "owner"),
+    "greedy_decision": ("X, x", "choice"),
+    "asset_value": ("p", "fsum"),
     "placement_links": ("t, x, y, r", "each"),
     "blocks_completion": ("root", "any"),
     "defers_scoring": ("root", "any"),
@@ -153,7 +157,17 @@ HOOKS: dict[str, tuple[str, str]] = {
   - ``decision_random()``: apply a uniformly random legal decision (play-outs, the benchmark);
   - ``decision_apply_row(a, b, c) -> int``: apply the move a history row of the plug-in names (1), or
     refuse it untouched (0): records and play-outs replay the reference's actions through it
-    (``FastSupport.history_row`` writes the row of an action).
+    (``FastSupport.history_row`` writes the row of an action);
+  - ``decision_pass() -> int``: apply the reference's ``Pass`` in the open decision when it is legal (1,
+    logged as ``decision_apply`` logs it), else 0 leaving the state untouched: the one-ply play-out of
+    the action features and greedy (:func:`carc_env.fast.features.one_ply_gain`) passes the turn's
+    decisions through it, as :func:`carc_env.encoding.lookahead.one_ply_gain` does;
+  - ``greedy_decision(X, x) -> int``: the flat action the plug-in's ``heuristics`` part (``greedy_action``)
+    chooses in the open decision, or -1 for none (the greedy then picks uniformly, as
+    :class:`~carc_env.policies.GreedyPolicy` does); slot ``x`` of the scratch state ``X`` is free for
+    playing a choice out (:func:`carc_env.fast.features.copy_game`), as the reference plays it on a clone;
+* ``asset_value(p) -> float``: the points-equivalent of what seat ``p`` holds in the plug-in's state (its
+  ``heuristics`` part's ``asset_value``), which the compiled greedy adds to a placement's one-ply gain;
 * ``placement_links(t, x, y, r)``: tile ``t`` is about to be placed at ``(x, y)`` in rotation ``r``
   (or a lookahead asks what that placement would join, :func:`carc_env.fast.lookahead.closes_feature`):
   give each feature the placement links to a segment of the new tile with
@@ -467,6 +481,8 @@ def _source() -> str:
             "first": [],
             "owner": ["    owner = S.gi[g, K.G_DPLUG]"],
             "override": ["    out = -1"],
+            "choice": ["    owner = S.gi[g, K.G_DPLUG]"],
+            "fsum": ["    out = 0.0"],
         }[how]
         for key, i in index.items():
             if hook not in support(key).kernels:
@@ -484,6 +500,8 @@ def _source() -> str:
                 "first": [f"    if pb and first <= {i} and {call}:", f"        return {i}"],
                 "owner": [f"    if pb and owner == {i}:", f"        return {call}"],
                 "override": ["    if pb and out < 0:", f"        out = {call}"],
+                "choice": [f"    if pb and owner == {i}:", f"        return {call}"],
+                "fsum": ["    if pb:", f"        out += {call}"],
             }[how]
         lines.append(
             {
@@ -494,6 +512,8 @@ def _source() -> str:
                 "first": "    return -1",
                 "owner": "    return 0",
                 "override": "    return out",
+                "choice": "    return -1",
+                "fsum": "    return out",
             }[how]
         )
     from . import features as F

@@ -99,6 +99,21 @@ class FastSupport:
     """``build_bags(rules, expansion, bags) -> bags``: its ``build_bag`` applied to every row of a 2-d array
     of shuffled draw orders at once (NumPy), giving exactly the orders the Python hook gives; the engine's
     deal then calls it once for many games instead of the Python hook per game."""
+    history_rows: Callable[[Any, Any], int] = field(default=lambda rules, exp: 0)
+    """``history_rows(rules, expansion) -> int``: a bound on the history rows its decisions log per tile of
+    the game (every move and the pass that ends each of its phases, averaged over the game where moves
+    are bounded by earlier ones), beyond the core's two (tile, follower); the engine's history holds that
+    many per tile."""
+    features: frozenset[str] = frozenset()
+    """The hooks of :data:`carc_env.fast.tables.FEATURE_HOOKS` it overrides that the compiled action
+    features and greedy (:mod:`carc_env.fast.features`) reproduce, through its kernels (a field's extra
+    cities, a placement's links) or because the hook reaches them only through the engine's play-out;
+    each proven by the features differential (``tests/fast``).  An overridden hook not listed keeps
+    those on the Python engine (:func:`carc_env.fast.tables.features_coverage`)."""
+    heuristics: bool = False
+    """Its kernels reproduce its ``heuristics`` part (what the greedy baseline values in its state and
+    chooses in its phases); a plug-in with a heuristics part and no such kernels keeps the greedy and the
+    action features on the Python engine."""
     random: bool = False
     """Its kernels draw from the game's random generator (:mod:`carc_env.fast.rng`, at ``T.P[P_O_RNG]``):
     the engine then loads the reference's generator, as it stands after the deal, into every game."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..core.config import N_PATTERNS, RuleSet
 from ..core.expansion import Expansion, overrides
+from ..core.registry import part
 from ..core.tiles import BUILDING, CITY, FIELD, RIVER, ROAD
 from ..encoding import ActionCodec, ObservationEncoder
 from .config import EngineConfig, engine_config
@@ -72,32 +73,48 @@ FEATURE_HOOKS = (
     "placement_links", "blocks_completion", "building_target", "field_cities", "extra_completions",
     "extra_completed",
 )  # fmt: skip
-"""Hooks that change what the one-ply scan or a feature's value is (:mod:`carc_env.core.lookahead`,
-``Game.feature_value``): the compiled action features and greedy (:mod:`carc_env.fast.features`) model
-none of them, so a plug-in overriding one keeps those on the Python engine, whatever the compiled
-engine's rules cover.  The other hooks need no entry: what a placement may be (``placement_veto``) is
-in the mask the features read, and what its turn scores (``score_items``, ``on_completed``,
-``on_scored``, automatic ``stages``...) is played out by the engine's own kernels, which call the
-plug-ins' compiled hooks; a stage that adds a decision phase is refused by the phases check."""
+"""Hooks that may change what the one-ply scan or a feature's value is (:mod:`carc_env.core.lookahead`,
+``Game.feature_value``): a plug-in overriding one keeps the compiled action features and greedy
+(:mod:`carc_env.fast.features`) on the Python engine unless its fast part lists the hook in
+``FastSupport.features``, i.e. the compiled features reproduce it (its kernels reach the scan or the
+value: ``placement_links``, ``field_cities``; or the hook reaches the features only through the one-ply
+play-out, which runs the engine's kernels), proven by the features differential.  The other hooks need no
+entry: what a placement may be (``placement_veto``) is in the mask the features read, and what its turn
+scores (``score_items``, ``on_completed``, ``on_scored``, automatic ``stages``...) is played out by the
+engine's own kernels, which call the plug-ins' compiled hooks; a decision phase is passed in the play-out
+through the plug-in's ``decision_pass`` kernel."""
 
 
 def features_coverage(rules: RuleSet) -> str | None:
     """None if the compiled action features and greedy decisions (:mod:`carc_env.fast.features`) reproduce
-    the Python ones for this rule set, else the reason: they scan placements and value features with the
-    base rules (every building kind is scored as the core scores a cloister) and play one tile and one
-    follower decision out with the engine's kernels, so a plug-in overriding a :data:`FEATURE_HOOKS`
-    hook or another decision phase is refused."""
+    the Python ones for this rule set, else the reason.  They scan placements with the base rules plus the
+    links of the enabled plug-ins' ``placement_links`` kernels, value features with the base rules plus
+    their ``field_cities`` kernels (every building kind is scored as the core scores a cloister), and play
+    a placement's turn out with the engine's kernels, passing the plug-ins' decisions
+    (``decision_pass``); the greedy decides uniformly at random in a plug-in's phase, as the Python policy
+    does without heuristics; on a printed board the scan counts the sides the board closes and, around a
+    building, the squares, up to each building's target.  Refused: a plug-in overriding a :data:`FEATURE_HOOKS`
+    hook its fast part's ``features`` does not list, a decision phase without a ``decision_pass``
+    kernel, and a plug-in with a ``heuristics`` part its kernels do not reproduce."""
     reason = rules_coverage(rules)
     if reason is not None:
         return reason
-    if rules.layout is not None:
-        return f"the printed board {rules.layout.name!r}: the compiled action features model the unbounded table only"
     for exp in rules.expansions:
-        hooks = [h for h in FEATURE_HOOKS if overrides(exp, h)]
+        sup = _support(exp.KEY)
+        hooks = [h for h in FEATURE_HOOKS if overrides(exp, h) and h not in sup.features]
         if hooks:
             return f"expansion {exp.KEY!r} overrides {hooks}, which the compiled action features do not model"
-    if list(rules.phases) != ["tile", "follower"]:
-        return f"decision phases {list(rules.phases)}: the compiled action features play 'tile' and 'follower' only"
+        phases = [p for p in sup.phases if p in rules.phases]
+        if phases and "decision_pass" not in sup.kernels:
+            return (
+                f"the decision phase(s) {phases} of {exp.KEY!r}: its fast part has no 'decision_pass' kernel, "
+                "which the compiled action features' one-ply play-out needs"
+            )
+        if part(exp.KEY, "heuristics") is not None and not sup.heuristics:
+            return (
+                f"expansion {exp.KEY!r} has greedy heuristics (its heuristics part) the compiled greedy does not "
+                "reproduce"
+            )
     return None
 
 
@@ -401,7 +418,9 @@ def build_layout(options: Any) -> Layout:
         goff = max(goff, 2 - x0, 2 - y0)
         grid_w = max(grid_w, goff + max(x1, y1) + 3)
     fcap = 4 * total + 8
-    hcap = 2 * total + 8
+    # history rows: a tile and a follower decision per tile, and what the plug-ins' decisions may add
+    extra = sum(int(_support(e.KEY).history_rows(rules, e)) for e in rules.expansions)
+    hcap = (2 + extra) * total + 8
     lcap = node_cap + 8
 
     gnames = list(encoder.global_names)

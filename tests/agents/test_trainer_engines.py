@@ -52,6 +52,7 @@ def _run(game: dict, updates: int) -> tuple[SelfPlayTrainer, list]:
         ({"num_players": 2}, 4),
         ({"num_players": 3, "expansions": ("king_robber",)}, 3),
         ({"num_players": 2, "expansions": ("darmstadt", "shrines")}, 4),
+        ({"num_players": 2, "expansions": ("count", "king_robber", "darmstadt")}, 3),  # the box: the Count's phases
     ],
 )
 def test_the_compiled_games_train_exactly_like_the_python_ones(game, updates):

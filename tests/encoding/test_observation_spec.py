@@ -141,18 +141,28 @@ def test_the_vector_env_hands_out_the_same_action_features_on_both_engines(self_
     assert traces["numba"] == traces["python"]
 
 
-def test_the_compiled_features_refuse_what_they_do_not_model():
-    """A plug-in overriding a hook the one-ply scan reads keeps the action features on the Python engine."""
+def test_the_compiled_features_refuse_what_they_do_not_model(monkeypatch):
+    """A plug-in overriding a hook the one-ply scan reads that its fast part does not declare keeps the
+    action features on the Python engine; the Royal Gateways' links are in the compiled scan, and so is a
+    printed board."""
+    import dataclasses
+
     from carc_env.core.config import ruleset
     from carc_env.env.options import EnvOptions
+    from carc_env.expansions.royal_gateways import fast as gateways_fast
     from carc_env.fast import coverage, features_coverage
     from carc_env.fast.tables import FEATURE_HOOKS
 
     covered = EnvOptions.from_kwargs(expansions=("king_robber", "river2"), action_features=True)
     assert coverage(covered) is None and features_coverage(ruleset(covered.game_config())) is None
     assert "placement_links" in FEATURE_HOOKS and "building_target" in FEATURE_HOOKS
-    env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)  # links features: Python
-    assert env.unwrapped.engine == "python"
+    for expansions in [("royal_gateways",), ("maps_germany",)]:  # links, a printed board: compiled
+        env = carc_env.raw_env(expansions=expansions, action_features=True)
+        assert env.unwrapped.engine == "numba", env.unwrapped.engine_reason
+    undeclared = dataclasses.replace(gateways_fast.SUPPORT, features=frozenset())
+    monkeypatch.setattr(gateways_fast, "SUPPORT", undeclared)
+    env = carc_env.raw_env(expansions=("royal_gateways",), action_features=True)
+    assert env.unwrapped.engine == "python" and "placement_links" in env.unwrapped.engine_reason
 
 
 def test_a_plugin_whose_channel_highs_do_not_match_its_channels_is_refused(monkeypatch):

@@ -47,14 +47,15 @@ def test_the_church_bonus_is_in_the_greedy_play_out():
     _same_choices(opts, [81, 88], 0.0, check=paid_a_bonus)
 
 
-def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> None:
+def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> set[str]:
     """Play greedy games through both engines, asserting identical choices and scores; ``check(fast, g,
-    seed)`` after each game."""
+    seed)`` after each game.  Returns the phases decided in."""
     from carc_env.fast import coverage
 
     assert coverage(opts) is None  # the compiled engine and its greedy cover the configuration
     fast = FastBatch(opts, 3)
     decisions = 0
+    phases: set[str] = set()
     for k, seed in enumerate(seeds):
         g = k % 3
         ref = Match(opts)
@@ -64,6 +65,7 @@ def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> None:
         co = [GreedyPolicy(epsilon=eps, seed=seed * 10 + p) for p in range(opts.num_players)]
         while not ref.game.over:
             p = ref.game.player
+            phases.add(ref.game.phase)
             a_py = py[p].act({"action_mask": ref.mask()}, ref)
             a_co = int(greedy_actions(fast, [g], [co[p]])[0])
             assert a_py == a_co, f"seed {seed}, decision {decisions}: python {a_py}, compiled {a_co}"
@@ -71,9 +73,11 @@ def _same_choices(opts: EnvOptions, seeds, eps: float, check=None) -> None:
             fast.step_game(g, a_co)
             decisions += 1
         assert ref.game.scores == fast.scores(g)
+        assert fast.actions(g) == list(ref.game.history)  # the compiled history held every decision
         if check is not None:
             check(fast, g, seed)
     assert decisions > 60 * len(seeds)
+    return phases
 
 
 def test_a_batch_of_games_in_one_call():

@@ -10,8 +10,9 @@ As :mod:`.rules`, over the engine's arrays:
 * ``after_placement``: the scores before the turn's scoring (the deployment's trigger);
 * its four decision phases through the engine's plug-in decisions
   (``decision_open`` / ``decision_mask`` / ``decision_apply`` /
-  ``decision_random``): ``count_leave`` at ``A_BEFORE_SCORE`` (several seats
-  in turn, several moves each), ``count_deploy`` then ``count_move`` at
+  ``decision_random``; ``decision_pass`` passes them in the one-ply play-out
+  of the action features and greedy): ``count_leave`` at ``A_BEFORE_SCORE``
+  (several seats in turn, several moves each), ``count_deploy`` then ``count_move`` at
   ``A_AFTER_SCORE``, ``count_final`` at ``A_BEFORE_FINAL`` (round-robin until
   everyone passed); the action ranges and their canonical indices are
   :mod:`.actions`'s; moved followers are the engine's guests
@@ -679,6 +680,12 @@ def decision_random(T, S, g, pb):
     return decision_apply(T, S, g, pb, T.P[pb + LEAVE_START] + LEAVE_N - 1)
 
 
+@kernel
+def decision_pass(T, S, g, pb):
+    """Pass in the open decision (every phase of the Count may be passed)."""
+    return decision_apply_row(T, S, g, pb, 64 * CODE_PASS, 0, 0)
+
+
 # ---------------------------------------------------------------- observation
 @kernel
 def observe(T, S, g, pb, seat, board, glob):
@@ -753,6 +760,13 @@ def setup_tiles(rules: Any, exp: Any) -> list[int]:
     return [rules.tile_index[f"CO{k}"] for k in range(2, 13)]
 
 
+def history_rows(rules: Any, exp: Any) -> int:
+    """Rows its decisions log per tile, at most: a deployment or its pass, a Count move or its pass, a
+    count_leave pass per seat, and a follower leaving a quarter (each one was deployed on some turn); the
+    final round's passes and moves fit in the same bound."""
+    return 3 + rules.config.num_players
+
+
 def history_row(rules: Any, action: Any, tile_at: Any) -> tuple[int, int, int]:
     """The history row naming ``action`` (the inverse of :func:`history_action`)."""
     t = type(action)
@@ -801,6 +815,7 @@ SUPPORT = FastSupport(
         "decision_apply": decision_apply,
         "decision_random": decision_random,
         "decision_apply_row": decision_apply_row,
+        "decision_pass": decision_pass,
         "observe": observe,
     },
     own=OWN,
@@ -810,4 +825,8 @@ SUPPORT = FastSupport(
     setup_tiles=setup_tiles,
     history_action=history_action,
     history_row=history_row,
+    # a field's extra city is in the spot features' field value (the engine's field_cities); the King's
+    # extra completed city reaches the features only through the one-ply play-out
+    features=frozenset({"field_cities", "extra_completed"}),
+    history_rows=history_rows,
 )

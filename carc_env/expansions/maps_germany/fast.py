@@ -382,6 +382,18 @@ def decision_apply_row(T, S, g, pb, a, b, c):
     return decision_apply(T, S, g, pb, T.P[pb + EXTRA_START] + a)
 
 
+@kernel
+def decision_pass(T, S, g, pb):
+    """Decline the extra turn (the phase's pass)."""
+    return decision_apply(T, S, g, pb, T.P[pb + EXTRA_START] + DECLINE)
+
+
+@kernel
+def greedy_decision(T, S, g, pb, X, x):
+    """heuristics.greedy_action: always take the extra turn."""
+    return T.P[pb + EXTRA_START] + TAKE
+
+
 # ---------------------------------------------------------------- observation
 @kernel
 def observe(T, S, g, pb, seat, board, glob):
@@ -575,12 +587,16 @@ SUPPORT = FastSupport(
         "decision_apply": decision_apply,
         "decision_random": decision_random,
         "decision_apply_row": decision_apply_row,
+        "decision_pass": decision_pass,
+        "greedy_decision": greedy_decision,
         "observe": observe,
     },
     own=OWN,
     slots=3,
     awards=("town",),
     phases=(EXTRA_TURN_PHASE,),
+    history_rows=lambda rules, exp: 1,  # the extra-turn decision, once per tile at most
+    heuristics=True,  # greedy_decision: its heuristics part (take the extra turn)
     table=table,
     setup_draws=setup_draws,
     history_action=history_action,

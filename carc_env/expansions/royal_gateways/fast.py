@@ -247,4 +247,7 @@ SUPPORT = FastSupport(
     own=OWN,
     slots=NTAGS * TAG_W,
     tile_columns=tile_columns,
+    # the action features' scan follows the gates' links (features.scan asks placement_links); a blocked
+    # completion reaches them only through the one-ply play-out
+    features=frozenset({"placement_links", "blocks_completion"}),
 )

@@ -274,4 +274,5 @@ SUPPORT = FastSupport(
     own=OWN,
     slots=7,
     tile_columns=tile_columns,
+    features=frozenset({"field_cities"}),  # the exception city in a field's value (the engine's field_cities)
 )

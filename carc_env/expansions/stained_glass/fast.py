@@ -22,6 +22,11 @@ As :mod:`.rules`, over the engine's arrays:
   plus loose tokens;
 * ``observe`` / ``observe_windows``: :mod:`.observe`'s thieves channels, its two
   global features and the ``windows`` tensor.
+* the greedy baseline's :mod:`.heuristics`, compiled: ``asset_value`` (the best
+  windows per finished copies with loose tokens worth 0, tabulated as the
+  parameters ``asset_*``) and ``greedy_decision`` in its three phases; and
+  ``decision_pass``, which passes them in the one-ply play-out of the action
+  features and greedy.
 
 The kernels know the shape of the shipped token set (12 kinds in 4 basic
 windows of 3, 2 copies each; the windows: runs of neighbouring basic windows);
@@ -41,9 +46,12 @@ import numpy as np
 
 from ...core.actions import IllegalActionError, Pass
 from ...core.tiles import BUILDING, CITY, ROAD
+from ...fast.features import copy_game
 from ...fast.kernels import (
     A_AFTER_FOLLOWER,
     A_END_TURN,
+    G_BAG_I,
+    G_BAG_N,
     G_DPHASE,
     G_DPLUG,
     G_NFL,
@@ -57,6 +65,7 @@ from ...fast.kernels import (
     N_OCC,
     N_OWNER,
     N_PL,
+    apply_decision,
     find,
     hist_row,
     log_row,
@@ -65,6 +74,7 @@ from ...fast.rng import integers
 from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_NPLAYERS, P_O_FL, P_O_RNG, P_O_SCORES, P_O_SUPPLY, P_ROWS, TC_CE, TC_NSEG
+from .heuristics import KEPT, LATE, TOKEN_VALUE
 from .rules import CATHEDRAL_TAG, KEY, PlaceThief, ScoreWindow, Steal, token_set
 from .tokens import best_windows
 
@@ -89,6 +99,7 @@ OWN = (
     "forced_n", *(f"forced_{i}" for i in range(TOTAL)),
     *(f"start_{k}" for k in range(NK)),
     *(f"best_{i}" for i in range(NAVAIL)),
+    *(f"asset_{i}" for i in range(NAVAIL)),
     "ch_thieves", "g_bag", "g_steals", "w_col",
 )  # fmt: skip
 _POS = dict(zip(OWN, own_positions(OWN), strict=True))
@@ -99,6 +110,7 @@ FORCED_N = _POS["forced_n"]
 FORCED0 = _POS["forced_0"]
 START0 = _POS["start_0"]
 BEST0 = _POS["best_0"]
+ASSET0 = _POS["asset_0"]  # the heuristics' best windows (loose tokens worth 0): used | shape0 << 5 | points << 9
 CH_THIEVES, G_BAG, G_STEALS, W_COL = _POS["ch_thieves"], _POS["g_bag"], _POS["g_steals"], _POS["w_col"]
 
 # per-game integers
@@ -606,6 +618,12 @@ def decision_apply_row(T, S, g, pb, a, b, c):
 
 
 @kernel
+def decision_pass(T, S, g, pb):
+    """Pass in the open decision (every phase of Stained Glass may be passed)."""
+    return decision_apply_row(T, S, g, pb, 64 * CODE_PASS, 0, 0)
+
+
+@kernel
 def decision_random(T, S, g, pb):
     o = T.P[pb + B_LS]
     sub = S.ls[g, o + CUR]
@@ -660,6 +678,123 @@ def decision_random(T, S, g, pb):
                 pick -= 1
         return apply_pass(T, S, g, pb, sub)
     return 0
+
+
+# ---------------------------------------------------------------- the greedy's heuristics (.heuristics)
+@kernel
+def avail_code(T, S, g, pb, p):
+    """Seat p's finished copies of each basic window, as an index of the ``best_*`` / ``asset_*`` tables."""
+    code = 0
+    mul = 1
+    for w in range(NW):
+        code += mul * basic_done(T, S, g, pb, p, w)
+        mul *= BASE3
+    return code
+
+
+@kernel
+def asset_value(T, S, g, pb, p):
+    """heuristics.asset_value: seat p's unscored tokens in points (the best windows at KEPT, every other
+    token at TOKEN_VALUE)."""
+    o = T.P[pb + B_LS] + HELD + NK * p
+    n = 0
+    for k in range(NK):
+        n += S.ls[g, o + k]
+    if n == 0:
+        return 0.0
+    packed = T.P[pb + ASSET0 + avail_code(T, S, g, pb, p)]
+    return KEPT * (packed >> 9) + TOKEN_VALUE * (n - (packed & 31))
+
+
+@kernel
+def steal_gain(T, S, g, pb, X, x, p, v, a, before_p, before_v):
+    """heuristics._steal's gain of seat p making the steal of flat action ``a`` from seat v: what it adds to
+    p's holdings plus what it takes from v's, once the game has run on to its next decision (the reference
+    applies the steal to a clone: the rest of the turn, the next draw and its token included).  Played out
+    in slot x of the scratch state X; the game is not changed."""
+    copy_game(T, S, g, X, x)
+    apply_decision(T, X, x, a)
+    return asset_value(T, X, x, pb, p) - before_p + before_v - asset_value(T, X, x, pb, v)
+
+
+@kernel
+def greedy_steal(T, S, g, pb, X, x, p):
+    """heuristics._steal: the steal worth the most (gain, then the victim's score), the first on ties; pass
+    when there is none."""
+    n = T.P[P_NPLAYERS]
+    st = T.P[pb + STEAL_START]
+    before_p = asset_value(T, S, g, pb, p)
+    osc = T.P[P_O_SCORES]
+    rnd = T.P[pb + STEAL_RANDOM]
+    best = -1
+    best_gain = 0.0
+    best_score = 0.0
+    for v in range(n):
+        if v == p:  # never from oneself (the reference skips it even where the rules allow it)
+            continue
+        before_v = asset_value(T, S, g, pb, v)
+        for k in range(NK + 1):
+            if rnd:
+                if k < NK or stealable_total(T, S, g, pb, v) == 0:
+                    continue
+            elif k == NK or stealable(T, S, g, pb, v, k) == 0:
+                continue
+            a = st + ((v - p) % n) * (NK + 1) + k
+            gain = steal_gain(T, S, g, pb, X, x, p, v, a, before_p, before_v)
+            score = float(S.ls[g, osc + v])
+            if best < 0 or gain > best_gain or (gain == best_gain and score > best_score):
+                best = a
+                best_gain = gain
+                best_score = score
+    return best if best >= 0 else st + n * (NK + 1)
+
+
+@kernel
+def greedy_window(T, S, g, pb, p):
+    """heuristics._window: keep building while one more token finishes a bigger window, tokens are left in
+    the bag and more than LATE of the land tiles; else score the first window of the best combination."""
+    ls = S.ls
+    o = T.P[pb + B_LS]
+    st = T.P[pb + WINDOW_START]
+    shape0 = (T.P[pb + ASSET0 + avail_code(T, S, g, pb, p)] >> 5) & 15
+    if shape0 == 15:
+        return st + NSHAPE
+    bag = S.gi[g, G_BAG_N] - S.gi[g, G_BAG_I]
+    tiles_left = bag / max(1, bag + S.gi[g, G_NPL])
+    if (ls[g, o + FI] < T.P[pb + FORCED_N] or ls[g, o + NPOOL] > 0) and tiles_left > LATE:
+        first = SHAPE_FIRST[shape0]
+        for w in (first - 1, first + SHAPE_SIZE[shape0]):
+            if 0 <= w < NW and basic_done(T, S, g, pb, p, w) == 0:
+                have = 0
+                for k in range(KPW * w, KPW * w + KPW):
+                    if ls[g, o + HELD + NK * p + k]:
+                        have += 1
+                if have == KPW - 1:
+                    return st + NSHAPE
+    return st + shape0
+
+
+@kernel
+def greedy_decision(T, S, g, pb, X, x):
+    """heuristics.greedy_action in the open decision, as a flat action (a steal is valued in slot x of the
+    scratch state X)."""
+    sub = S.ls[g, T.P[pb + B_LS] + CUR]
+    p = S.gi[g, G_PLAYER]
+    if sub == SUB_THIEF:
+        st = T.P[pb + THIEF_START]
+        roads = thief_roads(T, S, g, pb)
+        if roads and S.ls[g, T.P[P_O_SUPPLY] + p] > 1:
+            for v in range(T.P[P_NPLAYERS]):
+                if v != p and stealable_total(T, S, g, pb, v) > 0:
+                    for i in range(16):  # the first road (segment order), named by its lowest side
+                        if (roads >> i) & 1:
+                            return st + lowest_side(T, S, g, i)
+        return st + THIEF_PASS
+    if sub == SUB_STEAL:
+        return greedy_steal(T, S, g, pb, X, x, p)
+    if sub == SUB_WINDOW:
+        return greedy_window(T, S, g, pb, p)
+    return -1
 
 
 # ---------------------------------------------------------------- observation
@@ -787,6 +922,10 @@ def params(rules: Any, exp: Any) -> dict[str, int]:
         for j, i in enumerate(shapes):
             packed |= i << (4 + 4 * j)
         out[f"best_{code}"] = packed
+        # the greedy's heuristics (heuristics.asset_value, _window): the best windows with loose tokens worth 0
+        pts, chosen = best_windows(ts, counts, points)
+        used = sum(len(ts.shapes[i].kinds) for i in chosen)
+        out[f"asset_{code}"] = used | ((chosen[0] if chosen else 15) << 5) | (pts << 9)
     return out
 
 
@@ -879,6 +1018,9 @@ SUPPORT = FastSupport(
         "decision_apply": decision_apply,
         "decision_random": decision_random,
         "decision_apply_row": decision_apply_row,
+        "decision_pass": decision_pass,
+        "greedy_decision": greedy_decision,
+        "asset_value": asset_value,
         "observe": observe,
         "observe_windows": observe_windows,
     },
@@ -890,4 +1032,8 @@ SUPPORT = FastSupport(
     history_action=history_action,
     history_row=history_row,
     random=True,
+    heuristics=True,  # greedy_decision and asset_value: its heuristics part
+    # per tile, at most: a thief on each road of a cloister tile and the pass (5), a steal per thief (4),
+    # the window phase's pass and a scored window (every 3 tokens; a tile brings at most 2)
+    history_rows=lambda rules, exp: 11,
 )
