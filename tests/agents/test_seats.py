@@ -128,6 +128,33 @@ def test_mixed_counts_are_validated():
             config_from_dict({"game": {"num_players": bad}})
 
 
+def test_count_weights_tilt_the_mix_and_keep_the_count_a_function_of_the_seed():
+    kw = {"num_players": (2, 3), "expansions": ("base",)}
+    tilted, plain = MixedGames(kw, 1, weights=[9, 1]), MixedGames(kw, 1)
+    seen: dict[str, list[int]] = {"tilted": [], "plain": []}
+    for s in range(300):
+        for name, games in (("tilted", tilted), ("plain", plain)):
+            games.reset(0, s)
+            seen[name].append(games.players_of(0))
+    # 300 seeded draws (fixed, so no flakiness): 0.9 and 0.5 expected, binomial sd 0.017 and 0.029
+    assert 0.85 < seen["tilted"].count(2) / 300 < 0.95
+    assert 0.40 < seen["plain"].count(2) / 300 < 0.60
+    again = MixedGames(kw, 1, weights=[0.9, 0.1])  # only the proportions count
+    for s in range(20):
+        again.reset(0, s)
+        assert again.players_of(0) == seen["tilted"][s]
+    with pytest.raises(ValueError, match="one positive number per player count"):
+        MixedGames(kw, 1, weights=[1, 0])
+
+
+def test_count_weights_are_validated_in_the_config():
+    ok = config_from_dict({"game": {"num_players": [2, 3, 4, 5]}, "ppo": {"count_weights": [3, 1, 1, 1]}})
+    assert ok.ppo.count_weights == [3, 1, 1, 1]
+    for game, weights in (([2, 3, 4, 5], [1, 1]), ([2, 3], [1, -1]), ([2, 3], [1, "x"]), (2, [1])):
+        with pytest.raises(TrainConfigError, match=r"ppo.count_weights: .* not allowed"):
+            config_from_dict({"game": {"num_players": game}, "ppo": {"count_weights": weights}})
+
+
 def test_a_mixed_run_trains_resumes_and_its_checkpoint_sits_at_every_table(tmp_path):
     """End to end: a tiny run over 2-4 players started from a 2-player checkpoint (weights mapped by name),
     resumed, then its checkpoint plays 2, 3 and 4-player games against greedy through both evaluators."""
