@@ -179,6 +179,12 @@ def validate(cfg: TrainConfig) -> None:
     else:
         counts = [counts]
     _check_count_weights(cfg.ppo.count_weights, kw.get("num_players", 2))
+    anchored = cfg.ppo.anchor_counts
+    if not isinstance(anchored, (list, tuple)) or not all(isinstance(n, int) and n in counts for n in anchored):
+        raise TrainConfigError(
+            f"ppo.anchor_counts: {anchored!r} is not allowed; it must be a list of counts of game.num_players "
+            f"{list(counts)!r} ([] = every decision)"
+        )
     for c in counts:
         try:
             EnvOptions.from_kwargs(**{**kw, "num_players": c})

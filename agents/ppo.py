@@ -106,6 +106,7 @@ class PPOConfig:
     # > 0: add anchor_coef x KL(start || network) over the learner's decisions to the loss, the start being
     # the network the run began from (run.init_weights): a warm start stays near what it already plays
     anchor_coef: float = 0.0
+    anchor_counts: list[int] = field(default_factory=list)  # the player counts whose decisions it pulls ([] = all)
 
 
 class NetOpponent:
@@ -127,6 +128,7 @@ class Rollout:
         self.values = np.zeros((rounds, n), dtype=np.float32)
         self.rewards = np.zeros((rounds, n), dtype=np.float32)
         self.dones = np.zeros((rounds, n), dtype=np.float32)  # 1: the game ended after this decision
+        self.players = np.zeros((rounds, n), dtype=np.int64)  # the player count of the game of each decision
         self.next_values = np.zeros(n, dtype=np.float32)  # value of each slot's state after the last round
         self.samples: list[dict] = []
 
@@ -308,6 +310,7 @@ class SelfPlayTrainer:
             roll.actions[t] = acts.numpy()
             roll.logprobs[t] = logp.numpy()
             roll.values[t] = v.numpy()
+            roll.players[t] = [self.games.players_of(i) for i in range(n)]
             self.games.step(slots, roll.actions[t])
             self.env_steps += n
             self.learner_steps += n
@@ -388,6 +391,10 @@ class SelfPlayTrainer:
         b_ret = torch.as_tensor(ret.reshape(-1))
         b_actions = torch.as_tensor(roll.actions.reshape(-1))
         b_logprobs = torch.as_tensor(roll.logprobs.reshape(-1))
+        counts = self.cfg.anchor_counts  # the decisions the KL anchor applies to
+        b_anchor = torch.as_tensor(
+            np.isin(roll.players.reshape(-1), counts) if len(counts) else np.ones(len(roll), dtype=bool)
+        )
         samples = roll.samples
         c = self.cfg
         imitate = self.imitating
@@ -400,7 +407,7 @@ class SelfPlayTrainer:
             stop = False
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
-                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate)
+                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor)
                 steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
@@ -427,6 +434,7 @@ class SelfPlayTrainer:
         b_actions: torch.Tensor,
         b_logprobs: torch.Tensor,
         imitate: bool,
+        b_anchor: torch.Tensor | None = None,
     ) -> dict[str, float]:
         """One gradient step on minibatch ``mb`` (indices into the flattened rollout)."""
         c = self.cfg
@@ -458,7 +466,7 @@ class SelfPlayTrainer:
                     parts["clipfrac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
             loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
             if self.anchor is not None and c.anchor_coef > 0 and not imitate:
-                kl = anchor_kl(self.anchor, batch, ml)
+                kl = anchor_kl(self.anchor, batch, ml, None if b_anchor is None else b_anchor[ch])
                 loss = loss + c.anchor_coef * kl
                 parts["anchor_kl"] += w * float(kl.detach())
             (loss * w).backward()
@@ -573,14 +581,16 @@ def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return acts, logp_all.gather(1, acts[:, None]).squeeze(1)
 
 
-def anchor_kl(anchor: PolicyNet, batch: Any, ml: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of KL(anchor's policy || the policy of masked logits ``ml``), legal actions only."""
+def anchor_kl(anchor: PolicyNet, batch: Any, ml: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean over the batch of KL(anchor's policy || the policy of masked logits ``ml``), legal actions only;
+    ``weight`` (bool or float per sample): only those samples count (the mean stays over the whole batch)."""
     with torch.no_grad():
         logits, _ = anchor(*batch.inputs())
         logp_a = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
     logp = torch.log_softmax(ml, dim=1)
     terms = logp_a.exp() * (logp_a - logp)
-    return torch.where(batch.mask.bool(), terms, torch.zeros_like(terms)).sum(dim=1).mean()
+    kl = torch.where(batch.mask.bool(), terms, torch.zeros_like(terms)).sum(dim=1)
+    return (kl if weight is None else kl * weight.to(kl.dtype)).mean()
 
 
 def explained_variance(values: np.ndarray, returns: np.ndarray) -> float:

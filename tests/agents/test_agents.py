@@ -103,7 +103,7 @@ def test_resume_refuses_a_checkpoint_of_another_config(tmp_path):
 def test_a_checkpoint_older_than_a_ppo_key_resumes_with_its_default(tmp_path):
     train(config_from_dict(TINY), tmp_path, progress=False, max_updates=1)
     data = load_checkpoint(tmp_path / "checkpoint.pt")
-    for key in ("count_weights", "anchor_coef"):  # as written before these keys existed
+    for key in ("count_weights", "anchor_coef", "anchor_counts"):  # as written before these keys existed
         del data["config"]["ppo"][key]
     save_checkpoint(tmp_path / "checkpoint.pt", data)
     assert train(config_from_dict(TINY), tmp_path, progress=False).updates == 2
@@ -265,6 +265,10 @@ def test_anchor_kl_is_zero_at_the_anchor_and_its_gradient_pulls_back():
     opt = torch.optim.SGD(other.parameters(), lr=0.05)
     before = anchor_kl(anchor, batch, masked_logits(other(*batch.inputs())[0], batch.mask))
     assert float(before.detach()) > 1e-3
+    other_ml = masked_logits(other(*batch.inputs())[0], batch.mask).detach()
+    with torch.no_grad():
+        assert float(anchor_kl(anchor, batch, other_ml, torch.zeros(1, dtype=torch.bool))) == 0.0  # not anchored
+        assert float(anchor_kl(anchor, batch, other_ml, torch.ones(1, dtype=torch.bool))) == float(before.detach())
     opt.zero_grad()
     before.backward()
     opt.step()

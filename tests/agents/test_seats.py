@@ -153,6 +153,8 @@ def test_count_weights_are_validated_in_the_config():
     for game, weights in (([2, 3, 4, 5], [1, 1]), ([2, 3], [1, -1]), ([2, 3], [1, "x"]), (2, [1])):
         with pytest.raises(TrainConfigError, match=r"ppo.count_weights: .* not allowed"):
             config_from_dict({"game": {"num_players": game}, "ppo": {"count_weights": weights}})
+    with pytest.raises(TrainConfigError, match=r"ppo.anchor_counts: \[2, 6\] is not allowed"):
+        config_from_dict({"game": {"num_players": [2, 3]}, "ppo": {"anchor_counts": [2, 6]}})
 
 
 def test_a_mixed_run_trains_resumes_and_its_checkpoint_sits_at_every_table(tmp_path):
@@ -219,5 +221,6 @@ def test_the_multi_and_box_recipes_load_and_are_documented():
     from agents.config import load_config
 
     multi, box = load_config("configs/multi.yaml"), load_config("configs/box.yaml")
-    assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "pretrained:base-2p"
+    assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "runs/default/checkpoint.pt"
+    assert multi.ppo.anchor_counts == [2] and multi.ppo.anchor_coef > 0
     assert box.env_kwargs()["expansions"] == BOX and box.env_kwargs()["engine"] == "python"
