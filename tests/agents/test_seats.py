@@ -96,9 +96,13 @@ def test_a_two_player_network_moved_onto_the_padded_layout_plays_the_same():
     a = src(*obs_to_tensors([obs]).inputs())
     b = dst(*obs_to_tensors([SeatAdapter(env)(obs)]).inputs())
     assert torch.allclose(a[0], b[0], atol=1e-5) and torch.allclose(a[1], b[1], atol=1e-5)
-    # a third player's followers are read like the second's
+    # a third player's followers start unread (zero columns), or with copy_seats read like the second's
     w = dst.stem.weight
     names = input_names({"num_players": 2}, seats=5)[0]
+    assert not w[:, names.index("followers_p2")].any() and w[:, names.index("followers_p1")].any()
+    copied = PolicyNet(shapes_from_env(env, seats=5), TINY)
+    transfer(src, input_names({"num_players": 2}), copied, input_names({"num_players": 2}, seats=5), copy_seats=True)
+    w = copied.stem.weight
     assert torch.equal(w[:, names.index("followers_p2")], w[:, names.index("followers_p1")])
 
 
@@ -222,5 +226,5 @@ def test_the_multi_and_box_recipes_load_and_are_documented():
 
     multi, box = load_config("configs/multi.yaml"), load_config("configs/box.yaml")
     assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "runs/default/checkpoint.pt"
-    assert multi.ppo.anchor_counts == [2] and multi.ppo.anchor_coef > 0
+    assert multi.ppo.count_weights == [3, 1, 1, 1] and multi.ppo.anchor_coef > 0
     assert box.env_kwargs()["expansions"] == BOX and box.env_kwargs()["engine"] == "python"
