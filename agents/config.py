@@ -124,6 +124,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.max_grad_norm": _float(lambda v: v > 0, "a number > 0"),
     "ppo.score_scale": _float(lambda v: v >= 0, "a number >= 0"),
     "ppo.win_bonus": _float(lambda v: v >= 0, "a number >= 0"),
+    "ppo.anchor_coef": _float(lambda v: v >= 0, "a number >= 0"),
     "ppo.p_random": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_greedy": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_self": _float(lambda v: v >= 0, "a probability weight >= 0"),
@@ -157,6 +158,11 @@ def validate(cfg: TrainConfig) -> None:
             f"ppo.p_random + ppo.p_greedy + ppo.p_self: {c.p_random + c.p_greedy + c.p_self!r} is not allowed; "
             "at least one must be > 0 (snapshot opponents exist only after the first snapshot)"
         )
+    if c.anchor_coef > 0 and not cfg.run.init_weights:
+        raise TrainConfigError(
+            f"ppo.anchor_coef: {c.anchor_coef!r} needs run.init_weights (the anchor is the network the run "
+            "starts from); set run.init_weights or ppo.anchor_coef: 0.0"
+        )
     if not isinstance(cfg.game, dict):
         raise TrainConfigError(f"game: {cfg.game!r} is not allowed; it must be a mapping of env options")
     from carc_env.core import ConfigError
@@ -172,11 +178,34 @@ def validate(cfg: TrainConfig) -> None:
             )
     else:
         counts = [counts]
+    _check_count_weights(cfg.ppo.count_weights, kw.get("num_players", 2))
+    anchored = cfg.ppo.anchor_counts
+    if not isinstance(anchored, (list, tuple)) or not all(isinstance(n, int) and n in counts for n in anchored):
+        raise TrainConfigError(
+            f"ppo.anchor_counts: {anchored!r} is not allowed; it must be a list of counts of game.num_players "
+            f"{list(counts)!r} ([] = every decision)"
+        )
     for c in counts:
         try:
             EnvOptions.from_kwargs(**{**kw, "num_players": c})
         except (ConfigError, TypeError) as exc:
             raise TrainConfigError(f"game: {exc}") from None
+
+
+def _check_count_weights(weights: Any, counts: Any) -> None:
+    """``ppo.count_weights``: empty, or one positive number per count of a list ``game.num_players``."""
+    if isinstance(weights, (list, tuple)) and not weights:
+        return
+    mixed = isinstance(counts, (list, tuple))
+    ok = (
+        mixed
+        and isinstance(weights, (list, tuple))
+        and len(weights) == len(counts)
+        and all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w > 0 for w in weights)
+    )
+    if not ok:
+        want = f"one number > 0 per count of game.num_players {list(counts)!r}" if mixed else "[] (one player count)"
+        raise TrainConfigError(f"ppo.count_weights: {weights!r} is not allowed; it must be {want}, or [] for all alike")
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:

@@ -160,7 +160,9 @@ class MixedGames:
     of its current count's object.  Observations come in the seat-padded layout (:mod:`agents.seats`),
     the same for every count, so one network reads them all."""
 
-    def __init__(self, env_kwargs: dict[str, Any], n: int, seats: int | None = None) -> None:
+    def __init__(
+        self, env_kwargs: dict[str, Any], n: int, seats: int | None = None, weights: Sequence[float] | None = None
+    ) -> None:
         from .seats import MAX_SEATS, SeatAdapter
 
         counts = [int(c) for c in env_kwargs["num_players"]]
@@ -168,6 +170,7 @@ class MixedGames:
             raise ValueError(f"num_players: {counts!r}: give distinct player counts, e.g. [2, 3, 4, 5]")
         self.env_kwargs = dict(env_kwargs)
         self.counts = counts
+        self.weights = _count_weights(weights, counts)
         self.seats = seats or MAX_SEATS
         self.n = n
         self.parts = {c: _single_games({**env_kwargs, "num_players": c}, n) for c in counts}
@@ -193,8 +196,12 @@ class MixedGames:
 
     def reset(self, i: int, seed: int) -> None:
         """A new game in slot ``i``; its player count is drawn from the seed (so a game is a function of
-        its seed, whatever the slot played before)."""
-        self.count[i] = self.counts[int(np.random.default_rng(seed).integers(len(self.counts)))]
+        its seed, whatever the slot played before); with ``weights``, count ``k`` in proportion to
+        ``weights[k]``."""
+        rng = np.random.default_rng(seed)
+        weights = getattr(self, "weights", None)  # games pickled before weights existed: uniform
+        k = rng.integers(len(self.counts)) if weights is None else rng.choice(len(self.counts), p=weights)
+        self.count[i] = self.counts[int(k)]
         self.parts[int(self.count[i])].reset(i, seed)
 
     def _split(self, games: Sequence[int]) -> dict[int, list[int]]:
@@ -258,12 +265,30 @@ def _single_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledG
     return CompiledGames(env_kwargs, n) if engine == "numba" else PythonGames(env_kwargs, n)
 
 
-def make_games(env_kwargs: dict[str, Any], n: int) -> PythonGames | CompiledGames | MixedGames:
+def _count_weights(weights: Sequence[float] | None, counts: list[int]) -> np.ndarray | None:
+    """The chance of each player count (``None``: all alike), checked: one positive weight per count."""
+    if weights is None or len(weights) == 0:
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (len(counts),) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+        raise ValueError(
+            f"count weights {list(weights)!r}: give one positive number per player count {counts!r} "
+            "(or none for every count alike)"
+        )
+    return w / w.sum()
+
+
+def make_games(
+    env_kwargs: dict[str, Any], n: int, weights: Sequence[float] | None = None
+) -> PythonGames | CompiledGames | MixedGames:
     """:class:`CompiledGames` where the compiled engine covers ``env_kwargs`` (and its option ``engine``
     allows it), else :class:`PythonGames`; with a list of player counts (``num_players: [2, 3, 4, 5]``)
-    a :class:`MixedGames` over them."""
+    a :class:`MixedGames` over them, drawing each new game's count in proportion to ``weights``
+    (``None``: uniformly).  ``weights`` with a single player count is an error."""
     if isinstance(env_kwargs.get("num_players"), (list, tuple)):
-        return MixedGames(env_kwargs, n)
+        return MixedGames(env_kwargs, n, weights=weights)
+    if weights is not None and len(weights):
+        raise ValueError(f"count weights {list(weights)!r} need a list of player counts in num_players")
     return _single_games(env_kwargs, n)
 
 

@@ -100,6 +100,13 @@ class PPOConfig:
     p_snapshot: float = 0.2
     snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
+    # mixed tables (game.num_players a list): the relative chance of each listed count for a new game
+    # ([] = every count alike); e.g. [3, 1, 1, 1] over [2, 3, 4, 5] plays half the games at 2 players
+    count_weights: list[float] = field(default_factory=list)
+    # > 0: add anchor_coef x KL(start || network) over the learner's decisions to the loss, the start being
+    # the network the run began from (run.init_weights): a warm start stays near what it already plays
+    anchor_coef: float = 0.0
+    anchor_counts: list[int] = field(default_factory=list)  # the player counts whose decisions it pulls ([] = all)
 
 
 class NetOpponent:
@@ -121,6 +128,7 @@ class Rollout:
         self.values = np.zeros((rounds, n), dtype=np.float32)
         self.rewards = np.zeros((rounds, n), dtype=np.float32)
         self.dones = np.zeros((rounds, n), dtype=np.float32)  # 1: the game ended after this decision
+        self.players = np.zeros((rounds, n), dtype=np.int64)  # the player count of the game of each decision
         self.next_values = np.zeros(n, dtype=np.float32)  # value of each slot's state after the last round
         self.samples: list[dict] = []
 
@@ -135,7 +143,7 @@ class SelfPlayTrainer:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
-        self.games = make_games(self.env_kwargs, cfg.num_envs)
+        self.games = make_games(self.env_kwargs, cfg.num_envs, weights=cfg.count_weights or None)
         net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
         self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
         self.net = net or PolicyNet(self.shapes, cfg.net)
@@ -152,6 +160,7 @@ class SelfPlayTrainer:
         self.recent: list[dict[str, float]] = []  # finished-episode stats since the last update
         self._live = NetOpponent(self.net, "self")
         self._snapshot_nets: dict[int, NetOpponent] = {}
+        self.anchor: PolicyNet | None = None  # the start network of ppo.anchor_coef (set_anchor)
         n = cfg.num_envs
         self.seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
         self.opponent: list[str | int] = [""] * n  # "random", "greedy", "self" or a snapshot id
@@ -192,12 +201,21 @@ class SelfPlayTrainer:
             # construction's random initialisation must not draw from the global torch generator,
             # or every later sample would depend on when the net happened to be built.
             # Normal tensors (not inference tensors), even when built during a rollout.
-            with torch.random.fork_rng(devices=[]), torch.inference_mode(False):
-                built = PolicyNet(self.shapes, self.cfg.net)
-            built.load_state_dict(self.snapshots[key])  # type: ignore[index]
-            built.eval()
+            built = self._frozen(self.snapshots[key])  # type: ignore[index]
             net = self._snapshot_nets[key] = NetOpponent(built, f"snapshot{key}")  # type: ignore[index]
         return net
+
+    def _frozen(self, weights: dict[str, torch.Tensor]) -> PolicyNet:
+        """A frozen copy of the network with ``weights``, built without drawing from torch's generator."""
+        with torch.random.fork_rng(devices=[]), torch.inference_mode(False):
+            net = PolicyNet(self.shapes, self.cfg.net)
+            net.load_state_dict(weights)
+            net.requires_grad_(False)
+        return net.eval()
+
+    def set_anchor(self) -> None:
+        """Freeze the current network as the anchor of ``ppo.anchor_coef`` (the run's start)."""
+        self.anchor = self._frozen({k: v.detach().clone() for k, v in self.net.state_dict().items()})
 
     def take_snapshot(self) -> None:
         self.snapshots[self._next_snapshot] = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
@@ -292,6 +310,7 @@ class SelfPlayTrainer:
             roll.actions[t] = acts.numpy()
             roll.logprobs[t] = logp.numpy()
             roll.values[t] = v.numpy()
+            roll.players[t] = [self.games.players_of(i) for i in range(n)]
             self.games.step(slots, roll.actions[t])
             self.env_steps += n
             self.learner_steps += n
@@ -372,6 +391,10 @@ class SelfPlayTrainer:
         b_ret = torch.as_tensor(ret.reshape(-1))
         b_actions = torch.as_tensor(roll.actions.reshape(-1))
         b_logprobs = torch.as_tensor(roll.logprobs.reshape(-1))
+        counts = self.cfg.anchor_counts  # the decisions the KL anchor applies to
+        b_anchor = torch.as_tensor(
+            np.isin(roll.players.reshape(-1), counts) if len(counts) else np.ones(len(roll), dtype=bool)
+        )
         samples = roll.samples
         c = self.cfg
         imitate = self.imitating
@@ -384,7 +407,7 @@ class SelfPlayTrainer:
             stop = False
             for start in range(0, n, c.minibatch):
                 mb = perm[start : start + c.minibatch]
-                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate)
+                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor)
                 steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
@@ -411,6 +434,7 @@ class SelfPlayTrainer:
         b_actions: torch.Tensor,
         b_logprobs: torch.Tensor,
         imitate: bool,
+        b_anchor: torch.Tensor | None = None,
     ) -> dict[str, float]:
         """One gradient step on minibatch ``mb`` (indices into the flattened rollout)."""
         c = self.cfg
@@ -441,6 +465,10 @@ class SelfPlayTrainer:
                     parts["approx_kl"] += w * float(((ratio - 1) - logratio).mean())
                     parts["clipfrac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
             loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
+            if self.anchor is not None and c.anchor_coef > 0 and not imitate:
+                kl = anchor_kl(self.anchor, batch, ml, None if b_anchor is None else b_anchor[ch])
+                loss = loss + c.anchor_coef * kl
+                parts["anchor_kl"] += w * float(kl.detach())
             (loss * w).backward()
             parts["policy_loss"] += w * float(pg_loss.detach())
             parts["value_loss"] += w * float(v_loss.detach())
@@ -490,6 +518,7 @@ class SelfPlayTrainer:
             "net": self.net.state_dict(),
             "opt": self.opt.state_dict(),
             "snapshots": self.snapshots,
+            "anchor": None if self.anchor is None else self.anchor.state_dict(),
             "torch_rng": torch.get_rng_state(),
             "blob": torch.frombuffer(bytearray(pickle.dumps(rest)), dtype=torch.uint8),
         }
@@ -506,6 +535,7 @@ class SelfPlayTrainer:
         self.net.load_state_dict(sd["net"])
         self.opt.load_state_dict(sd["opt"])
         self.snapshots = dict(sd["snapshots"])
+        self.anchor = self._frozen(sd["anchor"]) if sd.get("anchor") is not None else None
         self._snapshot_nets = {}
         torch.set_rng_state(sd["torch_rng"])
         self._next_snapshot = rest["next_snapshot"]
@@ -549,6 +579,18 @@ def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     u = torch.rand(ml.shape[0], 1) * cdf[:, -1:]
     acts = torch.searchsorted(cdf, u, right=True).squeeze(1).clamp(max=ml.shape[1] - 1)
     return acts, logp_all.gather(1, acts[:, None]).squeeze(1)
+
+
+def anchor_kl(anchor: PolicyNet, batch: Any, ml: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean over the batch of KL(anchor's policy || the policy of masked logits ``ml``), legal actions only;
+    ``weight`` (bool or float per sample): only those samples count (the mean stays over the whole batch)."""
+    with torch.no_grad():
+        logits, _ = anchor(*batch.inputs())
+        logp_a = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
+    logp = torch.log_softmax(ml, dim=1)
+    terms = logp_a.exp() * (logp_a - logp)
+    kl = torch.where(batch.mask.bool(), terms, torch.zeros_like(terms)).sum(dim=1)
+    return (kl if weight is None else kl * weight.to(kl.dtype)).mean()
 
 
 def explained_variance(values: np.ndarray, returns: np.ndarray) -> float:

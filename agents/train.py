@@ -77,6 +77,8 @@ PROGRESS_FIELDS = [
 TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
 """The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
 EVAL_FIELDS = ["update", "env_steps", "opponent", "games", "win_rate", "ties", "mean_margin"]
+PPO_ADDED = {"count_weights": [], "anchor_coef": 0.0, "anchor_counts": []}
+"""PPO keys added after checkpoints were written, with the default an older run trained with."""
 
 
 def checkpoint_payload(trainer: SelfPlayTrainer, cfg: TrainConfig, seconds: float) -> dict[str, Any]:
@@ -229,7 +231,8 @@ def train(
     if resume and ckpt.exists():
         data = load_checkpoint(ckpt)
         old, new = data["config"], cfg.to_dict()
-        if old["game"] != new["game"] or old["ppo"] != new["ppo"] or old["run"]["seed"] != new["run"]["seed"]:
+        old_ppo = {**PPO_ADDED, **old["ppo"]}  # a checkpoint written before a key existed had its default
+        if old["game"] != new["game"] or old_ppo != new["ppo"] or old["run"]["seed"] != new["run"]["seed"]:
             raise CheckpointError(
                 f"{ckpt} belongs to a run with another config (game, ppo or seed differ); use another --out, "
                 "or --no-resume to start over (only the run's length and logging may change on resume)"
@@ -255,6 +258,8 @@ def train(
             kept = transfer(src, names, trainer.net, input_names(cfg.env_kwargs(), trainer.shapes.seats))
             if progress:
                 print(f"started from {cfg.run.init_weights} (fresh: {', '.join(kept) or 'none'})")
+        if cfg.ppo.anchor_coef > 0:  # the KL anchor: the network the run starts from
+            trainer.set_anchor()
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     writer = _restart_logs(out, trainer.updates)
     goal = cfg.run.total_updates if max_updates is None else min(cfg.run.total_updates, trainer.updates + max_updates)

@@ -100,6 +100,18 @@ def test_resume_refuses_a_checkpoint_of_another_config(tmp_path):
         train(config_from_dict(other), tmp_path, progress=False)
 
 
+def test_a_checkpoint_older_than_a_ppo_key_resumes_with_its_default(tmp_path):
+    train(config_from_dict(TINY), tmp_path, progress=False, max_updates=1)
+    data = load_checkpoint(tmp_path / "checkpoint.pt")
+    for key in ("count_weights", "anchor_coef", "anchor_counts"):  # as written before these keys existed
+        del data["config"]["ppo"][key]
+    save_checkpoint(tmp_path / "checkpoint.pt", data)
+    assert train(config_from_dict(TINY), tmp_path, progress=False).updates == 2
+    other = dict(TINY, game={"num_players": [2, 3]}, ppo=dict(TINY["ppo"], count_weights=[1, 1]))
+    with pytest.raises(CheckpointError, match="another config"):
+        train(config_from_dict(other), tmp_path, progress=False)
+
+
 def test_a_run_can_be_extended(tmp_path):
     train(config_from_dict(TINY), tmp_path, progress=False)
     longer = dict(TINY, run=dict(TINY["run"], total_updates=3))
@@ -231,3 +243,53 @@ def test_training_runs_with_stained_glass(tmp_path):
     data = load_checkpoint(tmp_path / "checkpoint.pt")
     net = net_from_checkpoint(data, expect=trainer.shapes)
     assert net.shapes.windows_high == trainer.shapes.windows_high
+
+
+def test_anchor_kl_is_zero_at_the_anchor_and_its_gradient_pulls_back():
+    import carc_env
+    from agents.network import NetConfig, PolicyNet
+    from agents.policy import collate, sample_from_obs
+    from agents.ppo import anchor_kl
+
+    env = carc_env.raw_env(num_players=2, action_features=True)
+    env.reset(seed=2)
+    batch = collate([sample_from_obs(env.observe(env.agent_selection), True)])
+    torch.manual_seed(0)
+    anchor = PolicyNet(shapes_from_env(env), NetConfig(channels=8, hidden=16))
+    net = PolicyNet(anchor.shapes, anchor.cfg)
+    net.load_state_dict(anchor.state_dict())
+    kl = anchor_kl(anchor, batch, masked_logits(net(*batch.inputs())[0], batch.mask))
+    assert float(kl.detach()) == pytest.approx(0.0, abs=1e-6)
+    torch.manual_seed(1)
+    other = PolicyNet(anchor.shapes, anchor.cfg)  # another start: a positive KL that a step reduces
+    opt = torch.optim.SGD(other.parameters(), lr=0.05)
+    before = anchor_kl(anchor, batch, masked_logits(other(*batch.inputs())[0], batch.mask))
+    assert float(before.detach()) > 1e-3
+    other_ml = masked_logits(other(*batch.inputs())[0], batch.mask).detach()
+    with torch.no_grad():
+        assert float(anchor_kl(anchor, batch, other_ml, torch.zeros(1, dtype=torch.bool))) == 0.0  # not anchored
+        assert float(anchor_kl(anchor, batch, other_ml, torch.ones(1, dtype=torch.bool))) == float(before.detach())
+    opt.zero_grad()
+    before.backward()
+    opt.step()
+    after = anchor_kl(anchor, batch, masked_logits(other(*batch.inputs())[0], batch.mask))
+    assert float(after.detach()) < float(before.detach())
+
+
+def test_an_anchored_run_needs_a_start_and_resumes_exactly(tmp_path):
+    with pytest.raises(TrainConfigError, match="anchor_coef.*needs run.init_weights"):
+        config_from_dict(dict(TINY, ppo=dict(TINY["ppo"], anchor_coef=1.0)))
+    train(config_from_dict(TINY), tmp_path / "start", progress=False, max_updates=1)
+    start = str(tmp_path / "start" / "checkpoint.pt")
+    cfg = config_from_dict(
+        dict(TINY, ppo=dict(TINY["ppo"], anchor_coef=1.0), run=dict(TINY["run"], init_weights=start))
+    )
+    straight = train(cfg, tmp_path / "a", progress=False)
+    train(cfg, tmp_path / "b", progress=False, max_updates=1)
+    resumed = train(cfg, tmp_path / "b", progress=False)  # the anchor comes back from the checkpoint
+    first = load_checkpoint(start)["trainer"]["net"]
+    for k, v in resumed.anchor.state_dict().items():
+        assert torch.equal(v, first[k]), f"{k}: the anchor is not the start network"
+    for (k, a), (_, b) in zip(straight.net.state_dict().items(), resumed.net.state_dict().items(), strict=True):
+        assert torch.equal(a, b), f"{k} differs after resume"
+    assert any(not torch.equal(v, first[k]) for k, v in resumed.net.state_dict().items())  # it did learn

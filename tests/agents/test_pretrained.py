@@ -79,3 +79,20 @@ def test_export_round_trip(tmp_path):
     from agents.policy import PPOPolicy
 
     assert back.act(obs, env) == PPOPolicy(net).act(obs, env)
+
+
+def test_multi_is_one_network_for_every_table():
+    info = card("multi")
+    assert info["player_counts"] == [2, 3, 4, 5] and (HERE / "multi.pt").stat().st_size < 2_000_000
+    assert {s["players"] for s in info["strength"]} == {2, 3, 4, 5}
+    policy = load("multi")
+    assert policy.net.shapes.seats == 5
+    for n in (2, 3, 4, 5):
+        player = make_player("pretrained:multi", {"num_players": n}, seed=0)
+        env = carc_env.raw_env(num_players=n)
+        env.reset(seed=n)
+        for _ in range(3 * n):  # a few turns of every seat, followers included
+            agent = env.agent_selection
+            a = player.act(env.observe(agent), env)
+            assert env.infos[agent]["action_mask"][a] == 1
+            env.step(a)

@@ -96,9 +96,13 @@ def test_a_two_player_network_moved_onto_the_padded_layout_plays_the_same():
     a = src(*obs_to_tensors([obs]).inputs())
     b = dst(*obs_to_tensors([SeatAdapter(env)(obs)]).inputs())
     assert torch.allclose(a[0], b[0], atol=1e-5) and torch.allclose(a[1], b[1], atol=1e-5)
-    # a third player's followers are read like the second's
+    # a third player's followers start unread (zero columns), or with copy_seats read like the second's
     w = dst.stem.weight
     names = input_names({"num_players": 2}, seats=5)[0]
+    assert not w[:, names.index("followers_p2")].any() and w[:, names.index("followers_p1")].any()
+    copied = PolicyNet(shapes_from_env(env, seats=5), TINY)
+    transfer(src, input_names({"num_players": 2}), copied, input_names({"num_players": 2}, seats=5), copy_seats=True)
+    w = copied.stem.weight
     assert torch.equal(w[:, names.index("followers_p2")], w[:, names.index("followers_p1")])
 
 
@@ -126,6 +130,35 @@ def test_mixed_counts_are_validated():
     for bad in ([2, 2], [2, 6], [], ["2"]):
         with pytest.raises(TrainConfigError, match="num_players"):
             config_from_dict({"game": {"num_players": bad}})
+
+
+def test_count_weights_tilt_the_mix_and_keep_the_count_a_function_of_the_seed():
+    kw = {"num_players": (2, 3), "expansions": ("base",)}
+    tilted, plain = MixedGames(kw, 1, weights=[9, 1]), MixedGames(kw, 1)
+    seen: dict[str, list[int]] = {"tilted": [], "plain": []}
+    for s in range(300):
+        for name, games in (("tilted", tilted), ("plain", plain)):
+            games.reset(0, s)
+            seen[name].append(games.players_of(0))
+    # 300 seeded draws (fixed, so no flakiness): 0.9 and 0.5 expected, binomial sd 0.017 and 0.029
+    assert 0.85 < seen["tilted"].count(2) / 300 < 0.95
+    assert 0.40 < seen["plain"].count(2) / 300 < 0.60
+    again = MixedGames(kw, 1, weights=[0.9, 0.1])  # only the proportions count
+    for s in range(20):
+        again.reset(0, s)
+        assert again.players_of(0) == seen["tilted"][s]
+    with pytest.raises(ValueError, match="one positive number per player count"):
+        MixedGames(kw, 1, weights=[1, 0])
+
+
+def test_count_weights_are_validated_in_the_config():
+    ok = config_from_dict({"game": {"num_players": [2, 3, 4, 5]}, "ppo": {"count_weights": [3, 1, 1, 1]}})
+    assert ok.ppo.count_weights == [3, 1, 1, 1]
+    for game, weights in (([2, 3, 4, 5], [1, 1]), ([2, 3], [1, -1]), ([2, 3], [1, "x"]), (2, [1])):
+        with pytest.raises(TrainConfigError, match=r"ppo.count_weights: .* not allowed"):
+            config_from_dict({"game": {"num_players": game}, "ppo": {"count_weights": weights}})
+    with pytest.raises(TrainConfigError, match=r"ppo.anchor_counts: \[2, 6\] is not allowed"):
+        config_from_dict({"game": {"num_players": [2, 3]}, "ppo": {"anchor_counts": [2, 6]}})
 
 
 def test_a_mixed_run_trains_resumes_and_its_checkpoint_sits_at_every_table(tmp_path):
@@ -192,5 +225,6 @@ def test_the_multi_and_box_recipes_load_and_are_documented():
     from agents.config import load_config
 
     multi, box = load_config("configs/multi.yaml"), load_config("configs/box.yaml")
-    assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "pretrained:base-2p"
+    assert multi.player_counts() == [2, 3, 4, 5] and multi.run.init_weights == "runs/default/checkpoint.pt"
+    assert multi.ppo.count_weights == [3, 1, 1, 1] and multi.ppo.anchor_coef > 0
     assert box.env_kwargs()["expansions"] == BOX and box.env_kwargs()["engine"] == "python"
