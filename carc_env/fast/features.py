@@ -198,6 +198,21 @@ def _has_counts(W, k, n):
 
 
 @kernel
+def _add_root(W, i, root, norder):
+    """Segment ``i`` of the placed tile joins feature ``root``: note the root once, and the segment in the
+    order first met (``norder`` segments so far); return the new count."""
+    if W[W_SEGRN + i] == 0:
+        W[W_SORDER + norder] = i
+        norder += 1
+    for j in range(W[W_SEGRN + i]):
+        if W[W_SEGR + RCAP * i + j] == root:
+            return norder
+    W[W_SEGR + RCAP * i + W[W_SEGRN + i]] = root
+    W[W_SEGRN + i] += 1
+    return norder
+
+
+@kernel
 def scan(T, S, g, t, x, y, r, W):
     """:func:`carc_env.core.lookahead.scan_placement` on game g; the joined features go to ``W``.
 
@@ -232,16 +247,7 @@ def scan(T, S, g, t, x, y, r, W):
                 W[W_CLOSED + i] += 1
             continue
         root = find(nd, g, S.pl[g, nk, 4] + nc)
-        if W[W_SEGRN + i] == 0:
-            W[W_SORDER + norder] = i
-            norder += 1
-        dup = False
-        for j in range(W[W_SEGRN + i]):
-            if W[W_SEGR + RCAP * i + j] == root:
-                dup = True
-        if not dup:
-            W[W_SEGR + RCAP * i + W[W_SEGRN + i]] = root
-            W[W_SEGRN + i] += 1
+        norder = _add_root(W, i, root, norder)
         W[W_MATCH + i] += 1
     # the features the enabled plug-ins link the placement to (the Royal Gateways' gates): roots like a
     # neighbour's, matching no side; a segment first met here comes after those met through a side
@@ -250,16 +256,7 @@ def scan(T, S, g, t, x, y, r, W):
     for j in range(nl):
         i = S.ls[g, ol + 1 + 2 * j]
         root = find(nd, g, S.ls[g, ol + 2 + 2 * j])
-        if W[W_SEGRN + i] == 0:
-            W[W_SORDER + norder] = i
-            norder += 1
-        dup = False
-        for k in range(W[W_SEGRN + i]):
-            if W[W_SEGR + RCAP * i + k] == root:
-                dup = True
-        if not dup:
-            W[W_SEGR + RCAP * i + W[W_SEGRN + i]] = root
-            W[W_SEGRN + i] += 1
+        norder = _add_root(W, i, root, norder)
     # group the segments that join a common feature (the reference's order: a merged group goes last)
     ng = 0
     for q in range(norder):

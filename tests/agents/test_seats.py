@@ -23,12 +23,7 @@ BOX = ("king_robber", "count", "river2", "shrines", "darmstadt")
 TINY = NetConfig(channels=8, blocks=1, hidden=16)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _played(n: int, expansions=("base",), steps: int = 9, seed: int = 3):

@@ -23,12 +23,7 @@ SG = {"num_players": 2, "expansions": ("stained_glass",), "engine": "python"}
 RECIPE = "configs/stained_glass.yaml"
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _with_tokens(seed: int = 4, min_tokens: int = 3):

@@ -15,12 +15,7 @@ CFG = dict(num_envs=2, steps_per_update=44, epochs=1, minibatch=12, chunk=6, imi
            net=NetConfig(channels=8, blocks=1, hidden=16))  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny networks: extra threads only spin (much slower on a busy 2-core box)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _run(game: dict, updates: int) -> tuple[SelfPlayTrainer, list]:
