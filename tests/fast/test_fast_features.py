@@ -119,14 +119,6 @@ GATES_AND_SAGRADA = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("kw,seeds", GATES_AND_SAGRADA, ids=[repr(c[0]) for c in GATES_AND_SAGRADA])
-def test_gateways_and_sagrada_features_are_identical(batches, kw, seeds):
-    opts, fast = batches({**kw, "action_features": True})
-    assert coverage(opts) is None
-    for i, seed in enumerate(seeds):
-        compare_game(opts, seed, fast, g=i % 2, all_seats_every=3)
-
-
 # seeds of the box whose epsilon-greedy games (eps 0.25) open the Count's phases: found by scanning 110-133
 GREEDY = [
     ({"expansions": ("count",), "num_players": 3}, range(100, 103)),
@@ -233,8 +225,10 @@ MAP_FEATURES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("kw,seeds", MAP_FEATURES, ids=[repr(c[0]) for c in MAP_FEATURES])
-def test_map_features_are_identical(batches, kw, seeds):
+@pytest.mark.parametrize(
+    "kw,seeds", GATES_AND_SAGRADA + MAP_FEATURES, ids=[repr(c[0]) for c in GATES_AND_SAGRADA + MAP_FEATURES]
+)
+def test_gateways_sagrada_and_map_features_are_identical(batches, kw, seeds):
     opts, fast = batches({**kw, "action_features": True})
     assert coverage(opts) is None
     for i, seed in enumerate(seeds):
