@@ -245,6 +245,20 @@ class RolloutGuide:
         self._fast[rules] = f
         return f
 
+    def compiled_state(self, game: Game) -> Any:
+        """The compiled engine that plays this guide's whole simulations from ``game`` (the tree search's
+        state work too, not only the play-out), or None.  Only where the guide picked the compiled
+        play-outs itself (random rollouts, ``engine`` not ``"python"``, no ``playout`` given): a given
+        ``playout`` keeps the Python game per simulation (the reference the tests compare with)."""
+        if self._playout is not None:
+            return None
+        f = self._playout_for(game)
+        return f if hasattr(f, "redeal") else None
+
+    def values(self, scores: Sequence[int]) -> list[float]:
+        """The utility of final ``scores`` (what :meth:`expand` and :meth:`terminal` return)."""
+        return utilities(scores, self.utility, self.margin_scale)
+
     def begin(self, game: Game) -> None:
         """Called by the search once per decision with its root (a compiled play-out loads it once)."""
         f = self._playout_for(game)
