@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _ROT = np.arange(4, dtype=np.int32)
+_PHASES = ("tile", "follower")  # the core's phases by number (K.PH_TILE, K.PH_FOLLOWER)
 
 
 def covers(rules: RuleSet) -> bool:
@@ -54,6 +55,20 @@ def covers(rules: RuleSet) -> bool:
     from . import available
 
     return rules_coverage(rules) is None and available()
+
+
+class _Replay:
+    """A stand-in generator making ``Game.redeal`` deal a given order and seed its new generator with a given
+    seed (the draws a search made from its own generator)."""
+
+    def __init__(self, order: list[int], seed: int) -> None:
+        self.order, self.seed = order, seed
+
+    def shuffle(self, x: list[int]) -> None:
+        x[:] = self.order
+
+    def integers(self, high: int) -> int:
+        return self.seed
 
 
 class FastPlayout:
@@ -64,10 +79,9 @@ class FastPlayout:
         self._config_key: Any = None
         self._root: tuple[int | None, int, Any] | None = None  # (seed, len(history), last action) of slot 0
         self._fns: dict[str, Any] = {}  # machine-code entries of the kernels called per simulation (direct())
-        self.dropped = 0  # legal plug-in moves a tree node could not list (moves(): out of the action range)
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
-        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}, "dropped": 0}
+        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}}
 
     def __repr__(self) -> str:
         return "FastPlayout()"
@@ -78,8 +92,6 @@ class FastPlayout:
             from .engine import FastBatch
 
             self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
-            self._one = np.array([1], dtype=np.int64)
-            self._mask = np.zeros((1, self._batch.codec.n), dtype=np.int8)
             self._config_key = key
             self._root = None
             self._fns = {}
@@ -181,7 +193,9 @@ class FastPlayout:
         gi, ls = S.gi, S.ls
         start = int(gi[0, K.G_BAG_I])
         if start + len(order) != int(gi[0, K.G_BAG_N]):
-            raise RuntimeError(f"{len(order)} tiles redealt, the compiled root has {int(gi[0, K.G_BAG_N]) - start} left")
+            raise RuntimeError(
+                f"{len(order)} tiles redealt, the compiled root has {int(gi[0, K.G_BAG_N]) - start} left"
+            )
         ob = self._batch._off[P_O_BAG] + start
         ls[1, ob : ob + len(order)] = order
         if words is not None:
@@ -194,17 +208,19 @@ class FastPlayout:
 
     def key(self) -> tuple[int, ...] | None:
         """What tells slot 1's state from another reached by the same moves (the search's ``state_key``:
-        phase, deciding player, drawn tile, tiles left), or None when the game is over."""
+        ``(phase, deciding player, drawn tile, tiles left)``, the key the Python game gives), or None when
+        the game is over."""
         gi = self._batch.state.gi[1].tolist()
         ph = gi[K.G_PHASE]
         if ph == K.PH_OVER:
             return None
-        return (ph, gi[K.G_DPHASE] if ph == K.PH_PLUG else -1, gi[K.G_PLAYER], gi[K.G_CUR], gi[K.G_BAG_N] - gi[K.G_BAG_I])
+        name = self._batch.encoder.phases[gi[K.G_DPHASE]] if ph == K.PH_PLUG else _PHASES[ph]
+        return (name, gi[K.G_PLAYER], gi[K.G_CUR], gi[K.G_BAG_N] - gi[K.G_BAG_I])
 
-    def moves(self, canon: Callable[[int], tuple[int, ...]]) -> list[Any]:
+    def moves(self, canon: Callable[[int], tuple[int, ...]]) -> Any:
         """Slot 1's legal moves in the order of the search's ``node_actions``: tile placements in the
         reference's order with one rotation per geometry (``canon(tile)[r] == r``), the follower spots then
-        pass, a plug-in decision's flat actions in the mask's order."""
+        pass; None for a plug-in's decision (:meth:`plugin_moves`)."""
         S = self._batch.state
         gi = S.gi[1].tolist()
         ph = gi[K.G_PHASE]
@@ -223,11 +239,19 @@ class FastPlayout:
             o = self._batch._off[P_O_SPOTS]
             spots = ls[1, o : o + gi[K.G_NSPOTS]].tolist()
             return [[1, s, 0, 0] for s in spots] + [[2, 0, 0, 0]]
-        b = self._batch
-        mask = self._mask
-        self._call("masks_range", b.tables, S, self._one, mask)
-        self.dropped += int(S.gi[1, K.G_DROPPED])
-        return [[-1, a, 0, 0] for a in np.flatnonzero(mask[0]).tolist()]
+        return None  # a plug-in's decision: plugin_moves() lists its moves in the reference's order
+
+    def plugin_moves(self, root: Game, shuffled: list[int], seed: int) -> list[Any]:
+        """The moves of slot 1's open plug-in decision, in the order of the reference's legal actions: the
+        Python game ``root.clone()`` redealt to slot 1's draw order (``shuffled``: the order before the
+        ``order_unseen`` hooks; ``seed``: the redeal's new generator) and played along slot 1's history
+        from the root lists them (a plug-in's order is its own; rare in a search: a few decisions a game);
+        each is named by its history row, as the records replay them."""
+        leaf = root.clone()
+        leaf.redeal(_Replay(shuffled, seed))  # type: ignore[arg-type]
+        for a in self._batch.actions(1, len(root.history)):
+            leaf.apply(a)
+        return [self.row(1, a) for a in leaf.legal_actions()]
 
     def play_out(self, seed: int) -> list[int]:
         """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores."""

@@ -264,15 +264,15 @@ class MCTS:
 
         step, key_of, values_of = sim.step, sim.key, guide.values
         select = self._select_uct
-        sim.dropped = 0
         sims = 0
         deadline = t0 + time_per_move if time_per_move is not None else math.inf
         limit = simulations if simulations is not None else math.inf
         while sims < limit and (sims == 0 or time.perf_counter() < deadline):
             order = list(base)
             rng.shuffle(order)
+            shuffled = order
             for hook in hooks:
-                order = hook(hook_game, order)
+                order = hook(hook_game, order if order is not shuffled else list(order))
             if counts is not None and sorted(order) != counts:
                 raise ValueError("an order_unseen hook changed which tiles are left to draw")
             seed = rng.integers(2**63)
@@ -295,8 +295,10 @@ class MCTS:
                 child = branches.get(key)
                 if child is None:
                     acts = sim.moves(canon)
+                    if acts is None:
+                        acts = sim.plugin_moves(game, shuffled, seed)
                     values = values_of(sim.play_out(int(rng.integers(2**31 - 1))))
-                    branches[key] = Node(key[2], acts)
+                    branches[key] = Node(key[1], acts)
                     break
                 node = child
             for nd, i in path:
@@ -308,10 +310,7 @@ class MCTS:
             sims += 1
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
-        extra = {"state": "compiled"}
-        if sim.dropped:
-            extra["moves_out_of_range"] = sim.dropped
-        return SearchResult(actions, list(root.n), means, sims, seconds, root, extra)
+        return SearchResult(actions, list(root.n), means, sims, seconds, root, {"state": "compiled"})
 
     @staticmethod
     def _select_uct(node: Node, c: float, rng: np.random.Generator) -> int:
