@@ -203,8 +203,15 @@ class FastPlayout:
             ls[1, o : o + len(words)] = words
 
     def step(self, row: Any) -> bool:
-        """Apply move ``row`` (``(kind, a, b, c)``) in slot 1 (and the automatic stages up to the next decision); False: refused."""
-        return self._step(1, row)
+        """Apply move ``row`` (``(kind, a, b, c)``) in slot 1 and the automatic stages up to the next
+        decision; False: refused (the state untouched)."""
+        f = self._fns.get("step_one")
+        if f is None:
+            return self._step(1, row)
+        if type(row) is np.ndarray:
+            row = row.tolist()
+        b = self._batch
+        return f(b.tables, b.state, 1, row[0], row[1], row[2], row[3], b._scratch_rewards)
 
     def key(self) -> tuple[int, ...] | None:
         """What tells slot 1's state from another reached by the same moves (the search's ``state_key``:

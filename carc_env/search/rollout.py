@@ -255,9 +255,27 @@ class RolloutGuide:
         f = self._playout_for(game)
         return f if hasattr(f, "redeal") else None
 
-    def values(self, scores: Sequence[int]) -> list[float]:
-        """The utility of final ``scores`` (what :meth:`expand` and :meth:`terminal` return)."""
-        return utilities(scores, self.utility, self.margin_scale)
+    def values(self, scores: list[int]) -> list[float]:
+        """The utility of final ``scores`` (what :meth:`expand` and :meth:`terminal` return): the floats of
+        :func:`utilities`, bit for bit, computed once per score (the compiled-state search's leaves)."""
+        best = max(scores)
+        k = scores.count(best)
+        kind, scale = self.utility, self.margin_scale
+        if k == 1:
+            rest = list(scores)
+            rest.remove(best)
+            second = max(rest)
+        else:
+            second = best
+        out = []
+        for s in scores:
+            win = 1.0 / k if s == best else 0.0
+            if kind == "win":
+                out.append(win)
+                continue
+            m = 0.5 + 0.5 * math.tanh((s - (second if s == best else best)) / scale)
+            out.append(m if kind == "margin" else 0.5 * (win + m))
+        return out
 
     def begin(self, game: Game) -> None:
         """Called by the search once per decision with its root (a compiled play-out loads it once)."""

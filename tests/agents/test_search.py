@@ -16,7 +16,7 @@ from carc_env.core.record import replay, to_record
 from carc_env.encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
 from carc_env.search import MCTS, MCTSPolicy, RolloutGuide, utilities
 from carc_env.search.mcts import node_actions, root_choices
-from carc_env.search.rollout import GreedyMover, canonical_rotations
+from carc_env.search.rollout import UTILITIES, GreedyMover, canonical_rotations
 
 ALL = ("base", "count", "darmstadt", "king_robber", "river2", "shrines")
 
@@ -586,3 +586,13 @@ def test_compiled_simulation_state_is_the_redealt_python_game(n, expansions):
             assert f.key() is None and f.scores() == leaf.scores
     assert drew > 300
     assert plugin > 0 or n == 2  # the Count's decisions (the glass's are rare in random play)
+
+
+def test_guide_values_are_the_utilities_bit_for_bit():
+    """RolloutGuide.values (the compiled-state search's leaf values) gives utilities()'s floats exactly."""
+    rng = np.random.default_rng(0)
+    for kind in UTILITIES:
+        guide = RolloutGuide(utility=kind, margin_scale=13.0)
+        for _ in range(3000):
+            scores = [int(v) for v in rng.integers(0, 8, int(rng.integers(2, 6)))]  # ties are common
+            assert guide.values(scores) == utilities(scores, kind, 13.0), (kind, scores)
