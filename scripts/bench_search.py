@@ -20,6 +20,11 @@ a quarter of them, they cost about ten times more):
 * ``random rollouts, python``: everything on the Python engine;
 * ``greedy rollouts``, and ``ppo-mcts`` if a checkpoint is given.
 
+``--game``: instead, one whole game of ``mcts:--sims`` (seat 0) against
+greedy (deal ``--seed``), played once with each of the first two kinds: the
+mean seconds per search move of each, and whether both played the same
+game (they must: the same seed gives the same visits).
+
 ``--repeat R`` times every search R times (the same seed: the same search)
 and keeps the fastest.  Speed depends on the machine and its load: compare the rows of one run, not
 runs taken at different times.
@@ -84,6 +89,66 @@ def states(players: int, seed: int, turns=(0, 20, 40, 60), expansions=("base",))
     return out
 
 
+def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: list) -> int:
+    """One game of the search against greedy with each tree kind: seconds per search move, same game."""
+    from carc_env.search import MCTSPolicy
+
+    out = []
+    for name, guide, sims in kinds:
+        env = carc_env.raw_env(num_players=args.players, expansions=expansions)
+        env.reset(seed=args.seed)
+        search = MCTSPolicy(sims, seed=args.seed, guide=guide)
+        others = [GreedyPolicy(seed=args.seed + p) for p in range(1, args.players)]
+        moves, seconds, searched = [], 0.0, 0
+        while not env.game.over:
+            obs = {"action_mask": env.match.mask()}
+            seat = env.game.player
+            if seat == 0:
+                t0 = time.perf_counter()
+                a = search.act(obs, env)
+                seconds += time.perf_counter() - t0
+                searched += search.last_search.simulations > 0
+            else:
+                a = others[seat - 1].act(obs, env)
+            moves.append(int(a))
+            env.step(a)
+        out.append(
+            {
+                "search": name,
+                "moves": len(moves),
+                "searches": searched,
+                "seconds": round(seconds, 3),
+                "s_per_search": round(seconds / max(searched, 1), 5),
+                "scores": list(env.game.scores),
+                "_m": moves,
+            }
+        )
+    same = out[0].pop("_m") == out[1].pop("_m")
+    ratio = round(out[1]["seconds"] / out[0]["seconds"], 2)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "players": args.players,
+                    "expansions": list(expansions),
+                    "seed": args.seed,
+                    "simulations": args.sims,
+                    "games": out,
+                    "same_game": same,
+                    "tree_ratio": ratio,
+                }
+            )
+        )
+    else:
+        for r in out:
+            print(
+                f"{r['search']:22s} {r['searches']:3d} searches  {r['seconds']:8.2f} s  "
+                f"{r['s_per_search']:.4f} s/search  scores {r['scores']}"
+            )
+        print(f"python tree / compiled state: x{ratio}  same game: {same}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sims", type=_positive, default=200)
@@ -91,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--expansions", default="base", help="comma-separated expansion keys (default: base)")
     ap.add_argument("--seed", type=_nonneg, default=0)
     ap.add_argument("--repeat", type=_positive, default=1, help="time each search this often, keep the fastest")
+    ap.add_argument("--game", action="store_true", help="time one whole game against greedy (see above)")
     ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -118,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         pol = PPOSearchPolicy.from_checkpoint(args.checkpoint, {"num_players": args.players})
         kinds.append(("ppo-mcts (network guide)", pol.guide, max(1, args.sims // 4)))
     for _, guide, _ in kinds[:2]:  # compile (or load) the kernels before timing
+        MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
+    if args.game:
+        return _whole_game(args, expansions, kinds[:2])
         MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
     rows = []
     for turn, game in positions:
