@@ -596,3 +596,24 @@ def test_guide_values_are_the_utilities_bit_for_bit():
         for _ in range(3000):
             scores = [int(v) for v in rng.integers(0, 8, int(rng.integers(2, 6)))]  # ties are common
             assert guide.values(scores) == utilities(scores, kind, 13.0), (kind, scores)
+
+
+@needs_numba
+def test_the_tournaments_mcts_searches_on_compiled_state_and_engine_python_does_not():
+    """``mcts:N`` (engine auto) plays its simulations on the compiled state, under a time budget too;
+    ``engine=python`` and greedy rollouts keep the Python game."""
+    from agents.players import make_player
+
+    env = _state(seed=4, k=12)
+    obs = {"action_mask": env.match.mask()}
+    for spec, state in [
+        ("mcts:60", "compiled"),
+        ("mcts:time=0.05", "compiled"),
+        ("mcts:30:engine=python", None),
+        ("mcts:5:greedy", None),
+    ]:
+        p = make_player(spec, {"num_players": 2}, seed=1)
+        assert obs["action_mask"][p.act(obs, env)]
+        res = p.last_search
+        assert res.extra.get("state") == state, spec
+        assert res.simulations >= 1 and sum(res.visits) == res.simulations
