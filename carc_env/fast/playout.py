@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _ROT = np.arange(4, dtype=np.int32)
 _PHASES = ("tile", "follower")  # the core's phases by number (K.PH_TILE, K.PH_FOLLOWER)
+_PHASE, _OVER, _PLAYER, _CUR, _BAG_N, _BAG_I = K.G_PHASE, K.PH_OVER, K.G_PLAYER, K.G_CUR, K.G_BAG_N, K.G_BAG_I
 
 
 def covers(rules: RuleSet) -> bool:
@@ -79,9 +80,10 @@ class FastPlayout:
         self._config_key: Any = None
         self._root: tuple[int | None, int, Any] | None = None  # (seed, len(history), last action) of slot 0
         self._fns: dict[str, Any] = {}  # machine-code entries of the kernels called per simulation (direct())
+        self._gi1: Any = None  # slot 1's row of the state's integers (a view), with the batch
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
-        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}}
+        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}, "_gi1": None}
 
     def __repr__(self) -> str:
         return "FastPlayout()"
@@ -92,6 +94,7 @@ class FastPlayout:
             from .engine import FastBatch
 
             self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
+            self._gi1 = self._batch.state.gi[1]  # a view: slot 1's integers
             self._config_key = key
             self._root = None
             self._fns = {}
@@ -217,12 +220,12 @@ class FastPlayout:
         """What tells slot 1's state from another reached by the same moves (the search's ``state_key``:
         ``(phase, deciding player, drawn tile, tiles left)``, the key the Python game gives), or None when
         the game is over."""
-        gi = self._batch.state.gi[1].tolist()
-        ph = gi[K.G_PHASE]
-        if ph == K.PH_OVER:
+        gi = self._gi1.tolist()
+        ph = gi[_PHASE]
+        if ph == _OVER:
             return None
         name = self._batch.encoder.phases[gi[K.G_DPHASE]] if ph == K.PH_PLUG else _PHASES[ph]
-        return (name, gi[K.G_PLAYER], gi[K.G_CUR], gi[K.G_BAG_N] - gi[K.G_BAG_I])
+        return (name, gi[_PLAYER], gi[_CUR], gi[_BAG_N] - gi[_BAG_I])
 
     def moves(self, canon: Callable[[int], tuple[int, ...]]) -> Any:
         """Slot 1's legal moves in the order of the search's ``node_actions``: tile placements in the

@@ -170,12 +170,18 @@ def test_search_leaves_the_game_unchanged_and_branches_on_the_drawn_tile(engine)
     assert len(branches) > 3
     tiles = [key[2] for key in branches]
     assert len(set(tiles)) == len(tiles)
+    opened = 0
     for key, node in branches.items():
         assert key[0] == "tile" and key[1] == 1 - g.player
-        if res.extra.get("state") == "compiled":  # below the root: the engine's moves (kind 0: a tile)
+        if res.extra.get("state") == "compiled":  # below the root: the engine's moves (kind 0: a tile),
+            if node.actions is None:  # listed when a simulation comes back to the leaf
+                assert node.visits == 0
+                continue
+            opened += 1
             assert len(node.actions) and all(int(row[0]) == 0 for row in node.actions)
         else:
             assert all(type(a) is PlaceTile for a in node.actions)
+    assert opened > 0 or res.extra.get("state") != "compiled"
     # every action of the root was tried; the visits add up through the tree
     assert all(v > 0 for v in res.visits)
     for j, br in enumerate(res.root.children):
@@ -468,7 +474,11 @@ def test_mcts_on_compiled_playouts_is_deterministic_and_pickles():
 
 # ------------------------------------------------------------------------------ the search on compiled state
 def _tree(node, out, depth=0):
-    """Every node's statistics, depth first, keys in order: two trees searched alike give equal lists."""
+    """Every node's statistics, depth first, keys in order: two trees searched alike give equal lists (a
+    leaf never visited again: its player only; the compiled-state search lists its moves on a return)."""
+    if node.visits == 0:
+        out.append((depth, node.player))
+        return out
     out.append((depth, node.player, list(node.n), [round(w, 12) for w in node.w], node.order))
     for branches in node.children:
         for key in sorted(branches or {}, key=repr):
@@ -481,7 +491,8 @@ def _plugin_nodes(node):
     k = 0
     for branches in node.children:
         for key, child in (branches or {}).items():
-            k += key[0] not in ("tile", "follower") and 1 + _plugin_nodes(child) or _plugin_nodes(child)
+            opened = key[0] not in ("tile", "follower") and child.actions is not None  # its moves listed
+            k += int(opened) + _plugin_nodes(child)
     return k
 
 
