@@ -38,6 +38,19 @@ is PUCT: ``q + c * prior * sqrt(N) / (1 + n)``, with ``q`` the mean value
 min-max normalised over the tree, and unvisited actions valued at their
 node's mean.
 
+Where the simulations run
+-------------------------
+A guide offering ``compiled_state(game)`` (:class:`RolloutGuide` with random
+rollouts and ``engine`` not ``"python"``, where the compiled engine covers
+the game) gets every simulation's state work done on the compiled engine
+(:meth:`MCTS._search_compiled` over :class:`carc_env.fast.playout.FastPlayout`):
+the same redeal, moves, keys, move orders and generator draws as the Python
+loop, so the same tree from the same seed (``tests/agents/test_search.py``).
+Below the root its nodes hold the engine's moves (``(kind, a, b, c)``
+rows) and a leaf lists its moves when a simulation first comes back to it
+(``actions`` None until then).  Every other guide runs the loop below on
+Python games.
+
 Budget and determinism
 ----------------------
 ``simulations`` and/or ``time_per_move`` (seconds): the search stops at the
