@@ -1,21 +1,40 @@
 #!/usr/bin/env python
 """Simulations per second of the tree search, by rollout kind and game stage.
 
-    python scripts/bench_search.py [--sims 200] [--players 2] [--seed 0] [--checkpoint PATH] [--json]
+    python scripts/bench_search.py [--sims 200] [--players 2] [--expansions base,...] [--seed 0]
+                                   [--repeat 1] [--checkpoint PATH] [--json]
 
 States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
-turns 0, 20, 40 and 60 of the 72.  For each state and search kind (random
-rollouts (on the compiled engine where it covers the game, and on the Python
-engine), greedy rollouts, and ``ppo-mcts`` if a checkpoint is given) one
-search of ``--sims`` simulations is timed (Python random and greedy rollouts: a quarter of
-them, they cost about ten times more).  Speed depends on the machine and
-its load: compare the rows of one run, not runs taken at different times.
+turns 0, 20, 40 and 60 of the 72.  For each state and search kind one search
+of ``--sims`` simulations is timed (the Python play-outs and greedy rollouts:
+a quarter of them, they cost about ten times more):
+
+* ``random rollouts``: the default (``engine="auto"``): where the compiled
+  engine covers the game, every simulation's state work on it (redeal, the
+  path's moves, the leaf's moves, the play-out);
+* ``random, python tree``: the same search with a Python game per simulation
+  and only the play-out compiled (the path before this session's change:
+  ``RolloutGuide(playout=FastPlayout())``); from the same seed it gives the
+  same visits (checked here: ``same_visits``), so ``tree_ratio`` (its
+  seconds over the first kind's) is the speed-up of the compiled state alone;
+* ``random rollouts, python``: everything on the Python engine;
+* ``greedy rollouts``, and ``ppo-mcts`` if a checkpoint is given.
+
+``--game``: instead, one whole game of ``mcts:--sims`` (seat 0) against
+greedy (deal ``--seed``), played once with each of the first two kinds: the
+mean seconds per search move of each, and whether both played the same
+game (they must: the same seed gives the same visits).
+
+``--repeat R`` times every search R times (the same seed: the same search)
+and keeps the fastest.  Speed depends on the machine and its load: compare the rows of one run, not
+runs taken at different times.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import sys
@@ -27,6 +46,7 @@ import numpy as np  # noqa: E402
 
 import carc_env  # noqa: E402
 from carc_env.baselines import GreedyPolicy  # noqa: E402
+from carc_env.fast.playout import FastPlayout  # noqa: E402
 from carc_env.search import MCTS, RolloutGuide  # noqa: E402
 
 
@@ -56,8 +76,8 @@ def _nonneg(text: str) -> int:
     return v
 
 
-def states(players: int, seed: int, turns=(0, 20, 40, 60)) -> list[tuple[int, object]]:
-    env = carc_env.raw_env(num_players=players)
+def states(players: int, seed: int, turns=(0, 20, 40, 60), expansions=("base",)) -> list[tuple[int, object]]:
+    env = carc_env.raw_env(num_players=players, expansions=tuple(expansions))
     env.reset(seed=seed)
     gp = GreedyPolicy(seed=seed)
     out = []
@@ -69,16 +89,86 @@ def states(players: int, seed: int, turns=(0, 20, 40, 60)) -> list[tuple[int, ob
     return out
 
 
+def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: list) -> int:
+    """One game of the search against greedy with each tree kind: seconds per search move, same game."""
+    from carc_env.search import MCTSPolicy
+
+    out = []
+    for name, guide, sims in kinds:
+        env = carc_env.raw_env(num_players=args.players, expansions=expansions)
+        env.reset(seed=args.seed)
+        search = MCTSPolicy(sims, seed=args.seed, guide=guide)
+        others = [GreedyPolicy(seed=args.seed + p) for p in range(1, args.players)]
+        moves, seconds, searched = [], 0.0, 0
+        while not env.game.over:
+            obs = {"action_mask": env.match.mask()}
+            seat = env.game.player
+            if seat == 0:
+                t0 = time.perf_counter()
+                a = search.act(obs, env)
+                seconds += time.perf_counter() - t0
+                searched += search.last_search.simulations > 0
+            else:
+                a = others[seat - 1].act(obs, env)
+            moves.append(int(a))
+            env.step(a)
+        out.append(
+            {
+                "search": name,
+                "moves": len(moves),
+                "searches": searched,
+                "seconds": round(seconds, 3),
+                "s_per_search": round(seconds / max(searched, 1), 5),
+                "scores": list(env.game.scores),
+                "_m": moves,
+            }
+        )
+    same = out[0].pop("_m") == out[1].pop("_m")
+    ratio = round(out[1]["seconds"] / out[0]["seconds"], 2)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "players": args.players,
+                    "expansions": list(expansions),
+                    "seed": args.seed,
+                    "simulations": args.sims,
+                    "games": out,
+                    "same_game": same,
+                    "tree_ratio": ratio,
+                }
+            )
+        )
+    else:
+        for r in out:
+            print(
+                f"{r['search']:22s} {r['searches']:3d} searches  {r['seconds']:8.2f} s  "
+                f"{r['s_per_search']:.4f} s/search  scores {r['scores']}"
+            )
+        print(f"python tree / compiled state: x{ratio}  same game: {same}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sims", type=_positive, default=200)
     ap.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    ap.add_argument("--expansions", default="base", help="comma-separated expansion keys (default: base)")
     ap.add_argument("--seed", type=_nonneg, default=0)
+    ap.add_argument("--repeat", type=_positive, default=1, help="time each search this often, keep the fastest")
+    ap.add_argument("--game", action="store_true", help="time one whole game against greedy (see above)")
     ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    expansions = tuple(k.strip() for k in args.expansions.split(",") if k.strip())
+    try:
+        positions = states(args.players, args.seed, expansions=expansions)
+    except Exception as e:  # a bad key or combination: the configuration's own message
+        print(f"error: --expansions {args.expansions!r}: {e}", file=sys.stderr)
+        return 2
     kinds: list[tuple[str, object, int]] = [
-        ("random rollouts", RolloutGuide("random"), args.sims),  # compiled play-outs where covered
+        ("random rollouts", RolloutGuide("random"), args.sims),  # compiled state where covered
+        ("random, python tree", RolloutGuide("random", playout=FastPlayout()), args.sims),
         ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
         ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),
     ]
@@ -93,27 +183,41 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(1)
         pol = PPOSearchPolicy.from_checkpoint(args.checkpoint, {"num_players": args.players})
         kinds.append(("ppo-mcts (network guide)", pol.guide, max(1, args.sims // 4)))
+    for _, guide, _ in kinds[:2]:  # compile (or load) the kernels before timing
+        MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
+    if args.game:
+        return _whole_game(args, expansions, kinds[:2])
+        MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
     rows = []
-    for turn, game in states(args.players, args.seed):
+    for turn, game in positions:
+        first = None
         for name, guide, sims in kinds:
-            mcts = MCTS(guide, rng=np.random.default_rng(0))
-            t0 = time.perf_counter()
-            res = mcts.search(game, simulations=sims)
-            dt = time.perf_counter() - t0
-            rows.append(
-                {
-                    "turn": turn,
-                    "search": name,
-                    "actions": len(res.actions),
-                    "simulations": sims,
-                    "seconds": round(dt, 3),
-                    "sims_per_s": round(sims / dt, 1),
-                }
-            )
+            dt = math.inf
+            for _ in range(args.repeat):  # the same search each time (same seed): the fastest run counts
+                mcts = MCTS(guide, rng=np.random.default_rng(0))
+                t0 = time.perf_counter()
+                res = mcts.search(game, simulations=sims)
+                dt = min(dt, time.perf_counter() - t0)
+            row = {
+                "turn": turn,
+                "search": name,
+                "state": res.extra.get("state", "python"),
+                "actions": len(res.actions),
+                "simulations": sims,
+                "seconds": round(dt, 4),
+                "sims_per_s": round(sims / dt, 1),
+            }
+            if first is None:
+                first = (res.visits, dt)
+            elif name == "random, python tree":
+                row["same_visits"] = res.visits == first[0]
+                row["tree_ratio"] = round(dt / first[1], 2)
+            rows.append(row)
             if not args.json:
+                more = f"  x{row['tree_ratio']:.2f} same visits: {row['same_visits']}" if "tree_ratio" in row else ""
                 print(
                     f"turn {turn:2d}  {name:26s} {len(res.actions):3d} actions  {sims:5d} sims  "
-                    f"{dt:7.2f} s  {sims / dt:8.1f} sims/s",
+                    f"{dt:7.3f} s  {sims / dt:8.1f} sims/s{more}",
                     flush=True,
                 )
     if args.json:
@@ -121,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "players": args.players,
+                    "expansions": list(expansions),
                     "seed": args.seed,
+                    "repeat": args.repeat,
                     "machine": platform.machine(),
                     "cpus": os.cpu_count(),
                     "python": platform.python_version(),

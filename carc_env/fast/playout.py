@@ -28,6 +28,7 @@ slot 1 out in one kernel call.  A leaf that does not extend the root (or no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,11 +37,18 @@ from ..core import Pass, PlaceFollower, PlaceTile
 from ..core.config import RuleSet
 from . import kernels as K
 from .config import EngineConfig
+from .engine import direct
 from .seam import engine as E
-from .tables import P_O_BAG, P_O_SCORES, rules_coverage
+from .tables import P_O_BAG, P_O_FMASK, P_O_RNG, P_O_SCORES, P_O_SPOTS, rules_coverage
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..core.actions import Action
     from ..core.game import Game
+
+
+_ROT = np.arange(4, dtype=np.int32)
+_PHASES = ("tile", "follower")  # the core's phases by number (K.PH_TILE, K.PH_FOLLOWER)
+_PHASE, _OVER, _PLAYER, _CUR, _BAG_N, _BAG_I = K.G_PHASE, K.PH_OVER, K.G_PLAYER, K.G_CUR, K.G_BAG_N, K.G_BAG_I
 
 
 def covers(rules: RuleSet) -> bool:
@@ -50,6 +58,20 @@ def covers(rules: RuleSet) -> bool:
     return rules_coverage(rules) is None and available()
 
 
+class _Replay:
+    """A stand-in generator making ``Game.redeal`` deal a given order and seed its new generator with a given
+    seed (the draws a search made from its own generator)."""
+
+    def __init__(self, order: list[int], seed: int) -> None:
+        self.order, self.seed = order, seed
+
+    def shuffle(self, x: list[int]) -> None:
+        x[:] = self.order
+
+    def integers(self, high: int) -> int:
+        return self.seed
+
+
 class FastPlayout:
     """``f(game, rng) -> final scores`` on the compiled engine.  See the module docstring."""
 
@@ -57,9 +79,11 @@ class FastPlayout:
         self._batch: Any = None
         self._config_key: Any = None
         self._root: tuple[int | None, int, Any] | None = None  # (seed, len(history), last action) of slot 0
+        self._fns: dict[str, Any] = {}  # machine-code entries of the kernels called per simulation (direct())
+        self._gi1: Any = None  # slot 1's row of the state's integers (a view), with the batch
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
-        return {"_batch": None, "_config_key": None, "_root": None}
+        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}, "_gi1": None}
 
     def __repr__(self) -> str:
         return "FastPlayout()"
@@ -70,8 +94,10 @@ class FastPlayout:
             from .engine import FastBatch
 
             self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
+            self._gi1 = self._batch.state.gi[1]  # a view: slot 1's integers
             self._config_key = key
             self._root = None
+            self._fns = {}
         return self._batch
 
     def begin(self, game: Game) -> None:
@@ -114,22 +140,139 @@ class FastPlayout:
             raise RuntimeError(f"draw order of {len(order)} tiles, the compiled root holds {int(gi[1, K.G_BAG_N])}")
         ob = batch._off[P_O_BAG]
         ls[1, ob + start : ob + len(order)] = [index[t] for t in order[start:]]
-        rewards = batch._scratch_rewards
         for a in game.history[self._root[1] :]:  # type: ignore[index]
-            t = type(a)
-            if t is PlaceTile:
-                ok = E().step_one(batch.tables, S, 1, 0, a.x, a.y, a.rotation, rewards)
-            elif t is PlaceFollower:
-                ok = E().step_one(batch.tables, S, 1, 1, a.segment, 0, 0, rewards)
-            elif t is Pass and S.gi[1, K.G_PHASE] != K.PH_PLUG:
-                ok = E().step_one(batch.tables, S, 1, 2, 0, 0, 0, rewards)
-            elif S.gi[1, K.G_PHASE] == K.PH_PLUG:  # a plug-in's decision: the move its history row names
-                ok = E().step_one(batch.tables, S, 1, 3, *batch.plugin_row(1, a), rewards)
-            else:
-                ok = False
-            if not ok:
+            if not self._step(1, self.row(1, a)):
                 raise RuntimeError(f"the compiled engine refuses {a!r} of the search's path (please report)")
         return 1
+
+    def row(self, g: int, action: Action) -> tuple[int, int, int, int]:
+        """The kernel's move ``(kind, a, b, c)`` (``step_one``) naming ``action`` in game g's open decision (a
+        move no decision has, e.g. a core action in a plug-in's phase, gets a row the kernel refuses)."""
+        t = type(action)
+        if t is PlaceTile:
+            return (0, int(action.x), int(action.y), int(action.rotation))  # type: ignore[attr-defined]
+        if t is PlaceFollower:
+            return (1, int(action.segment), 0, 0)  # type: ignore[attr-defined]
+        plug = int(self._batch.state.gi[g, K.G_PHASE]) == K.PH_PLUG
+        if t is Pass and not plug:
+            return (2, 0, 0, 0)
+        if plug:
+            a, b, c = self._batch.plugin_row(g, action)
+            return (3, int(a), int(b), int(c))
+        return (1, -1, 0, 0)
+
+    def _call(self, name: str, *args: Any) -> Any:
+        """Kernel ``name`` of the composed engine, through its machine-code entry after the first call."""
+        f = self._fns.get(name)
+        if f is None:
+            fn = getattr(E(), name)
+            out = fn(*args)
+            self._fns[name] = direct(fn, args)
+            return out
+        return f(*args)
+
+    def _step(self, g: int, row: Any) -> bool:
+        b = self._batch
+        k, x, y, r = row
+        return bool(self._call("step_one", b.tables, b.state, g, int(k), int(x), int(y), int(r), b._scratch_rewards))
+
+    # ------------------------------------------------------------------ a tree search's simulations
+    # The state work of :func:`carc_env.search.mcts.MCTS.search` on compiled state (the tree stays in
+    # Python): after :meth:`begin`, :meth:`redeal` makes slot 1 the root with a sampled draw order,
+    # :meth:`step` applies one of a node's moves (:meth:`row`, :meth:`moves`), :meth:`key` names the state
+    # reached, :meth:`moves` lists the legal moves of a new leaf and :meth:`play_out` finishes the game.
+
+    @property
+    def uses_rng(self) -> bool:
+        """Whether an enabled plug-in's kernels draw from the game's generator (then :meth:`redeal` sets it)."""
+        return bool(self._batch.layout.uses_rng)
+
+    def redeal(self, order: list[int], words: np.ndarray | None = None) -> None:
+        """Slot 1 := the root (slot 0) with ``order`` (tile indices, next drawn first) as the tiles left to
+        draw, the redealt game of ``Game.redeal``; ``words``: its new generator (:mod:`carc_env.fast.rng`)."""
+        S = self._batch.state
+        for a in S:
+            a[1] = a[0]
+        gi, ls = S.gi, S.ls
+        start = int(gi[0, K.G_BAG_I])
+        if start + len(order) != int(gi[0, K.G_BAG_N]):
+            raise RuntimeError(
+                f"{len(order)} tiles redealt, the compiled root has {int(gi[0, K.G_BAG_N]) - start} left"
+            )
+        ob = self._batch._off[P_O_BAG] + start
+        ls[1, ob : ob + len(order)] = order
+        if words is not None:
+            o = int(self._batch.tables.P[P_O_RNG])
+            ls[1, o : o + len(words)] = words
+
+    def step(self, row: Any) -> bool:
+        """Apply move ``row`` (``(kind, a, b, c)``) in slot 1 and the automatic stages up to the next
+        decision; False: refused (the state untouched)."""
+        f = self._fns.get("step_one")
+        if f is None:
+            return self._step(1, row)
+        if type(row) is np.ndarray:
+            row = row.tolist()
+        b = self._batch
+        return f(b.tables, b.state, 1, row[0], row[1], row[2], row[3], b._scratch_rewards)
+
+    def key(self) -> tuple[int, ...] | None:
+        """What tells slot 1's state from another reached by the same moves (the search's ``state_key``:
+        ``(phase, deciding player, drawn tile, tiles left)``, the key the Python game gives), or None when
+        the game is over."""
+        gi = self._gi1.tolist()
+        ph = gi[_PHASE]
+        if ph == _OVER:
+            return None
+        name = self._batch.encoder.phases[gi[K.G_DPHASE]] if ph == K.PH_PLUG else _PHASES[ph]
+        return (name, gi[_PLAYER], gi[_CUR], gi[_BAG_N] - gi[_BAG_I])
+
+    def moves(self, canon: Callable[[int], tuple[int, ...]]) -> Any:
+        """Slot 1's legal moves in the order of the search's ``node_actions``: tile placements in the
+        reference's order with one rotation per geometry (``canon(tile)[r] == r``), the follower spots then
+        pass; None for a plug-in's decision (:meth:`plugin_moves`)."""
+        S = self._batch.state
+        gi = S.gi[1].tolist()
+        ph = gi[K.G_PHASE]
+        ls = S.ls
+        if ph == K.PH_TILE:
+            nf = gi[K.G_NF]
+            o = self._batch._off[P_O_FMASK]
+            can = np.asarray(canon(gi[K.G_CUR])) == np.arange(4)  # the rotations searched
+            bits = ((ls[1, o : o + nf, None] >> _ROT) & 1).astype(bool) & can
+            ci, ri = np.nonzero(bits)  # cell by cell, rotations in order: the reference's order
+            rows = np.zeros((len(ci), 4), dtype=np.int64)
+            rows[:, 1:3] = S.fr[1, ci, :2]
+            rows[:, 3] = ri
+            return rows  # an array: a search converts the few rows it plays (many leaves play one)
+        if ph == K.PH_FOLLOWER:
+            o = self._batch._off[P_O_SPOTS]
+            spots = ls[1, o : o + gi[K.G_NSPOTS]].tolist()
+            return [[1, s, 0, 0] for s in spots] + [[2, 0, 0, 0]]
+        return None  # a plug-in's decision: plugin_moves() lists its moves in the reference's order
+
+    def plugin_moves(self, root: Game, shuffled: list[int], seed: int) -> list[Any]:
+        """The moves of slot 1's open plug-in decision, in the order of the reference's legal actions: the
+        Python game ``root.clone()`` redealt to slot 1's draw order (``shuffled``: the order before the
+        ``order_unseen`` hooks; ``seed``: the redeal's new generator) and played along slot 1's history
+        from the root lists them (a plug-in's order is its own; rare in a search: a few decisions a game);
+        each is named by its history row, as the records replay them."""
+        leaf = root.clone()
+        leaf.redeal(_Replay(shuffled, seed))  # type: ignore[arg-type]
+        for a in self._batch.actions(1, len(root.history)):
+            leaf.apply(a)
+        return [self.row(1, a) for a in leaf.legal_actions()]
+
+    def play_out(self, seed: int) -> list[int]:
+        """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores."""
+        b = self._batch
+        self._call("play_out", b.tables, b.state, 1, seed)
+        return self.scores()
+
+    def scores(self) -> list[int]:
+        """Slot 1's scores."""
+        o = self._batch._off[P_O_SCORES]
+        return self._batch.state.ls[1, o : o + self._batch.num_players].tolist()
 
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)

@@ -38,6 +38,19 @@ is PUCT: ``q + c * prior * sqrt(N) / (1 + n)``, with ``q`` the mean value
 min-max normalised over the tree, and unvisited actions valued at their
 node's mean.
 
+Where the simulations run
+-------------------------
+A guide offering ``compiled_state(game)`` (:class:`RolloutGuide` with random
+rollouts and ``engine`` not ``"python"``, where the compiled engine covers
+the game) gets every simulation's state work done on the compiled engine
+(:meth:`MCTS._search_compiled` over :class:`carc_env.fast.playout.FastPlayout`):
+the same redeal, moves, keys, move orders and generator draws as the Python
+loop, so the same tree from the same seed (``tests/agents/test_search.py``).
+Below the root its nodes hold the engine's moves (``(kind, a, b, c)``
+rows) and a leaf lists its moves when a simulation first comes back to it
+(``actions`` None until then).  Every other guide runs the loop below on
+Python games.
+
 Budget and determinism
 ----------------------
 ``simulations`` and/or ``time_per_move`` (seconds): the search stops at the
@@ -66,6 +79,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import PlaceTile
+from ..fast.rng import generator_words
 from .rollout import RolloutGuide, canonical_rotations
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,10 +95,10 @@ class Node:
 
     __slots__ = ("player", "actions", "n", "w", "children", "visits", "prior", "order", "tried", "wsum")
 
-    def __init__(self, player: int, actions: list[Action], prior: Sequence[float] | None = None) -> None:
+    def __init__(self, player: int, actions: Any, prior: Sequence[float] | None = None) -> None:
         self.player = player
-        self.actions = actions
-        k = len(actions)
+        self.actions = actions  # None: a leaf whose moves are not listed yet (the compiled-state search)
+        k = len(actions) if actions is not None else 0
         if prior is not None:
             if len(prior) != k:
                 raise ValueError(f"a guide gave {len(prior)} prior weights for {k} actions")
@@ -98,6 +112,14 @@ class Node:
         self.prior = prior
         self.order: list[int] | None = None  # UCT: the order untried actions are tried in
         self.tried = 0
+
+    def open(self, actions: Any) -> None:
+        """List the moves of a leaf made without them (``actions`` None; no visit yet)."""
+        k = len(actions)
+        self.actions = actions
+        self.n = [0] * k
+        self.w = [0.0] * k
+        self.children = [None] * k
 
 
 def state_key(game: Game) -> tuple:
@@ -174,6 +196,11 @@ class MCTS:
         begin = getattr(guide, "begin", None)
         if begin is not None:
             begin(game)
+        if not getattr(guide, "uses_priors", False):
+            compiled = getattr(guide, "compiled_state", None)
+            sim = compiled(game) if compiled is not None else None
+            if sim is not None:
+                return self._search_compiled(sim, game, actions, simulations, time_per_move, t0)
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
         puct = root.prior is not None
@@ -224,6 +251,87 @@ class MCTS:
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
         return SearchResult(actions, list(root.n), means, sims, seconds, root)
+
+    def _search_compiled(
+        self,
+        sim: Any,
+        game: Game,
+        actions: list[Action],
+        simulations: int | None,
+        time_per_move: float | None,
+        t0: float,
+    ) -> SearchResult:
+        """:meth:`search` with each simulation's state on the compiled engine (``sim``: a
+        :class:`~carc_env.fast.playout.FastPlayout` the guide's ``begin`` loaded with ``game``).
+
+        The same search as the Python loop, step for step: the same redeal (the remaining tiles shuffled
+        by ``rng`` as ``Game.redeal`` shuffles them, the ``order_unseen`` hooks, the new game generator
+        drawn), the same selection, the same node keys (in the engine's numbers), the same legal moves in
+        the same order (:meth:`FastPlayout.moves`), the same play-out seed drawn from ``rng``: with the
+        compiled step equal to the Python one (the differential), the same visits from the same seed."""
+        rng, guide = self.rng, self.guide
+        c = self.c if self.c is not None else DEFAULT_C_UCT
+        root = Node(game.player, actions)
+        root_rows = [sim.row(0, a) for a in actions]
+        base = game._bag[::-1]  # the tiles left, next drawn first: what Game.redeal shuffles
+        hooks = game.rules.h_order_unseen
+        hook_game = game.clone() if hooks else None  # the hooks read the root's public state
+        counts = sorted(base) if hooks else None
+        new_rng = sim.uses_rng
+        canon_cache = self._canon
+
+        def canon(t: int) -> tuple[int, ...]:
+            return canonical_rotations(game, t, canon_cache)
+
+        step, key_of, values_of = sim.step, sim.key, guide.values
+        select = self._select_uct
+        sims = 0
+        deadline = t0 + time_per_move if time_per_move is not None else math.inf
+        limit = simulations if simulations is not None else math.inf
+        while sims < limit and (sims == 0 or time.perf_counter() < deadline):
+            order = list(base)
+            rng.shuffle(order)
+            shuffled = order
+            for hook in hooks:
+                order = hook(hook_game, order if order is not shuffled else list(order))
+            if counts is not None and sorted(order) != counts:
+                raise ValueError("an order_unseen hook changed which tiles are left to draw")
+            seed = rng.integers(2**63)
+            sim.redeal(order, generator_words(np.random.default_rng(seed)) if new_rng else None)
+            node = root
+            path: list[tuple[Node, int]] = []
+            while True:
+                i = select(node, c, rng)
+                row = root_rows[i] if node is root else node.actions[i]
+                if not step(row):
+                    raise RuntimeError(f"the compiled engine refuses move {row} of the search's tree (please report)")
+                path.append((node, i))
+                key = key_of()
+                if key is None:
+                    values = values_of(sim.scores())
+                    break
+                branches = node.children[i]
+                if branches is None:
+                    branches = node.children[i] = {}
+                child = branches.get(key)
+                if child is None:  # a new leaf: its moves are listed when a simulation comes back to it
+                    values = values_of(sim.play_out(int(rng.integers(2**31 - 1))))
+                    branches[key] = Node(key[1], None)
+                    break
+                if child.actions is None:  # (most leaves are never visited again: 3 in 4 at 1,000 simulations)
+                    acts = sim.moves(canon)
+                    child.open(acts if acts is not None else sim.plugin_moves(game, shuffled, seed))
+                node = child
+            for nd, i in path:
+                v = values[nd.player]
+                nd.n[i] += 1
+                nd.w[i] += v
+                nd.visits += 1
+                nd.wsum += v
+            sims += 1
+        seconds = time.perf_counter() - t0
+        means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
+        return SearchResult(actions, list(root.n), means, sims, seconds, root, {"state": "compiled"})
 
     @staticmethod
     def _select_uct(node: Node, c: float, rng: np.random.Generator) -> int:

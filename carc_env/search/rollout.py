@@ -245,6 +245,38 @@ class RolloutGuide:
         self._fast[rules] = f
         return f
 
+    def compiled_state(self, game: Game) -> Any:
+        """The compiled engine that plays this guide's whole simulations from ``game`` (the tree search's
+        state work too, not only the play-out), or None.  Only where the guide picked the compiled
+        play-outs itself (random rollouts, ``engine`` not ``"python"``, no ``playout`` given): a given
+        ``playout`` keeps the Python game per simulation (the reference the tests compare with)."""
+        if self._playout is not None:
+            return None
+        f = self._playout_for(game)
+        return f if hasattr(f, "redeal") else None
+
+    def values(self, scores: list[int]) -> list[float]:
+        """The utility of final ``scores`` (what :meth:`expand` and :meth:`terminal` return): the floats of
+        :func:`utilities`, bit for bit, computed once per score (the compiled-state search's leaves)."""
+        best = max(scores)
+        k = scores.count(best)
+        kind, scale = self.utility, self.margin_scale
+        if k == 1:
+            rest = list(scores)
+            rest.remove(best)
+            second = max(rest)
+        else:
+            second = best
+        out = []
+        for s in scores:
+            win = 1.0 / k if s == best else 0.0
+            if kind == "win":
+                out.append(win)
+                continue
+            m = 0.5 + 0.5 * math.tanh((s - (second if s == best else best)) / scale)
+            out.append(m if kind == "margin" else 0.5 * (win + m))
+        return out
+
     def begin(self, game: Game) -> None:
         """Called by the search once per decision with its root (a compiled play-out loads it once)."""
         f = self._playout_for(game)

@@ -16,7 +16,7 @@ from carc_env.core.record import replay, to_record
 from carc_env.encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
 from carc_env.search import MCTS, MCTSPolicy, RolloutGuide, utilities
 from carc_env.search.mcts import node_actions, root_choices
-from carc_env.search.rollout import GreedyMover
+from carc_env.search.rollout import UTILITIES, GreedyMover, canonical_rotations
 
 ALL = ("base", "count", "darmstadt", "king_robber", "river2", "shrines")
 
@@ -152,14 +152,17 @@ def _state(seed=2, k=20, n=2, expansions=("base",)):
     return env
 
 
-def test_search_leaves_the_game_unchanged_and_branches_on_the_drawn_tile():
+@pytest.mark.parametrize("engine", ["python", "auto"])
+def test_search_leaves_the_game_unchanged_and_branches_on_the_drawn_tile(engine):
+    """Both ways of playing the simulations (the Python game; the compiled state where it covers the game)."""
     env = _state()
     while env.game.phase != "follower":
         env.step(RandomPolicy(seed=1).act({"action_mask": env.match.mask()}, env))
     g = env.game
     before = (list(g.scores), list(g.history), list(g._bag), g.draw_order[:], dict(g.board))
-    res = MCTS(RolloutGuide(), rng=np.random.default_rng(0)).search(g, simulations=200)
+    res = MCTS(RolloutGuide(engine=engine), rng=np.random.default_rng(0)).search(g, simulations=200)
     assert (list(g.scores), list(g.history), list(g._bag), g.draw_order[:], dict(g.board)) == before
+    assert res.extra.get("state") == ("compiled" if engine == "auto" and _numba_available() else None)
     assert sum(res.visits) == 200 == res.simulations
     # after "pass" the turn ends and a tile is drawn: one branch per drawn tile type, never mixed
     i = next(j for j, a in enumerate(res.actions) if type(a) is Pass)
@@ -167,9 +170,18 @@ def test_search_leaves_the_game_unchanged_and_branches_on_the_drawn_tile():
     assert len(branches) > 3
     tiles = [key[2] for key in branches]
     assert len(set(tiles)) == len(tiles)
+    opened = 0
     for key, node in branches.items():
         assert key[0] == "tile" and key[1] == 1 - g.player
-        assert all(type(a) is PlaceTile for a in node.actions)
+        if res.extra.get("state") == "compiled":  # below the root: the engine's moves (kind 0: a tile),
+            if node.actions is None:  # listed when a simulation comes back to the leaf
+                assert node.visits == 0
+                continue
+            opened += 1
+            assert len(node.actions) and all(int(row[0]) == 0 for row in node.actions)
+        else:
+            assert all(type(a) is PlaceTile for a in node.actions)
+    assert opened > 0 or res.extra.get("state") != "compiled"
     # every action of the root was tried; the visits add up through the tree
     assert all(v > 0 for v in res.visits)
     for j, br in enumerate(res.root.children):
@@ -458,3 +470,161 @@ def test_mcts_on_compiled_playouts_is_deterministic_and_pickles():
     c.seed(4)
     a.seed(4)
     assert c.act({"action_mask": mask}, env) == a.act({"action_mask": mask}, env)
+
+
+# ------------------------------------------------------------------------------ the search on compiled state
+def _tree(node, out, depth=0):
+    """Every node's statistics, depth first, keys in order: two trees searched alike give equal lists (a
+    leaf never visited again: its player only; the compiled-state search lists its moves on a return)."""
+    if node.visits == 0:
+        out.append((depth, node.player))
+        return out
+    out.append((depth, node.player, list(node.n), [round(w, 12) for w in node.w], node.order))
+    for branches in node.children:
+        for key in sorted(branches or {}, key=repr):
+            out.append(key)
+            _tree(branches[key], out, depth + 1)
+    return out
+
+
+def _plugin_nodes(node):
+    k = 0
+    for branches in node.children:
+        for key, child in (branches or {}).items():
+            opened = key[0] not in ("tile", "follower") and child.actions is not None  # its moves listed
+            k += int(opened) + _plugin_nodes(child)
+    return k
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "n,expansions",
+    [
+        (2, ("base",)),
+        (3, ("base",)),
+        (2, ("base", "king_robber", "river2")),
+        (3, ("base", "count", "king_robber", "river2", "darmstadt", "shrines")),  # the Count's phases in the tree
+        (2, ("base", "stained_glass")),
+    ],
+)
+def test_search_on_compiled_state_is_the_python_trees_search(n, expansions, monkeypatch):
+    """The same seed gives the same tree, node for node (visits, values, keys, the untried orders), whether
+    each simulation's state is a Python game (with compiled play-outs: the reference) or the compiled
+    engine's slot: the same redeals, moves, keys, legal-move orders and play-out seeds.
+
+    Stained Glass draws tokens from the game's generator: the reference's compiled play-out continues the
+    ROOT's generator (FastPlayout.load copies slot 0), the compiled-state search the redealt one, as
+    ``Game.redeal`` makes it (the next test); with the root's generator both searches are the same."""
+    if "stained_glass" in expansions:
+        monkeypatch.setattr(FastPlayout, "uses_rng", property(lambda self: False))
+    plugin_nodes = 0
+    roots = [_advance(new_game(n, expansions=expansions, seed=30 + k), k, seed=k) for k in (0, 3, 17, 40)]
+    for seed in range(8):  # a plug-in's decision at the root, and the tile decision before it
+        g = new_game(n, expansions=expansions, seed=seed)
+        rng, before = np.random.default_rng(seed), None
+        while not g.over and g.phase in ("tile", "follower"):
+            before = g.clone() if g.phase == "tile" else before
+            acts = g.legal_actions()
+            g.apply(acts[int(rng.integers(len(acts)))])
+        if not g.over:
+            roots += [g, before]
+            break
+    for k, root in enumerate(roots):
+        if root.over:
+            continue
+        fast = MCTS(RolloutGuide(), rng=np.random.default_rng(k))
+        ref = MCTS(RolloutGuide(playout=FastPlayout()), rng=np.random.default_rng(k))
+        a = fast.search(root, simulations=300)
+        b = ref.search(root, simulations=300)
+        assert a.extra == {"state": "compiled"} and b.extra == {}
+        assert a.visits == b.visits and a.simulations == b.simulations == 300
+        assert a.values == b.values or all(
+            (math.isnan(x) and math.isnan(y)) or x == y for x, y in zip(a.values, b.values, strict=True)
+        )
+        assert _tree(a.root, []) == _tree(b.root, [])
+        plugin_nodes += _plugin_nodes(a.root)
+        assert fast.rng.integers(2**62) == ref.rng.integers(2**62)  # the generator consumed alike
+    if len(expansions) > 3:
+        assert plugin_nodes > 0  # plug-in decisions were searched below the root
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "n,expansions",
+    [
+        (2, ("base",)),
+        (3, ("base", "count", "king_robber", "river2", "darmstadt", "shrines")),
+        (2, ("base", "stained_glass")),
+    ],
+)
+def test_compiled_simulation_state_is_the_redealt_python_game(n, expansions):
+    """FastPlayout.redeal / step / key / moves on a search's path equal the Python game that
+    ``root.clone(); redeal(rng)`` makes and the same moves play, to the end (the redealt generator too)."""
+    from carc_env.fast.rng import generator_words
+    from carc_env.search.mcts import state_key
+
+    f, canon = FastPlayout(), {}
+    drew = plugin = 0
+    for k in (0, 9, 30):
+        root = _advance(new_game(n, expansions=expansions, seed=50 + k), k, seed=k)
+        f.begin(root)
+        for s in range(3):
+            leaf = root.clone()
+            leaf.redeal(np.random.default_rng(s))
+            rng = np.random.default_rng(s)  # the search's sampling of the same redeal
+            order = root._bag[::-1]
+            rng.shuffle(order)
+            shuffled = list(order)
+            for hook in root.rules.h_order_unseen:
+                order = hook(root, order)
+            seed = rng.integers(2**63)
+            f.redeal(order, generator_words(np.random.default_rng(seed)) if f.uses_rng else None)
+            assert leaf._bag[::-1] == order
+            moves = np.random.default_rng(100 + s)
+            while not leaf.over:
+                assert f.key() == state_key(leaf)
+                listed = f.moves(lambda t, root=root: canonical_rotations(root, t, canon))
+                if listed is None:  # a plug-in's decision
+                    listed = f.plugin_moves(root, shuffled, seed)
+                    plugin += 1
+                rows = [list(map(int, r)) for r in listed]
+                acts = node_actions(leaf, canon)
+                assert rows == [list(f.row(1, a)) for a in acts]
+                i = int(moves.integers(len(acts)))
+                assert f.step(rows[i])
+                leaf.apply(acts[i])
+                drew += 1
+            assert f.key() is None and f.scores() == leaf.scores
+    assert drew > 300
+    assert plugin > 0 or n == 2  # the Count's decisions (the glass's are rare in random play)
+
+
+def test_guide_values_are_the_utilities_bit_for_bit():
+    """RolloutGuide.values (the compiled-state search's leaf values) gives utilities()'s floats exactly."""
+    rng = np.random.default_rng(0)
+    for kind in UTILITIES:
+        guide = RolloutGuide(utility=kind, margin_scale=13.0)
+        for _ in range(3000):
+            scores = [int(v) for v in rng.integers(0, 8, int(rng.integers(2, 6)))]  # ties are common
+            assert guide.values(scores) == utilities(scores, kind, 13.0), (kind, scores)
+
+
+@needs_numba
+def test_the_tournaments_mcts_searches_on_compiled_state_and_engine_python_does_not():
+    """``mcts:N`` (engine auto) plays its simulations on the compiled state, under a time budget too;
+    ``engine=python`` and greedy rollouts keep the Python game."""
+    from agents.players import make_player
+
+    env = _state(seed=4, k=12)
+    obs = {"action_mask": env.match.mask()}
+    for spec, state in [
+        ("mcts:60", "compiled"),
+        ("mcts:time=0.05", "compiled"),
+        ("mcts:30:engine=python", None),
+        ("mcts:5:greedy", None),
+    ]:
+        p = make_player(spec, {"num_players": 2}, seed=1)
+        assert obs["action_mask"][p.act(obs, env)]
+        res = p.last_search
+        assert res.extra.get("state") == state, spec
+        assert res.simulations >= 1 and sum(res.visits) == res.simulations

@@ -1,0 +1,45 @@
+"""scripts/bench_search.py: the compiled-state search and the Python tree play the same searches (speed never asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from carc_env.fast import available
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_numba = pytest.mark.skipif(not available(), reason="numba is not installed")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "scripts/bench_search.py", *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@needs_numba
+def test_the_two_trees_give_the_same_visits_at_every_position():
+    res = _run("--sims", "40", "--json", "--expansions", "base,river2")
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["expansions"] == ["base", "river2"] and d["repeat"] == 1
+    ref = [r for r in d["rows"] if r["search"] == "random, python tree"]
+    assert len(ref) == 4 and all(r["same_visits"] and r["tree_ratio"] > 0 for r in ref)
+    assert {r["state"] for r in d["rows"] if r["search"] == "random rollouts"} == {"compiled"}
+
+
+@needs_numba
+def test_a_whole_game_is_played_alike_by_both_trees():
+    res = _run("--sims", "20", "--game", "--json")
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["same_game"] and len(d["games"]) == 2
+    assert d["games"][0]["scores"] == d["games"][1]["scores"] and d["games"][0]["searches"] > 20
+
+
+def test_a_bad_expansion_is_refused():
+    res = _run("--expansions", "base,nosuch")
+    assert res.returncode == 2 and "--expansions 'base,nosuch'" in res.stderr and "nosuch" in res.stderr
