@@ -206,6 +206,10 @@ class _RootNoise:
 
     def begin(self, game: Any) -> None:
         self._root = True
+        self.guide.begin(game)
+
+    def compiled_state(self, game: Any) -> Any:  # the search's simulations where the guide runs them
+        return self.guide.compiled_state(game)
 
     def expand(self, game: Any, actions: Any, rng: Any) -> tuple[list[float], list[float]]:
         priors, values = self.guide.expand(game, actions, rng)
@@ -214,6 +218,13 @@ class _RootNoise:
             priors = [(1 - self.frac) * p + self.frac * float(q) for p, q in zip(priors, noise, strict=True)]
         self._root = False
         return priors, values
+
+    def expand_state(self, sim: Any, moves: Any, rng: Any) -> tuple[list[float], list[float]]:
+        self._root = False  # (never the root: the search evaluates its root with expand)
+        return self.guide.expand_state(sim, moves, rng)
+
+    def values(self, scores: list[int]) -> list[float]:
+        return self.guide.values(scores)
 
     def terminal(self, game: Any) -> list[float]:
         return self.guide.terminal(game)
