@@ -40,7 +40,7 @@ from carc_env.fast import ENGINES
 from carc_env.search import MCTSPolicy
 
 from .network import PolicyNet, masked_logits
-from .policy import obs_to_tensors
+from .policy import Batch, obs_to_tensors, stacked_to_tensors
 
 
 class NetworkGuide:
@@ -135,11 +135,10 @@ class NetworkGuide:
         return out
 
     def _evaluate(
-        self, obs: list[dict[str, np.ndarray]], decider: int, flat: list[int], scores: list[int]
+        self, batch: Batch, decider: int, flat: list[int], scores: list[int]
     ) -> tuple[list[float], list[float]]:
-        """One forward over every seat's observation: the priors of the moves whose flat indices are
-        ``flat`` (-1: not expressible, prior 0) and every player's value (the module docstring)."""
-        batch = obs_to_tensors(obs)
+        """One forward over every seat's observation (``batch``): the priors of the moves whose flat indices
+        are ``flat`` (-1: not expressible, prior 0) and every player's value (the module docstring)."""
         logits, values = self.net(*batch.inputs())
         self.forwards += 1
         ml = masked_logits(logits[decider : decider + 1], batch.mask[decider : decider + 1])[0]
@@ -166,7 +165,7 @@ class NetworkGuide:
                 flat.append(self.codec.encode(game, a))
             except IllegalActionError:  # outside the observation window: the net cannot express it
                 flat.append(-1)
-        return self._evaluate(self._observations(game), game.player, flat, list(game.scores))
+        return self._evaluate(obs_to_tensors(self._observations(game)), game.player, flat, list(game.scores))
 
     @torch.inference_mode()
     def expand_state(self, sim: Any, moves: Any, rng: Any) -> tuple[list[float], list[float]]:
@@ -174,12 +173,8 @@ class NetworkGuide:
         at a tile or follower decision, ``moves`` its moves (``FastPlayout.moves``): the observations come
         from the compiled encoders (``FastPlayout.observe``, the Python encoder's bytes and rows)."""
         obs = sim.observe()
-        counts = obs.pop("place_count").tolist()
-        seats = [{k: v[p] for k, v in obs.items()} for p in range(len(counts))]
-        for p, k in enumerate(counts):
-            seats[p]["place_index"] = seats[p]["place_index"][:k]
-            seats[p]["place_features"] = seats[p]["place_features"][:k]
-        return self._evaluate(seats, sim.player, sim.flat_indices(moves), sim.scores())
+        batch = stacked_to_tensors(obs, obs["place_count"].tolist())  # obs_to_tensors' tensors, unsplit
+        return self._evaluate(batch, sim.player, sim.flat_indices(moves), sim.scores())
 
     def values(self, scores: list[int]) -> list[float]:
         """The value of a finished game with final ``scores`` (what :meth:`terminal` returns)."""

@@ -13,7 +13,7 @@ import torch
 import carc_env
 from agents.expert import ExpertConfig, ExpertTrainer
 from agents.network import NetConfig, PolicyNet
-from agents.policy import shapes_from_env
+from agents.policy import obs_to_tensors, shapes_from_env, stacked_to_tensors
 from agents.search import NetworkGuide, PPOSearchPolicy
 from carc_env.core.game import new_game
 from carc_env.fast import available as _numba_available
@@ -106,6 +106,23 @@ def test_compiled_observations_are_the_python_guides(env_kwargs):
     assert grown > 0 and reordered > 0  # the two corrections were exercised
     if env_kwargs.get("window") == (9, 9):
         assert outside > 0
+
+
+@pytest.mark.parametrize("env_kwargs", CASES[:3], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_stacked_observations_make_obs_to_tensors_tensors(env_kwargs):
+    """``stacked_to_tensors`` (the compiled leaf's stacked observations) gives every tensor of
+    ``obs_to_tensors`` over the same observations one by one, exactly."""
+    guide = NetworkGuide(_net(env_kwargs), env_kwargs)
+    for game in _states(env_kwargs, (5,), (0, 3, 30, 80, 130)):
+        f = guide.compiled_state(game)
+        f.begin(game)
+        f.load(game)
+        obs = f.observe()
+        counts = obs.pop("place_count").tolist()
+        one_by_one = [{k: v[p] for k, v in obs.items()} for p in range(len(counts))]
+        a, b = stacked_to_tensors(obs, counts), obs_to_tensors(one_by_one)
+        for name, x, y in zip(a._fields, a, b, strict=True):
+            assert x.dtype == y.dtype and torch.equal(x, y), name
 
 
 def _observe_with(config, game):
