@@ -21,7 +21,10 @@ from carc_env.search import MCTS
 from carc_env.search.mcts import node_actions
 from carc_env.search.rollout import canonical_rotations
 
-pytestmark = pytest.mark.skipif(not _numba_available(), reason="numba is not installed")
+pytestmark = [
+    pytest.mark.skipif(not _numba_available(), reason="numba is not installed"),
+    pytest.mark.usefixtures("one_torch_thread"),
+]
 
 BOX = ("base", "count", "king_robber", "river2", "darmstadt", "shrines")
 SMALL = {"channels": 8, "blocks": 1, "hidden": 32}
@@ -29,7 +32,6 @@ SMALL = {"channels": 8, "blocks": 1, "hidden": 32}
 
 def _net(env_kwargs, seed=0):
     torch.manual_seed(seed)
-    torch.set_num_threads(1)
     return PolicyNet(shapes_from_env(carc_env.raw_env(**env_kwargs)), NetConfig(**SMALL))
 
 
@@ -206,7 +208,6 @@ def test_ppo_search_policy_plays_the_same_game_either_way():
 def test_expert_iteration_searches_on_compiled_state_and_plays_the_same_game():
     """The trainer's searches (root noise included) run on the compiled state and give the same samples as
     on the Python game."""
-    torch.set_num_threads(1)
     cfg = ExpertConfig(simulations=6, net=NetConfig(**SMALL), temperature_moves=4)
     out = []
     for engine in ("auto", "python"):
