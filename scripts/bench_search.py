@@ -20,7 +20,9 @@ a quarter of them, they cost about ten times more):
 * ``random rollouts, python``: everything on the Python engine;
 * ``greedy rollouts``, and ``ppo-mcts`` if a checkpoint is given.
 
-``--guide CKPT`` (a PPO checkpoint path or ``pretrained:NAME``): instead,
+``--guide CKPT`` (a PPO checkpoint path, ``pretrained:NAME``, or ``fresh``: an
+untrained network of the default size for the configuration, for timing
+where no trained one exists): instead,
 the network-guided search (``ppo-mcts``) both ways, each at ``--sims``:
 ``ppo-mcts, compiled state`` (``NetworkGuide`` engine auto: the
 simulations' states and the leaves' observations on the compiled engine) and
@@ -166,7 +168,13 @@ def _guide_kinds(spec: str, env_kwargs: dict, sims: int) -> list[tuple[str, obje
 
     torch.set_num_threads(1)
     scale, bonus = 0.05, 1.0
-    if spec.startswith("pretrained:"):
+    if spec == "fresh":  # timing only: a forward costs what the network's size costs, whatever its weights
+        from agents.network import NetConfig, PolicyNet
+        from agents.policy import shapes_from_env
+
+        torch.manual_seed(0)
+        net = PolicyNet(shapes_from_env(carc_env.raw_env(**env_kwargs)), NetConfig())
+    elif spec.startswith("pretrained:"):
         from agents.pretrained import load
 
         pol = load(spec.split(":", 1)[1])
@@ -196,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--game", action="store_true", help="time one whole game against greedy (see above)")
     ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
     ap.add_argument(
-        "--guide", default=None, help="a PPO checkpoint or pretrained:NAME: ppo-mcts on compiled state vs python"
+        "--guide", default=None, help="a PPO checkpoint, pretrained:NAME or fresh: ppo-mcts on compiled state vs python"
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
