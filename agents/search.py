@@ -17,6 +17,16 @@ gives
   valued exactly that way (``terminal``).  ``score_scale`` and ``win_bonus``
   are read from the checkpoint's training config.
 
+Where the simulations run (``engine``): ``"auto"`` (default) plays them on the
+compiled engine's state where it covers the game and its action features
+(:meth:`NetworkGuide.compiled_state`): a new leaf's observations for every
+seat are written by the compiled encoders
+(:meth:`carc_env.fast.playout.FastPlayout.observe`, the Python encoder's bytes
+with the placement rows in its order), one forward as above; the same search
+as ``"python"`` (a Python ``Game`` per simulation, observations encoded in
+Python) from the same seed, tree node for node
+(``tests/agents/test_search_guide.py``).
+
 The tree, the determinised draws and the budget options are those of
 :mod:`carc_env.search.mcts` (PUCT selection with min-max normalised values,
 ``c`` default 1.5).  The plain checkpoint (argmax of the policy,

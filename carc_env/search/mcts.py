@@ -48,7 +48,11 @@ the same redeal, moves, keys, move orders and generator draws as the Python
 loop, so the same tree from the same seed (``tests/agents/test_search.py``).
 Below the root its nodes hold the engine's moves (``(kind, a, b, c)``
 rows) and a leaf lists its moves when a simulation first comes back to it
-(``actions`` None until then).  Every other guide runs the loop below on
+(``actions`` None until then).  A guide with priors offering
+``compiled_state`` (the network guide of ``agents.search``) gets the same:
+its new leaves are evaluated on the engine's slot (``expand_state(sim,
+moves, rng)``, their moves listed at once), a plug-in's decision on the
+Python game of that state.  Every other guide runs the loop below on
 Python games.
 
 Budget and determinism
