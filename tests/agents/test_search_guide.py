@@ -15,6 +15,7 @@ from agents.expert import ExpertConfig, ExpertTrainer
 from agents.network import NetConfig, PolicyNet
 from agents.policy import obs_to_tensors, shapes_from_env, stacked_to_tensors
 from agents.search import NetworkGuide, PPOSearchPolicy
+from carc_env.core.actions import IllegalActionError
 from carc_env.core.game import new_game
 from carc_env.fast import available as _numba_available
 from carc_env.search import MCTS
@@ -101,7 +102,7 @@ def test_compiled_observations_are_the_python_guides(env_kwargs):
             for a in acts:
                 try:
                     want.append(guide.codec.encode(game, a))
-                except Exception:
+                except IllegalActionError:  # outside the window
                     want.append(-1)
             assert f.flat_indices(moves) == want
             outside += want.count(-1)
@@ -232,3 +233,20 @@ def test_engine_option():
     assert NetworkGuide(_net(kw), kw).compiled_state(new_game(3)) is None  # auto: the Python search
     assert NetworkGuide(_net(kw), kw, engine="python").compiled_state(new_game(2)) is None
     assert "engine='python'" in repr(NetworkGuide(_net(kw), kw, engine="python"))
+
+
+def test_a_used_policy_pickles_without_its_compiled_state():
+    """Tournament workers get the policy pickled: the compiled state stays behind and is rebuilt there."""
+    import pickle
+
+    kw = {"num_players": 2}
+    pol = PPOSearchPolicy(_net(kw), kw, simulations=8, seed=0)
+    env = carc_env.raw_env(**kw)
+    env.reset(seed=1)
+    for _ in range(3):
+        env.step(pol.act(env.observe(env.agent_selection), env))
+    assert pol.guide._fast
+    copy = pickle.loads(pickle.dumps(pol))
+    assert copy.guide._fast == {}
+    obs = env.observe(env.agent_selection)
+    assert copy.act(obs, env) == pol.act(obs, env) and copy.last_search.extra == {"state": "compiled"}
