@@ -19,7 +19,10 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    ``pretrained:base-2p``
 ``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (:mod:`agents.search`): policy as
                                    prior, value as leaf evaluation (PUCT); N simulations (default 100),
-                                   options ``c=F``, ``time=S``.  A separate agent from ``PATH``.
+                                   options ``c=F``, ``time=S``, ``engine=auto|python|numba`` (the
+                                   simulations and the leaves' observations on the compiled engine
+                                   where it covers the game: auto, the default; the same search as
+                                   python's).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -230,10 +233,11 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
     kw = parse_search_options(opts, spec, 100)
-    for bad in ("rollout", "epsilon", "utility", "margin_scale", "engine"):
+    for bad in ("rollout", "epsilon", "utility", "margin_scale"):
         if bad in kw:
             raise PlayerSpecError(
-                f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S"
+                f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
+                "engine=auto|python|numba"
             )
     if not path or not Path(path).is_file():
         raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r}")
@@ -318,7 +322,11 @@ register_player("greedy", _greedy, "one-ply greedy baseline; greedy:EPS plays a 
 register_player("mcts", _mcts, f"Monte Carlo tree search: mcts:N[:OPT]...; options {MCTS_OPTIONS}")
 register_player("ppo", _ppo, "a PPO checkpoint of agents/ (a bare checkpoint path works too)")
 register_player("pretrained", _pretrained, "an agent shipped with the package: pretrained:NAME (agents.pretrained)")
-register_player("ppo-mcts", _ppo_mcts, "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S]")
+register_player(
+    "ppo-mcts",
+    _ppo_mcts,
+    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba]",
+)
 register_player(
     "rllib",
     _integration("carc_env.integrations.rllib", "rllib"),

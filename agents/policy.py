@@ -227,6 +227,55 @@ def obs_to_tensors(obs: Sequence[dict], crop: bool = True) -> Batch:
     return collate([sample_from_obs(o, crop) for o in obs])
 
 
+def stacked_to_tensors(obs: dict[str, np.ndarray], counts: Sequence[int]) -> Batch:
+    """:func:`obs_to_tensors` (cropped) of observations stacked along a first axis (row j: one observation;
+    ``counts[j]``: its real placement rows, which come first), the same tensors without splitting them
+    into per-observation samples (a search's leaf: every seat's observation at once)."""
+    boards = obs["board"]
+    b, n_ch = boards.shape[0], boards.shape[1]
+    occ = boards.any(axis=1)  # (b, rows, cols): crop_region's occupied cells of each board
+    regions = []
+    for j in range(b):
+        rows = np.flatnonzero(occ[j].any(axis=1))
+        if not len(rows):
+            regions.append((0, boards.shape[2], 0, boards.shape[3]))
+            continue
+        cols = np.flatnonzero(occ[j].any(axis=0))
+        regions.append((int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1))
+    height = max(r1 - r0 for r0, r1, _, _ in regions)
+    width = max(c1 - c0 for _, _, c0, c1 in regions)
+    board = np.zeros((b, n_ch, height, width), dtype=np.uint8)
+    valid = np.zeros((b, 1, height, width), dtype=np.float32)
+    k = max(counts)
+    feats_in = obs["place_features"]
+    idx = np.zeros((b, k), dtype=np.int64)
+    pos = np.zeros((b, k), dtype=np.int64)
+    feats = np.zeros((b, k, feats_in.shape[2]), dtype=np.float32)
+    win_rows, win_cols = boards.shape[2], boards.shape[3]
+    for j, (r0, r1, c0, c1) in enumerate(regions):
+        board[j, :, : r1 - r0, : c1 - c0] = boards[j, :, r0:r1, c0:c1]
+        valid[j, 0, : r1 - r0, : c1 - c0] = 1.0
+        n = counts[j]
+        if n:
+            index = obs["place_index"][j, :n]
+            rot, rem = np.divmod(index, win_rows * win_cols)
+            row, col = np.divmod(rem, win_cols)
+            idx[j, :n] = index
+            pos[j, :n] = rot * height * width + (row - r0) * width + (col - c0)
+            feats[j, :n] = feats_in[j, :n]
+    return Batch(
+        board=torch.from_numpy(board).float(),
+        globs=torch.from_numpy(np.ascontiguousarray(obs["globals"], dtype=np.float32)),
+        spots=torch.from_numpy(np.ascontiguousarray(obs["spots"], dtype=np.float32)),
+        place_index=torch.from_numpy(idx),
+        place_features=torch.from_numpy(feats),
+        mask=torch.from_numpy(obs["action_mask"].astype(bool)),
+        windows=torch.from_numpy(obs["windows"].astype(np.float32)),
+        valid=torch.from_numpy(valid),
+        place_pos=torch.from_numpy(pos),
+    )
+
+
 class PPOPolicy:
     """A trained network as a player: argmax over legal actions (or sampling)."""
 

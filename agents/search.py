@@ -17,6 +17,16 @@ gives
   valued exactly that way (``terminal``).  ``score_scale`` and ``win_bonus``
   are read from the checkpoint's training config.
 
+Where the simulations run (``engine``): ``"auto"`` (default) plays them on the
+compiled engine's state where it covers the game and its action features
+(:meth:`NetworkGuide.compiled_state`): a new leaf's observations for every
+seat are written by the compiled encoders
+(:meth:`carc_env.fast.playout.FastPlayout.observe`, the Python encoder's bytes
+with the placement rows in its order), one forward as above; the same search
+as ``"python"`` (a Python ``Game`` per simulation, observations encoded in
+Python) from the same seed, tree node for node
+(``tests/agents/test_search_guide.py``).
+
 The tree, the determinised draws and the budget options are those of
 :mod:`carc_env.search.mcts` (PUCT selection with min-max normalised values,
 ``c`` default 1.5).  The plain checkpoint (argmax of the policy,
@@ -26,6 +36,7 @@ names this one ``ppo-mcts:PATH[:N]``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,22 +46,36 @@ import torch
 from carc_env.core.actions import IllegalActionError
 from carc_env.encoding.placements import placement_features
 from carc_env.encoding.spots import spot_features
+from carc_env.fast import ENGINES
 from carc_env.search import MCTSPolicy
 
 from .network import PolicyNet, masked_logits
-from .policy import obs_to_tensors
+from .policy import Batch, obs_to_tensors, stacked_to_tensors
 
 
 class NetworkGuide:
-    """Priors and values from a :class:`PolicyNet` (see the module docstring)."""
+    """Priors and values from a :class:`PolicyNet` (see the module docstring).
+
+    ``engine``: where a search's simulations run.  ``"auto"`` (default): on the compiled engine's state
+    where it covers the game and its action features (:meth:`compiled_state`; the leaves' observations
+    are then written by the compiled encoders, the same bytes as the Python encoder's, and the search's
+    tree is the same from the same seed); ``"python"``: a Python game per simulation, observations
+    encoded in Python; ``"numba"``: the compiled engine or an error saying why not."""
 
     uses_priors = True
 
     def __init__(
-        self, net: PolicyNet, env_kwargs: dict[str, Any], score_scale: float = 0.05, win_bonus: float = 1.0
+        self,
+        net: PolicyNet,
+        env_kwargs: dict[str, Any],
+        score_scale: float = 0.05,
+        win_bonus: float = 1.0,
+        engine: str = "auto",
     ) -> None:
         import carc_env
 
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
         self.net = net.eval()
         env = carc_env.raw_env(**env_kwargs)  # its own codec and encoder (their caches follow this guide's games)
         self.codec = env.codec
@@ -59,11 +84,55 @@ class NetworkGuide:
         self.max_spots = self.codec.follower_range.size - 1
         self.score_scale = float(score_scale)
         self.win_bonus = float(win_bonus)
+        self.engine = engine
+        self.engine_config = env.options.engine_config()  # the env's window and rules: what the compiled state encodes
         self.forwards = 0
+        self._fast: dict[Any, Any] = {}  # rule set -> FastPlayout (or None: not covered)
 
     def __repr__(self) -> str:
-        return f"NetworkGuide(score_scale={self.score_scale}, win_bonus={self.win_bonus})"
+        eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
+        return f"NetworkGuide(score_scale={self.score_scale}, win_bonus={self.win_bonus}{eng})"
 
+    def __getstate__(self) -> dict:  # sent to tournament workers: the compiled state is rebuilt there
+        return {**self.__dict__, "_fast": {}}
+
+    # ------------------------------------------------------------------ where the simulations run
+    def compiled_state(self, game: Any) -> Any:
+        """The compiled engine playing a search's simulations from ``game`` (a
+        :class:`~carc_env.fast.playout.FastPlayout` with this env's window and the action features), or
+        None (``engine="python"``, or a game the compiled engine or its action features do not cover)."""
+        if self.engine == "python":
+            return None
+        rules = game.rules
+        try:
+            return self._fast[rules]
+        except KeyError:
+            pass
+        from carc_env.fast import available, coverage, features_coverage
+        from carc_env.fast.playout import FastPlayout
+
+        cfg = self.engine_config
+        if game.config.key() != cfg.rules.config.key():
+            reason: str | None = "the game is not the configuration this guide's env was made for"
+        elif not available():
+            reason = "numba is not available"
+        else:
+            reason = coverage(cfg) or features_coverage(cfg.rules)
+        if reason is not None and self.engine == "numba":
+            raise ValueError(
+                f"engine='numba': the compiled engine cannot run this search ({reason}); use engine='auto'"
+            )
+        f = FastPlayout(dataclasses.replace(cfg, action_features=True)) if reason is None else None
+        self._fast[rules] = f
+        return f
+
+    def begin(self, game: Any) -> None:
+        """Called by the search once per decision with its root: the compiled state loads it."""
+        f = self.compiled_state(game)
+        if f is not None:
+            f.begin(game)
+
+    # ------------------------------------------------------------------ evaluation
     def _observations(self, game: Any) -> list[dict[str, np.ndarray]]:
         """Every seat's observation with the action features (empty for the seats not deciding)."""
         view = self.codec.view(game)
@@ -75,28 +144,21 @@ class NetworkGuide:
             out.append(obs)
         return out
 
-    @torch.no_grad()
-    def expand(self, game: Any, actions: Sequence[Any], rng: Any) -> tuple[list[float], list[float]]:
-        obs = self._observations(game)
-        batch = obs_to_tensors(obs)
+    def _evaluate(
+        self, batch: Batch, decider: int, flat: list[int], scores: list[int]
+    ) -> tuple[list[float], list[float]]:
+        """One forward over every seat's observation (``batch``): the priors of the moves whose flat indices
+        are ``flat`` (-1: not expressible, prior 0) and every player's value (the module docstring)."""
         logits, values = self.net(*batch.inputs())
         self.forwards += 1
-        decider = game.player
         ml = masked_logits(logits[decider : decider + 1], batch.mask[decider : decider + 1])[0]
-        flat = []
-        for a in actions:
-            try:
-                flat.append(self.codec.encode(game, a))
-            except IllegalActionError:  # outside the observation window: the net cannot express it
-                flat.append(-1)
         sel = torch.tensor([max(f, 0) for f in flat], dtype=torch.int64)
         lg = ml[sel].double()
         lg[torch.tensor([f < 0 for f in flat])] = -torch.inf
         if torch.isinf(lg).all():
-            priors = [1.0] * len(actions)
+            priors = [1.0] * len(flat)
         else:
             priors = torch.softmax(lg, dim=0).tolist()
-        scores = game.scores
         n = len(scores)
         vals = values.tolist()
         out = []
@@ -105,8 +167,27 @@ class NetworkGuide:
             out.append(self.score_scale * margin + vals[p])
         return priors, out
 
-    def terminal(self, game: Any) -> list[float]:
-        scores = game.scores
+    @torch.inference_mode()  # (the no_grad numbers, with less bookkeeping)
+    def expand(self, game: Any, actions: Sequence[Any], rng: Any) -> tuple[list[float], list[float]]:
+        flat = []
+        for a in actions:
+            try:
+                flat.append(self.codec.encode(game, a))
+            except IllegalActionError:  # outside the observation window: the net cannot express it
+                flat.append(-1)
+        return self._evaluate(obs_to_tensors(self._observations(game)), game.player, flat, list(game.scores))
+
+    @torch.inference_mode()
+    def expand_state(self, sim: Any, moves: Any, rng: Any) -> tuple[list[float], list[float]]:
+        """:meth:`expand` of the compiled state's slot (``sim``, a :class:`~carc_env.fast.playout.FastPlayout`)
+        at a tile or follower decision, ``moves`` its moves (``FastPlayout.moves``): the observations come
+        from the compiled encoders (``FastPlayout.observe``, the Python encoder's bytes and rows)."""
+        obs = sim.observe()
+        batch = stacked_to_tensors(obs, obs["place_count"].tolist())  # obs_to_tensors' tensors, unsplit
+        return self._evaluate(batch, sim.player, sim.flat_indices(moves), sim.scores())
+
+    def values(self, scores: list[int]) -> list[float]:
+        """The value of a finished game with final ``scores`` (what :meth:`terminal` returns)."""
         n = len(scores)
         best = max(scores)
         k = sum(1 for s in scores if s == best)
@@ -116,6 +197,9 @@ class NetworkGuide:
             outcome = (1.0 if k == 1 else 0.0) if scores[p] == best else -1.0
             out.append(self.score_scale * margin + self.win_bonus * outcome)
         return out
+
+    def terminal(self, game: Any) -> list[float]:
+        return self.values(list(game.scores))
 
 
 class PPOSearchPolicy(MCTSPolicy):
@@ -132,8 +216,9 @@ class PPOSearchPolicy(MCTSPolicy):
         score_scale: float = 0.05,
         win_bonus: float = 1.0,
         name: str = "ppo-mcts",
+        engine: str = "auto",
     ) -> None:
-        guide = NetworkGuide(net, env_kwargs, score_scale, win_bonus)
+        guide = NetworkGuide(net, env_kwargs, score_scale, win_bonus, engine=engine)
         super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, guide=guide, name=name)
 
     @classmethod

@@ -2,7 +2,7 @@
 """Simulations per second of the tree search, by rollout kind and game stage.
 
     python scripts/bench_search.py [--sims 200] [--players 2] [--expansions base,...] [--seed 0]
-                                   [--repeat 1] [--checkpoint PATH] [--json]
+                                   [--repeat 1] [--checkpoint PATH] [--guide CKPT] [--game] [--json]
 
 States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
 turns 0, 20, 40 and 60 of the 72.  For each state and search kind one search
@@ -19,6 +19,17 @@ a quarter of them, they cost about ten times more):
   seconds over the first kind's) is the speed-up of the compiled state alone;
 * ``random rollouts, python``: everything on the Python engine;
 * ``greedy rollouts``, and ``ppo-mcts`` if a checkpoint is given.
+
+``--guide CKPT`` (a PPO checkpoint path, ``pretrained:NAME``, or ``fresh``: an
+untrained network of the default size for the configuration, for timing
+where no trained one exists): instead,
+the network-guided search (``ppo-mcts``) both ways, each at ``--sims``:
+``ppo-mcts, compiled state`` (``NetworkGuide`` engine auto: the
+simulations' states and the leaves' observations on the compiled engine) and
+``ppo-mcts, python`` (engine python: a Python game per simulation, the
+observations encoded in Python); ``same_visits`` and ``tree_ratio`` compare
+the second with the first, and ``--game`` plays the whole game with each.
+One torch thread.
 
 ``--game``: instead, one whole game of ``mcts:--sims`` (seat 0) against
 greedy (deal ``--seed``), played once with each of the first two kinds: the
@@ -149,6 +160,40 @@ def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: li
     return 0
 
 
+def _guide_kinds(spec: str, env_kwargs: dict, sims: int) -> list[tuple[str, object, int]]:
+    """The network guide of ``spec`` (a checkpoint path or ``pretrained:NAME``) on compiled state and on Python."""
+    import torch
+
+    from agents.search import NetworkGuide
+
+    torch.set_num_threads(1)
+    scale, bonus = 0.05, 1.0
+    if spec == "fresh":  # timing only: a forward costs what the network's size costs, whatever its weights
+        from agents.network import NetConfig, PolicyNet
+        from agents.policy import shapes_from_env
+
+        torch.manual_seed(0)
+        net = PolicyNet(shapes_from_env(carc_env.raw_env(**env_kwargs)), NetConfig())
+    elif spec.startswith("pretrained:"):
+        from agents.pretrained import load
+
+        pol = load(spec.split(":", 1)[1])
+        if dict(pol.env_kwargs, expansions=tuple(pol.env_kwargs.get("expansions", ("base",)))) != env_kwargs:
+            raise ValueError(f"it plays {pol.env_kwargs}, not {env_kwargs}")
+        net = pol.net
+    else:
+        from agents.search import PPOSearchPolicy
+
+        if not os.path.isfile(spec):
+            raise ValueError("no such file")
+        pol = PPOSearchPolicy.from_checkpoint(spec, env_kwargs)
+        net, scale, bonus = pol.guide.net, pol.guide.score_scale, pol.guide.win_bonus
+    return [
+        ("ppo-mcts, compiled state", NetworkGuide(net, env_kwargs, scale, bonus), sims),
+        ("ppo-mcts, python", NetworkGuide(net, env_kwargs, scale, bonus, engine="python"), sims),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sims", type=_positive, default=200)
@@ -158,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=_positive, default=1, help="time each search this often, keep the fastest")
     ap.add_argument("--game", action="store_true", help="time one whole game against greedy (see above)")
     ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
+    ap.add_argument(
+        "--guide", default=None, help="a PPO checkpoint, pretrained:NAME or fresh: ppo-mcts on compiled state vs python"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     expansions = tuple(k.strip() for k in args.expansions.split(",") if k.strip())
@@ -172,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
         ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),
     ]
+    if args.guide:
+        try:
+            kinds = _guide_kinds(args.guide, {"num_players": args.players, "expansions": expansions}, args.sims)
+        except (OSError, ValueError) as e:
+            print(f"error: --guide {args.guide!r}: {e}", file=sys.stderr)
+            return 2
     if args.checkpoint:
         if not os.path.isfile(args.checkpoint):
             print(f"error: --checkpoint {args.checkpoint!r}: no such file", file=sys.stderr)
@@ -187,7 +241,6 @@ def main(argv: list[str] | None = None) -> int:
         MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
     if args.game:
         return _whole_game(args, expansions, kinds[:2])
-        MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
     rows = []
     for turn, game in positions:
         first = None
@@ -209,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             if first is None:
                 first = (res.visits, dt)
-            elif name == "random, python tree":
+            elif name in ("random, python tree", "ppo-mcts, python"):
                 row["same_visits"] = res.visits == first[0]
                 row["tree_ratio"] = round(dt / first[1], 2)
             rows.append(row)

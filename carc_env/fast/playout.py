@@ -39,7 +39,18 @@ from . import kernels as K
 from .config import EngineConfig
 from .engine import direct
 from .seam import engine as E
-from .tables import P_O_BAG, P_O_FMASK, P_O_RNG, P_O_SCORES, P_O_SPOTS, rules_coverage
+from .tables import (
+    P_COLS,
+    P_FOL_START,
+    P_MAXSEG,
+    P_O_BAG,
+    P_O_FMASK,
+    P_O_RNG,
+    P_O_SCORES,
+    P_O_SPOTS,
+    P_ROWS,
+    rules_coverage,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.actions import Action
@@ -73,31 +84,61 @@ class _Replay:
 
 
 class FastPlayout:
-    """``f(game, rng) -> final scores`` on the compiled engine.  See the module docstring."""
+    """``f(game, rng) -> final scores`` on the compiled engine.  See the module docstring.
 
-    def __init__(self) -> None:
+    ``config``: the engine configuration of the batch (an :class:`EngineConfig` whose rules are the
+    games'): what :meth:`observe` encodes (window, action features).  None: the game's rules with the
+    default window (play-outs and tree search need no observation)."""
+
+    def __init__(self, config: EngineConfig | None = None) -> None:
+        if config is not None and not isinstance(config, EngineConfig):
+            raise TypeError(f"FastPlayout(config=...) takes an EngineConfig, got {type(config).__name__}")
+        self.config = config
         self._batch: Any = None
         self._config_key: Any = None
         self._root: tuple[int | None, int, Any] | None = None  # (seed, len(history), last action) of slot 0
         self._fns: dict[str, Any] = {}  # machine-code entries of the kernels called per simulation (direct())
         self._gi1: Any = None  # slot 1's row of the state's integers (a view), with the batch
+        self._obs: Any = None  # observe()'s arrays and constants, with the batch
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
-        return {"_batch": None, "_config_key": None, "_root": None, "_fns": {}, "_gi1": None}
+        return {
+            "config": self.config,
+            "_batch": None,
+            "_config_key": None,
+            "_root": None,
+            "_fns": {},
+            "_gi1": None,
+            "_obs": None,
+        }
+
+    def __setstate__(self, d: dict) -> None:
+        d.setdefault("config", None)  # pickled before the configuration existed
+        d.setdefault("_obs", None)
+        self.__dict__.update(d)
 
     def __repr__(self) -> str:
-        return "FastPlayout()"
+        return "FastPlayout()" if self.config is None else f"FastPlayout(window={self.config.window})"
 
     def _ensure_batch(self, game: Game) -> Any:
         key = game.config.key()
         if self._batch is None or self._config_key != key:
             from .engine import FastBatch
 
-            self._batch = FastBatch(EngineConfig.for_rules(game.rules), 2)
+            config = self.config
+            if config is None:
+                config = EngineConfig.for_rules(game.rules)
+            elif config.rules.config.key() != key:
+                raise ValueError(
+                    "FastPlayout(config=...) plays the game configuration its EngineConfig was built for, "
+                    "not this game's: build the FastPlayout with EngineConfig(game.rules, ...)"
+                )
+            self._batch = FastBatch(config, 2)
             self._gi1 = self._batch.state.gi[1]  # a view: slot 1's integers
             self._config_key = key
             self._root = None
             self._fns = {}
+            self._obs = None
         return self._batch
 
     def begin(self, game: Game) -> None:
@@ -257,11 +298,17 @@ class FastPlayout:
         ``order_unseen`` hooks; ``seed``: the redeal's new generator) and played along slot 1's history
         from the root lists them (a plug-in's order is its own; rare in a search: a few decisions a game);
         each is named by its history row, as the records replay them."""
+        return [self.row(1, a) for a in self.python_leaf(root, shuffled, seed).legal_actions()]
+
+    def python_leaf(self, root: Game, shuffled: list[int], seed: int) -> Game:
+        """Slot 1's state as a Python game: ``root.clone()`` redealt to slot 1's draw order (``shuffled``, the
+        order before the ``order_unseen`` hooks; ``seed``: the redeal's new generator) and played along slot
+        1's history from the root (:meth:`plugin_moves`; a guide's evaluation of a plug-in's decision)."""
         leaf = root.clone()
         leaf.redeal(_Replay(shuffled, seed))  # type: ignore[arg-type]
         for a in self._batch.actions(1, len(root.history)):
             leaf.apply(a)
-        return [self.row(1, a) for a in leaf.legal_actions()]
+        return leaf
 
     def play_out(self, seed: int) -> list[int]:
         """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores."""
@@ -269,10 +316,106 @@ class FastPlayout:
         self._call("play_out", b.tables, b.state, 1, seed)
         return self.scores()
 
+    @property
+    def player(self) -> int:
+        """Slot 1's deciding seat."""
+        return int(self._gi1[_PLAYER])
+
     def scores(self) -> list[int]:
         """Slot 1's scores."""
         o = self._batch._off[P_O_SCORES]
         return self._batch.state.ls[1, o : o + self._batch.num_players].tolist()
+
+    # ------------------------------------------------------------------ a network's leaf evaluation
+    def _observe_consts(self) -> tuple[Any, ...]:
+        c = self._obs
+        if c is None:
+            from .features import kernels_of
+
+            b = self._batch
+            if not getattr(b.options, "action_features", False):
+                raise ValueError(
+                    "FastPlayout.observe needs the action features: build it with "
+                    "FastPlayout(dataclasses.replace(config, action_features=True))"
+                )
+            n = b.num_players
+            P = b.tables.P
+            rows, cols = int(P[P_ROWS]), int(P[P_COLS])
+            c = self._obs = (
+                np.ones(n, dtype=np.int64),  # slot 1 for every seat
+                np.arange(n, dtype=np.int64),
+                kernels_of(b),
+                np.zeros(n, dtype=np.int64),
+                rows,
+                cols,
+                int(P[P_FOL_START]),
+                int(P[P_MAXSEG]),
+            )
+        return c
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """Every seat's observation of slot 1 (seat p in row p; fresh arrays): the batch's encoder (the
+        config's window) with the action features, as the Python encoder and
+        :func:`~carc_env.encoding.placements.placement_features` write them.  Two things the kernels do
+        otherwise are made as the Python rows are: the deciding seat's placement rows come in the
+        reference's order (the frontier's cells in order, each cell's rotations in order; the kernels
+        write them by flat index), and more legal placements in the window than the config's
+        ``action_feature_rows`` get more rows (the Python rows have no cap).  ``place_count``: the rows
+        written per seat (the real rows come first, zero rows after)."""
+        games, seats, fk, counts, rows, cols, _, _ = self._observe_consts()
+        b = self._batch
+        T, S = b.tables, b.state
+        obs = b.empty_obs(len(games))
+        self._call(
+            "observe_range", T, S, games, seats, obs["board"], obs["globals"], obs["windows"], obs["action_mask"]
+        )
+        args = (obs["action_mask"], obs["place_index"], obs["place_features"], obs["spots"], counts)
+        self._call("features_range", T, S, fk.X, fk.W, games, seats, *args)
+        if counts.min() < 0:  # more legal placements in the window than rows: again, with enough rows
+            need = obs["place_index"].shape[1] - int(counts.min()) - 1
+            obs["place_index"] = np.zeros((len(games), need), dtype=np.int64)
+            obs["place_features"] = np.zeros((len(games), need, obs["place_features"].shape[2]), dtype=np.float32)
+            args = (obs["action_mask"], obs["place_index"], obs["place_features"], obs["spots"], counts)
+            self._call("features_range", T, S, fk.X, fk.W, games, seats, *args)
+        gi = self._gi1.tolist()
+        p = gi[_PLAYER]
+        k = int(counts[p])
+        if gi[_PHASE] == K.PH_TILE and k > 1:  # the reference's order: frontier cell by cell, rotations in order
+            rc = rows * cols
+            fr = S.fr[1, : gi[K.G_NF]]
+            col = fr[:, 0] - gi[K.G_X0]
+            row = fr[:, 1] - gi[K.G_Y0]
+            ok = (col >= 0) & (col < cols) & (row >= 0) & (row < rows)
+            slot_of = np.zeros(rc, dtype=np.int64)
+            slot_of[(row * cols + col)[ok]] = np.flatnonzero(ok)
+            index = obs["place_index"][p, :k]
+            perm = np.argsort(slot_of[index % rc] * 4 + index // rc, kind="stable")
+            obs["place_index"][p, :k] = index[perm]
+            obs["place_features"][p, :k] = obs["place_features"][p, :k][perm]
+        obs["place_count"] = counts.copy()
+        return obs
+
+    def flat_indices(self, moves: Any) -> list[int]:
+        """The flat action index (:class:`~carc_env.encoding.actions.ActionCodec`'s) of each of slot 1's
+        moves ``(kind, a, b, c)`` (:meth:`moves` of a tile or follower decision); -1 for a tile placement
+        outside the observation window, which no index names (``ActionCodec.encode`` raises for it)."""
+        _, _, _, _, rows, cols, fol_start, max_seg = self._observe_consts()
+        if type(moves) is np.ndarray:  # tile placements
+            gi = self._gi1
+            col = moves[:, 1] - gi[K.G_X0]
+            row = moves[:, 2] - gi[K.G_Y0]
+            flat = moves[:, 3] * (rows * cols) + row * cols + col
+            flat[(col < 0) | (col >= cols) | (row < 0) | (row >= rows)] = -1
+            return flat.tolist()
+        out = []
+        for kind, a, _, _ in moves:
+            if kind == 1:
+                out.append(fol_start + int(a))
+            elif kind == 2:
+                out.append(fol_start + max_seg)
+            else:
+                raise ValueError(f"flat_indices: move {(kind, a)} is not a tile or follower move (a plug-in's)")
+        return out
 
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)

@@ -48,7 +48,11 @@ the same redeal, moves, keys, move orders and generator draws as the Python
 loop, so the same tree from the same seed (``tests/agents/test_search.py``).
 Below the root its nodes hold the engine's moves (``(kind, a, b, c)``
 rows) and a leaf lists its moves when a simulation first comes back to it
-(``actions`` None until then).  Every other guide runs the loop below on
+(``actions`` None until then).  A guide with priors offering
+``compiled_state`` (the network guide of ``agents.search``) gets the same:
+its new leaves are evaluated on the engine's slot (``expand_state(sim,
+moves, rng)``, their moves listed at once), a plug-in's decision on the
+Python game of that state.  Every other guide runs the loop below on
 Python games.
 
 Budget and determinism
@@ -196,11 +200,10 @@ class MCTS:
         begin = getattr(guide, "begin", None)
         if begin is not None:
             begin(game)
-        if not getattr(guide, "uses_priors", False):
-            compiled = getattr(guide, "compiled_state", None)
-            sim = compiled(game) if compiled is not None else None
-            if sim is not None:
-                return self._search_compiled(sim, game, actions, simulations, time_per_move, t0)
+        compiled = getattr(guide, "compiled_state", None)
+        sim = compiled(game) if compiled is not None else None
+        if sim is not None:
+            return self._search_compiled(sim, game, actions, simulations, time_per_move, t0)
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
         puct = root.prior is not None
@@ -268,10 +271,25 @@ class MCTS:
         by ``rng`` as ``Game.redeal`` shuffles them, the ``order_unseen`` hooks, the new game generator
         drawn), the same selection, the same node keys (in the engine's numbers), the same legal moves in
         the same order (:meth:`FastPlayout.moves`), the same play-out seed drawn from ``rng``: with the
-        compiled step equal to the Python one (the differential), the same visits from the same seed."""
+        compiled step equal to the Python one (the differential), the same visits from the same seed.
+
+        A guide with priors (``uses_priors``) evaluates the root as the Python loop does
+        (``expand(game.clone(), ...)``) and every new leaf on the compiled state
+        (``expand_state(sim, moves, rng)``; a plug-in's decision, rare, on the Python game
+        :meth:`FastPlayout.python_leaf` makes of it): PUCT selection, the leaf's moves listed at once."""
         rng, guide = self.rng, self.guide
-        c = self.c if self.c is not None else DEFAULT_C_UCT
-        root = Node(game.player, actions)
+        n_players = game.num_players
+        prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
+        root = Node(game.player, actions, prior)
+        puct = root.prior is not None
+        c = self.c if self.c is not None else (DEFAULT_C_PUCT if puct else DEFAULT_C_UCT)
+        bounds = [math.inf, -math.inf]  # PUCT: smallest and largest value backed up
+        expand_state = getattr(guide, "expand_state", None)
+        if puct and expand_state is None:
+            raise TypeError(
+                f"{guide!r} gives priors and offers compiled_state but has no expand_state(sim, moves, rng): "
+                "give it one (the leaf's priors and values on the compiled state) or return None from compiled_state"
+            )
         root_rows = [sim.row(0, a) for a in actions]
         base = game._bag[::-1]  # the tiles left, next drawn first: what Game.redeal shuffles
         hooks = game.rules.h_order_unseen
@@ -284,7 +302,7 @@ class MCTS:
             return canonical_rotations(game, t, canon_cache)
 
         step, key_of, values_of = sim.step, sim.key, guide.values
-        select = self._select_uct
+        select, select_puct = self._select_uct, self._select_puct
         sims = 0
         deadline = t0 + time_per_move if time_per_move is not None else math.inf
         limit = simulations if simulations is not None else math.inf
@@ -301,7 +319,7 @@ class MCTS:
             node = root
             path: list[tuple[Node, int]] = []
             while True:
-                i = select(node, c, rng)
+                i = select_puct(node, c, bounds) if puct else select(node, c, rng)
                 row = root_rows[i] if node is root else node.actions[i]
                 if not step(row):
                     raise RuntimeError(f"the compiled engine refuses move {row} of the search's tree (please report)")
@@ -314,6 +332,18 @@ class MCTS:
                 if branches is None:
                     branches = node.children[i] = {}
                 child = branches.get(key)
+                if child is None and puct:  # a new leaf, evaluated by the guide: its moves and priors now
+                    acts = sim.moves(canon)
+                    if acts is None:  # a plug-in's decision: the Python game of this state evaluates it
+                        leaf = sim.python_leaf(game, shuffled, seed)
+                        py_acts = leaf.legal_actions()
+                        prior, values = guide.expand(leaf, py_acts, rng)
+                        acts = [sim.row(1, a) for a in py_acts]
+                    else:
+                        prior, values = expand_state(sim, acts, rng)  # type: ignore[misc]
+                    values = _utility_vector(values, n_players)
+                    branches[key] = Node(key[1], acts, prior)
+                    break
                 if child is None:  # a new leaf: its moves are listed when a simulation comes back to it
                     values = values_of(sim.play_out(int(rng.integers(2**31 - 1))))
                     branches[key] = Node(key[1], None)
@@ -328,6 +358,12 @@ class MCTS:
                 nd.w[i] += v
                 nd.visits += 1
                 nd.wsum += v
+            if puct:
+                for v in values:
+                    if v < bounds[0]:
+                        bounds[0] = v
+                    if v > bounds[1]:
+                        bounds[1] = v
             sims += 1
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]

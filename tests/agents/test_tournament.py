@@ -314,6 +314,11 @@ def test_ppo_and_ppo_mcts_are_separate_players(ckpt):
     assert all(p["decisions"] > 0 for p in rep["players"])
     with pytest.raises(CheckpointError, match="another game layout"):
         make_player(f"ppo-mcts:{ckpt}", {"num_players": 3}, 0)
+    # where its simulations run: engine=auto (default), python or numba; rollout options are refused
+    assert make_player(f"ppo-mcts:{ckpt}:4", {"num_players": 2}, 0).guide.engine == "auto"
+    assert make_player(f"ppo-mcts:{ckpt}:4:engine=python", {"num_players": 2}, 0).guide.engine == "python"
+    with pytest.raises(PlayerSpecError, match="option of mcts rollouts.*engine=auto"):
+        make_player(f"ppo-mcts:{ckpt}:4:greedy", {"num_players": 2}, 0)
 
 
 # ------------------------------------------------------------------------------ scripts/evaluate.py

@@ -43,3 +43,24 @@ def test_a_whole_game_is_played_alike_by_both_trees():
 def test_a_bad_expansion_is_refused():
     res = _run("--expansions", "base,nosuch")
     assert res.returncode == 2 and "--expansions 'base,nosuch'" in res.stderr and "nosuch" in res.stderr
+
+
+@needs_numba
+def test_the_network_guided_search_is_timed_both_ways_with_the_same_visits():
+    res = _run("--sims", "12", "--json", "--guide", "pretrained:base-2p")
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert [r["search"] for r in d["rows"][:2]] == ["ppo-mcts, compiled state", "ppo-mcts, python"]
+    ref = [r for r in d["rows"] if r["search"] == "ppo-mcts, python"]
+    assert len(ref) == 4 and all(r["same_visits"] and r["state"] == "python" for r in ref)
+    assert {r["state"] for r in d["rows"] if r["search"] == "ppo-mcts, compiled state"} == {"compiled"}
+    res = _run("--sims", "4", "--game", "--json", "--guide", "fresh", "--players", "3")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["same_game"]
+
+
+def test_a_bad_guide_is_refused():
+    res = _run("--guide", "no/such.pt")
+    assert res.returncode == 2 and "--guide 'no/such.pt'" in res.stderr
+    res = _run("--guide", "pretrained:base-2p", "--players", "3")
+    assert res.returncode == 2 and "not {'num_players': 3" in res.stderr

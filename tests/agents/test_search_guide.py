@@ -1,0 +1,252 @@
+"""The network guide on the compiled state (agents/search.py ``NetworkGuide.compiled_state``): the leaves'
+observations from the compiled encoders, byte for byte the Python guide's, and the same searches."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import carc_env
+from agents.expert import ExpertConfig, ExpertTrainer
+from agents.network import NetConfig, PolicyNet
+from agents.policy import obs_to_tensors, shapes_from_env, stacked_to_tensors
+from agents.search import NetworkGuide, PPOSearchPolicy
+from carc_env.core.actions import IllegalActionError
+from carc_env.core.game import new_game
+from carc_env.fast import available as _numba_available
+from carc_env.search import MCTS
+from carc_env.search.mcts import node_actions
+from carc_env.search.rollout import canonical_rotations
+
+pytestmark = [
+    pytest.mark.skipif(not _numba_available(), reason="numba is not installed"),
+    pytest.mark.usefixtures("one_torch_thread"),
+]
+
+BOX = ("base", "count", "king_robber", "river2", "darmstadt", "shrines")
+SMALL = {"channels": 8, "blocks": 1, "hidden": 32}
+
+
+def _net(env_kwargs, seed=0):
+    torch.manual_seed(seed)
+    return PolicyNet(shapes_from_env(carc_env.raw_env(**env_kwargs)), NetConfig(**SMALL))
+
+
+def _advance(game, k, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(k):
+        if game.over:
+            break
+        acts = game.legal_actions()
+        game.apply(acts[int(rng.integers(len(acts)))])
+    return game
+
+
+def _states(env_kwargs, seeds, stops):
+    """Python games of ``env_kwargs`` stopped after ``stops`` random decisions (every phase's)."""
+    n = env_kwargs["num_players"]
+    out = []
+    for s in seeds:
+        for k in stops:
+            g = _advance(new_game(n, expansions=tuple(env_kwargs.get("expansions", ("base",))), seed=s), k, seed=s)
+            if not g.over:
+                out.append(g)
+    return out
+
+
+CASES = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 2, "window": (9, 9)},  # placements outside the window: recentred, some moves without an index
+    {"num_players": 3, "expansions": BOX},
+    {"num_players": 2, "expansions": ("base", "stained_glass")},  # the windows tensor
+]
+
+
+@pytest.mark.parametrize("env_kwargs", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_compiled_observations_are_the_python_guides(env_kwargs):
+    """Every seat's observation of a state loaded into the compiled slot equals the Python guide's arrays,
+    byte for byte (placement rows in the Python order and number), and the moves' flat indices are the
+    codec's (-1 where it refuses: outside the window)."""
+    guide = NetworkGuide(_net(env_kwargs), env_kwargs)
+    tiny = dataclasses.replace(guide.engine_config, action_features=True, action_feature_rows=3)
+    outside = reordered = grown = 0
+    canon: dict = {}
+    for game in _states(env_kwargs, (1, 2), (0, 7, 30, 61, 95, 130)):
+        f = guide.compiled_state(game)
+        assert f is not None
+        f.begin(game)
+        f.load(game)
+        py = guide._observations(game)
+        for obs in (f.observe(), _observe_with(tiny, game)):  # the config's 128 rows; 3 rows, grown to fit
+            counts = obs.pop("place_count")
+            for p, ref in enumerate(py):
+                for key, want in ref.items():
+                    got = obs[key][p]
+                    if key in ("place_index", "place_features"):
+                        assert counts[p] == len(want)
+                        assert not got[len(want) :].any()  # zero rows after the real ones
+                        got = got[: len(want)]
+                    assert got.dtype == np.asarray(want).dtype and np.array_equal(got, want), (key, p)
+            k = len(py[game.player]["place_index"])
+            grown += k > 3
+            reordered += k > 1 and not np.all(np.diff(py[game.player]["place_index"]) > 0)
+        if game.phase in ("tile", "follower"):
+            acts = node_actions(game, canon)
+            moves = f.moves(lambda t, game=game: canonical_rotations(game, t, canon))
+            want = []
+            for a in acts:
+                try:
+                    want.append(guide.codec.encode(game, a))
+                except IllegalActionError:  # outside the window
+                    want.append(-1)
+            assert f.flat_indices(moves) == want
+            outside += want.count(-1)
+    assert grown > 0 and reordered > 0  # the two corrections were exercised
+    if env_kwargs.get("window") == (9, 9):
+        assert outside > 0
+
+
+@pytest.mark.parametrize("env_kwargs", CASES[:3], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_stacked_observations_make_obs_to_tensors_tensors(env_kwargs):
+    """``stacked_to_tensors`` (the compiled leaf's stacked observations) gives every tensor of
+    ``obs_to_tensors`` over the same observations one by one, exactly."""
+    guide = NetworkGuide(_net(env_kwargs), env_kwargs)
+    for game in _states(env_kwargs, (5,), (0, 3, 30, 80, 130)):
+        f = guide.compiled_state(game)
+        f.begin(game)
+        f.load(game)
+        obs = f.observe()
+        counts = obs.pop("place_count").tolist()
+        one_by_one = [{k: v[p] for k, v in obs.items()} for p in range(len(counts))]
+        a, b = stacked_to_tensors(obs, counts), obs_to_tensors(one_by_one)
+        for name, x, y in zip(a._fields, a, b, strict=True):
+            assert x.dtype == y.dtype and torch.equal(x, y), name
+
+
+def _observe_with(config, game):
+    from carc_env.fast.playout import FastPlayout
+
+    f = FastPlayout(config)
+    f.begin(game)
+    f.load(game)
+    return f.observe()
+
+
+def _tree(node, out, depth=0):
+    """Every node's statistics depth first, keys in order (the Python tree's and the compiled one's)."""
+    out.append((depth, node.player, list(node.n), [round(w, 12) for w in node.w], node.prior))
+    for branches in node.children:
+        for key in sorted(branches or {}, key=repr):
+            out.append(key)
+            _tree(branches[key], out, depth + 1)
+    return out
+
+
+def _plugin_nodes(node):
+    k = 0
+    for branches in node.children:
+        for key, child in (branches or {}).items():
+            k += int(key[0] not in ("tile", "follower")) + _plugin_nodes(child)
+    return k
+
+
+@pytest.mark.parametrize("env_kwargs", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_search_on_compiled_state_is_the_python_search(env_kwargs):
+    """The same seed gives the same tree node for node (visits, summed values, priors, keys) whether each
+    simulation's state is a Python game with Python observations or the compiled slot with compiled ones."""
+    net = _net(env_kwargs, seed=3)
+    fast, ref = NetworkGuide(net, env_kwargs), NetworkGuide(net, env_kwargs, engine="python")
+    plugin = 0
+    roots = _states(env_kwargs, (4,), (0, 1, 40, 90))
+    n, exps = env_kwargs["num_players"], tuple(env_kwargs.get("expansions", ("base",)))
+    for seed in range(8):  # a plug-in's decision at the root, and the tile decision before it
+        g = new_game(n, expansions=exps, seed=seed)
+        rng, before = np.random.default_rng(seed), None
+        while not g.over and g.phase in ("tile", "follower"):
+            before = g.clone() if g.phase == "tile" else before
+            acts = g.legal_actions()
+            g.apply(acts[int(rng.integers(len(acts)))])
+        if not g.over:
+            roots += [g, before]
+            break
+    for k, root in enumerate(roots):
+        a = MCTS(fast, rng=np.random.default_rng(k)).search(root, simulations=120)
+        b = MCTS(ref, rng=np.random.default_rng(k)).search(root, simulations=120)
+        assert a.extra == {"state": "compiled"} and b.extra == {}
+        assert a.visits == b.visits and a.simulations == b.simulations == 120
+        assert all((math.isnan(x) and math.isnan(y)) or x == y for x, y in zip(a.values, b.values, strict=True))
+        assert _tree(a.root, []) == _tree(b.root, [])
+        plugin += _plugin_nodes(a.root)
+    if "count" in env_kwargs.get("expansions", ()):
+        assert plugin > 0  # plug-in decisions were evaluated below the root (on the Python leaf)
+
+
+def test_ppo_search_policy_plays_the_same_game_either_way():
+    """``PPOSearchPolicy`` (engine auto and python, same seed) picks the same move at every decision of a
+    game against itself; the compiled one searched on the compiled state."""
+    kw = {"num_players": 2}
+    net = _net(kw, seed=1)
+    pols = [PPOSearchPolicy(net, kw, simulations=24, seed=9, engine=e) for e in ("auto", "python")]
+    env = carc_env.raw_env(**kw)
+    env.reset(seed=12)
+    searched = 0
+    while not env.game.over:
+        obs = {"action_mask": env.match.mask()}
+        a, b = (p.act(obs, env) for p in pols)
+        assert a == b
+        if pols[0].last_search.simulations:
+            assert pols[0].last_search.extra == {"state": "compiled"} and pols[1].last_search.extra == {}
+            searched += 1
+        env.step(a)
+    assert searched > 40
+
+
+def test_expert_iteration_searches_on_compiled_state_and_plays_the_same_game():
+    """The trainer's searches (root noise included) run on the compiled state and give the same samples as
+    on the Python game."""
+    cfg = ExpertConfig(simulations=6, net=NetConfig(**SMALL), temperature_moves=4)
+    out = []
+    for engine in ("auto", "python"):
+        tr = ExpertTrainer({"num_players": 2, "expansions": ("base",)}, cfg, seed=5)
+        tr.guide.engine = engine
+        out.append(tr.play())
+        assert (tr.guide._fast != {}) == (engine == "auto")
+    a, b = out
+    assert len(a) == len(b) > 50
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(x["pi_index"], y["pi_index"]) and np.array_equal(x["pi"], y["pi"])
+        assert x["z"] == y["z"]
+
+
+def test_engine_option():
+    kw = {"num_players": 2}
+    with pytest.raises(ValueError, match="engine must be one of"):
+        NetworkGuide(_net(kw), kw, engine="gpu")
+    guide = NetworkGuide(_net(kw), kw, engine="numba")
+    with pytest.raises(ValueError, match="engine='numba'.*not the configuration"):
+        guide.compiled_state(new_game(3))
+    assert NetworkGuide(_net(kw), kw).compiled_state(new_game(3)) is None  # auto: the Python search
+    assert NetworkGuide(_net(kw), kw, engine="python").compiled_state(new_game(2)) is None
+    assert "engine='python'" in repr(NetworkGuide(_net(kw), kw, engine="python"))
+
+
+def test_a_used_policy_pickles_without_its_compiled_state():
+    """Tournament workers get the policy pickled: the compiled state stays behind and is rebuilt there."""
+    import pickle
+
+    kw = {"num_players": 2}
+    pol = PPOSearchPolicy(_net(kw), kw, simulations=8, seed=0)
+    env = carc_env.raw_env(**kw)
+    env.reset(seed=1)
+    for _ in range(3):
+        env.step(pol.act(env.observe(env.agent_selection), env))
+    assert pol.guide._fast
+    copy = pickle.loads(pickle.dumps(pol))
+    assert copy.guide._fast == {}
+    obs = env.observe(env.agent_selection)
+    assert copy.act(obs, env) == pol.act(obs, env) and copy.last_search.extra == {"state": "compiled"}
