@@ -259,7 +259,9 @@ def write(out: Path, runs: list[dict], meta: dict, json_too: bool = True) -> Non
         f"four measured in the same run. Per CPU-second: rates per second of the process's CPU time, less "
         f"disturbed by other jobs than wall time; the 2-thread figures are wall time and mean little when the "
         f"probe (a compiled loop on 1 and 2 threads) shows the second core taken by other jobs "
-        f"(probe 2 / 1 well below 2).\n\n{md}\n"
+        f"(probe 2 / 1 well below 2). Where a row shows pairs, its vector 2 / 1 ratio is the median of that many "
+        f"pairs of 1- and 2-thread runs made back to back (min-max in brackets; each pair's ratio, the probe "
+        f"after it and the CPU other processes used meanwhile are in the JSON's vector_thread_repeats).\n\n{md}\n"
     )
     print(md)
 
