@@ -27,6 +27,12 @@ a change in the machine's load hits them alike:
   with other jobs the second core is only partly there, and the ratio
   "probe 2 threads / 1 thread" says how much of it the vector env's own ratio
   could have had;
+* ``vector_thread_repeats`` (``--repeats K``): the vector env's 2 / 1 thread ratio read from K
+  pairs of runs made back to back after the rounds (one thread then two, two then one in turn, each
+  ``--repeat-seconds``), each pair with the probe's ratio measured right after it: the ratios,
+  their median, min and max.  With K >= 1 the ratios "fast_vector 2 threads / 1 thread" and
+  "probe 2 threads / 1 thread" are these medians (one run of a row cannot tell the env's slow
+  mode from a moment when another job had the second core);
 * ``vector_step_breakdown``: where one thread's CPU time goes in a batched step
   of the compiled vector env (kernel, the work a step does ahead for the next,
   the policy's compiled scan of the masks, the rest of ``step()`` and of the
@@ -197,6 +203,59 @@ def probe_round(threads: int, seconds: float, row: Row) -> None:
     row.add(sum(counts), time.perf_counter() - t0, time.process_time() - c0)
 
 
+def _busy() -> tuple[float, float, float] | None:
+    """CPU-seconds the whole machine and this process have run so far, and the wall clock (Linux's
+    ``/proc``; None elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:9]]
+        with open("/proc/self/stat") as f:
+            own = f.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    hz = os.sysconf("SC_CLK_TCK")
+    machine = sum(ticks) - ticks[3] - ticks[4]  # all but idle and iowait
+    return machine / hz, (int(own[11]) + int(own[12])) / hz, time.perf_counter()
+
+
+def thread_repeats(k: int, seconds: float, one, two) -> dict:
+    """``k`` pairs of runs of the vector env on 1 and 2 threads (``one`` / ``two``: a row's measuring
+    function), back to back, the order alternating (1 then 2, then 2 then 1, ...), each pair followed by
+    the probe on 1 and 2 threads (``seconds / 2`` each): every pair's 2 / 1 ratio and the probe's, their
+    medians, mins and maxes, and the cores other processes kept busy during each pair (``others``:
+    their CPU-seconds per second, from ``/proc``; a pair with ``others`` near 0 had the machine to
+    itself: ``quiet_median`` is the median of the pairs under 0.1)."""
+    ratios, probes, others = [], [], []
+    for i in range(k):
+        a, b = Row(), Row()
+        before = _busy()
+        for fn, row in ((one, a), (two, b)) if i % 2 == 0 else ((two, b), (one, a)):
+            progress(f"repeat {i + 1}/{k}: vector env on {1 if row is a else 2} thread(s)")
+            fn(row, seconds)
+        after = _busy()
+        if before and after:
+            others.append(round(max(0.0, (after[0] - before[0]) - (after[1] - before[1])) / (after[2] - before[2]), 2))
+        pa, pb = Row(), Row()
+        probe_round(1, seconds / 2, pa)
+        probe_round(2, seconds / 2, pb)
+        ratios.append(round(b.rate / a.rate, 3) if a.rate else 0.0)
+        probes.append(round(pb.rate / pa.rate, 3) if pa.rate else 0.0)
+    quiet = [r for r, o in zip(ratios, others, strict=False) if o < 0.1]  # (no others where /proc is missing)
+    return {
+        "seconds": seconds,
+        "ratios": ratios,
+        "probe_ratios": probes,
+        "others": others,
+        "median": round(float(np.median(ratios)), 2),
+        "min": round(min(ratios), 2),
+        "max": round(max(ratios), 2),
+        "probe_median": round(float(np.median(probes)), 2),
+        "probe_min": round(min(probes), 2),
+        "quiet_pairs": len(quiet),
+        "quiet_median": round(float(np.median(quiet)), 2) if quiet else None,
+    }
+
+
 def jit_cost(kw: dict) -> dict:
     """Seconds a fresh process spends compiling the kernels (empty cache), then loading them (cached)."""
     code = (
@@ -249,6 +308,15 @@ def main(argv: list[str] | None = None) -> int:
         "--peers",
         default="connect_four,go_9x9,chess",
         help="comma-separated PettingZoo peers (connect_four, go_9x9, chess)",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=cli.int_range(0),
+        default=0,
+        help="pairs of 1- and 2-thread vector env runs whose ratios' median is the 2 / 1 thread ratio (>= 0)",
+    )
+    ap.add_argument(
+        "--repeat-seconds", type=cli.positive_float, default=1.0, help="seconds of each run of a --repeats pair (> 0)"
     )
     ap.add_argument("--no-jit", action="store_true", help="skip measuring the compile time (two fresh processes)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -369,6 +437,9 @@ def main(argv: list[str] | None = None) -> int:
         for key, fn in jobs:
             progress(f"round {k + 1}/{args.rounds}: {key}")
             fn(rows[key], per)
+    repeats: dict = {}
+    if args.repeats and "fast_vector_env_steps_per_s_2_threads" in rows:
+        repeats = thread_repeats(args.repeats, args.repeat_seconds, vec("numba", 1), vec("numba", 2))
 
     # -------------------------------------------------------------- report
     result["engine_games_per_s"] = round(rows["engine_games_per_s"].rate, 2)
@@ -415,6 +486,10 @@ def main(argv: list[str] | None = None) -> int:
         "fast_vector / connect_four": ratio("fast_vector_env_steps_per_s", "peer_connect_four"),
         "fast_vector (2 threads) / connect_four": ratio("fast_vector_env_steps_per_s_2_threads", "peer_connect_four"),
     }
+    if repeats:
+        result["vector_thread_repeats"] = repeats
+        ratios["fast_vector 2 threads / 1 thread"] = repeats["median"]
+        ratios["probe 2 threads / 1 thread"] = repeats["probe_median"]
     result["ratios"] = {k: v for k, v in ratios.items() if v is not None}
     result["targets"] = {
         k: {"bar": bar, "measured": result.get(k), "met": bool(result.get(k) and result[k] >= bar)}

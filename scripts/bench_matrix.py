@@ -8,7 +8,9 @@ row has connect four measured in the same run, interleaved with it), and writes 
 * ``OUT.md``: one table row per run: the compiled engine's games per second (wall and per CPU-second),
   ``carc_env.env()`` AEC / connect four, the vector env (64 games) / connect four on 1 and on 2 threads,
   its 2 / 1 thread ratio next to the probe's (how much of the second core there was), the serial share of
-  a 1-thread batched step with its 2-thread bound, and the load.
+  a 1-thread batched step with its 2-thread bound, and the load.  With ``--repeats K`` (default 5) the
+  2 / 1 thread ratio is the median of K pairs of runs made back to back (bench.py's ``--repeats``), shown
+  with its min-max, and the probe's ratio the median of the probes made right after each pair.
 
 The configurations (``--list`` prints them): the base game; each expansion alone; the box (King & Robber
 Baron, the Count, The River II, Heretics and Shrines, Darmstadt); every expansion the compiled engine
@@ -110,6 +112,10 @@ def run_one(keys: tuple[str, ...], players: int, args: argparse.Namespace) -> di
         "--peers",
         "connect_four",
         "--no-jit",
+        "--repeats",
+        str(args.repeats),
+        "--repeat-seconds",
+        str(args.repeat_seconds),
     ]
     if args.quiet:
         cmd.append("--quiet")
@@ -160,14 +166,17 @@ def table(runs: list[dict]) -> str:
         v1 = cpu.get("fast_vector_env_steps_per_s")
         bd = r.get("vector_step_breakdown", {})
         serial = f"{bd['serial_share']:.2f} ({bd['amdahl_2_threads']:.2f})" if bd else "–"
+        rep = r.get("vector_thread_repeats")
+        spread = f" ({rep['min']:.2f}-{rep['max']:.2f}, {len(rep['ratios'])} pairs)" if rep else ""
+        probe_spread = f" (min {rep['probe_min']:.2f})" if rep else ""
         lines.append(
             f"| {label} | {players} | compiled | {_num(r.get('fast_engine_games_per_s'))} | {_num(fe_cpu)} "
             f"| {_num(ratios.get('fast_env / connect_four'), 2)} "
             f"| {_num(aec_cpu / c4_cpu if aec_cpu and c4_cpu else None, 2)} "
             f"| {_num(v1 / c4_cpu if v1 and c4_cpu else None, 2)} "
             f"| {_num(ratios.get('fast_vector (2 threads) / connect_four'), 2)} "
-            f"| {_num(ratios.get('fast_vector 2 threads / 1 thread'), 2)} "
-            f"| {_num(ratios.get('probe 2 threads / 1 thread'), 2)} | {serial} | {_num(load, 1)} |"
+            f"| {_num(ratios.get('fast_vector 2 threads / 1 thread'), 2)}{spread} "
+            f"| {_num(ratios.get('probe 2 threads / 1 thread'), 2)}{probe_spread} | {serial} | {_num(load, 1)} |"
         )
     return "\n".join(lines)
 
@@ -177,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", default="2,4", help="comma-separated player counts, 2 to 5 (default 2,4)")
     ap.add_argument("--seconds", type=cli.positive_float, default=4.0, help="bench.py's --seconds per run (> 0)")
     ap.add_argument("--rounds", type=cli.int_range(1), default=2, help="bench.py's --rounds (>= 1)")
+    ap.add_argument(
+        "--repeats",
+        type=cli.int_range(0),
+        default=5,
+        help="bench.py's --repeats: pairs of 1- and 2-thread vector env runs per row, the ratio their median (>= 0)",
+    )
+    ap.add_argument("--repeat-seconds", type=cli.positive_float, default=1.0, help="bench.py's --repeat-seconds (> 0)")
     ap.add_argument("--only", default="", help="comma-separated configuration numbers from --list (default: all)")
     ap.add_argument("--out", default="docs/results/bench_matrix", help="path of the .md and .json (no suffix)")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
@@ -243,7 +259,9 @@ def write(out: Path, runs: list[dict], meta: dict, json_too: bool = True) -> Non
         f"four measured in the same run. Per CPU-second: rates per second of the process's CPU time, less "
         f"disturbed by other jobs than wall time; the 2-thread figures are wall time and mean little when the "
         f"probe (a compiled loop on 1 and 2 threads) shows the second core taken by other jobs "
-        f"(probe 2 / 1 well below 2).\n\n{md}\n"
+        f"(probe 2 / 1 well below 2). Where a row shows pairs, its vector 2 / 1 ratio is the median of that many "
+        f"pairs of 1- and 2-thread runs made back to back (min-max in brackets; each pair's ratio, the probe "
+        f"after it and the CPU other processes used meanwhile are in the JSON's vector_thread_repeats).\n\n{md}\n"
     )
     print(md)
 

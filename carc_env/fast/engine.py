@@ -398,7 +398,8 @@ class FastBatch:
 
     def _ahead(self, games: list[int]) -> int:
         """What a step does for the next one while the games are stepped (with threads, in the first
-        helper while the other threads step games; Python, which holds the GIL that the kernels release):
+        helper to join the step while the other threads step games, else after the step; Python, which
+        holds the GIL that the kernels release):
         the draw orders of the games the last step restarted (:meth:`_prepare_all`), and the next step's
         fresh output arrays and ``extra_outputs()`` (where this step observes: the next one most likely
         does too)."""
@@ -538,9 +539,9 @@ class FastBatch:
             # One kernel call per thread; the threads take chunks of games from one counter inside the
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
             # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
-            # threads wait for the step in compiled code (_Helpers); the first prepares the draw orders and
-            # the next step's output arrays first (_ahead), holding the GIL while the calling thread has
-            # released it in its kernel.
+            # threads wait for the step in compiled code (_Helpers); the first to join it prepares the draw
+            # orders and the next step's output arrays first (_ahead), holding the GIL while the calling
+            # thread has released it in its kernel (if none joins, the calling thread does after the step).
             helpers = self._started_helpers()
             bad = helpers.step(self._ahead, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
             if unprepared and True in dones[unprepared].tolist():  # pragma: no cover - a game of fewer than two tiles
@@ -1040,34 +1041,38 @@ class _Helpers:
     compiled code that releases the GIL (:func:`carc_env.fast.vector_kernels.wait_go`: a short watch of
     the control array ``ctl``, then a sleep on a condition), so a step wakes no thread through the
     operating system and never waits for the GIL on a helper (the protocol is in that module's
-    docstring).  The threads hold this object, not the batch: a batch that is dropped is collected (and
-    closes its helpers)."""
+    docstring).  A helper that is not on a core when a step opens (the operating system gave its core to
+    another job) does not hold the step up: the calling thread takes every chunk, closes the step and
+    waits only for the helpers that joined it (:func:`~carc_env.fast.vector_kernels.finish`).  The
+    threads hold this object, not the batch: a batch that is dropped is collected (and closes its
+    helpers)."""
 
-    SPINS = 600
-    """Rounds of watching (:data:`~carc_env.fast.vector_kernels.WATCH` loads of the control array and a
-    ``sched_yield``, half a microsecond or more) a helper makes before it sleeps: about 0.3 ms, twice the
-    Python work between two steps of a loop with a random policy (the benchmark's); a loop that spends
-    longer between steps (a network's forward pass) finds the helpers asleep and wakes them, as a thread
-    pool would, and its own threads (a network's) do not share their cores with a watch for long."""
+    SPIN_NS = 300_000
+    """Nanoseconds a helper watches for the next step (spinning on the processor's hint, its core kept)
+    before it sleeps: 0.3 ms, many times the Python work between two steps of a loop with a random policy
+    (the benchmark's); a loop that spends longer between steps (a network's forward pass) finds the
+    helpers asleep and wakes them, as a thread pool would, and its own threads (a network's) do not share
+    their cores with a watch for long."""
     WAIT_SPINS = 200
     """Rounds of watching the calling thread makes between two yields of the GIL while it waits for the
-    helpers' reports."""
+    helpers that joined a step."""
 
     def __init__(self, n: int) -> None:
         import threading
 
-        from .vector_kernels import C_BAD, C_COUNTER, C_LEN, publish, wait_done
+        from .vector_kernels import C_BAD, C_CLAIM, C_COUNTER, C_LEN, finish, publish
 
         self.n = n
-        self.slots = (C_COUNTER, C_BAD)
+        self.slots = (C_COUNTER, C_BAD, C_CLAIM)
         self.pid = os.getpid()
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
         # the machine-code entries of the calling thread's handshake (each step calls them: no import
         # statement and no dispatcher's typing on the one core's path); a first call compiles or loads them
         publish(self.ctl, 0)
-        wait_done(self.ctl, 0, 1)
+        finish(self.ctl, 0, 1)
         self._publish = direct(publish, (self.ctl, 0))
-        self._wait_done = direct(wait_done, (self.ctl, 0, 1))
+        self._finish = direct(finish, (self.ctl, 0, 1))
+        self.ctl[C_CLAIM] = 0
         self.cond = threading.Condition()
         self.job: tuple[Any, ...] | None = None
         self.errors: list[BaseException] = []
@@ -1080,14 +1085,15 @@ class _Helpers:
             t.start()
 
     def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...]) -> int:
-        """One threaded step: the helpers and the calling thread run ``step_chunks(*args)`` (``args[2]`` is
-        ``ctl``, whose slot 0 is the chunk counter); the first helper runs ``prepare(games)`` first (unless
-        ``prepare`` is None).
+        """One threaded step: the helpers that join it and the calling thread run ``step_chunks(*args)``
+        (``args[2]`` is ``ctl``, whose slot 0 is the chunk counter); ``prepare(games)`` (unless ``prepare``
+        is None) runs once, in the first helper that joins, else in the calling thread after the step.
         Returns the illegal actions met."""
         ctl = self.ctl
-        counter, bad_slot = self.slots
+        counter, bad_slot, claim_slot = self.slots
         ctl[counter] = 0
         ctl[bad_slot] = 0
+        ctl[claim_slot] = 0
         self.job = (prepare, games, step_chunks, args)
         self.epoch += 1
         if self._publish(ctl, self.epoch):  # a helper sleeps: wake it
@@ -1096,12 +1102,13 @@ class _Helpers:
         try:
             bad = step_chunks(*args)
         finally:
-            reports = self.n * self.epoch
-            while not self._wait_done(ctl, reports, self.WAIT_SPINS):
-                time.sleep(0)  # a helper is descheduled: let it run
+            while (mine := self._finish(ctl, self.epoch, self.WAIT_SPINS)) < 0:
+                time.sleep(0)  # a helper that joined is descheduled: let it run
             self.job = None
         if self.errors:
             raise self.errors.pop()
+        if mine and prepare is not None:  # no helper joined the step: its prepare is the caller's
+            prepare(games)
         return bad + int(ctl[bad_slot])
 
     def close(self) -> None:
@@ -1124,11 +1131,12 @@ def _helper_loop(h: _Helpers, i: int) -> None:
     seen, bad = 0, -1
     watch = wait_go
     while True:
-        epoch = watch(h.ctl, seen, bad, h.SPINS)
+        status, epoch = watch(h.ctl, seen, bad, h.SPIN_NS)
         if watch is wait_go:  # its machine-code entry from now on (the report reaches the caller sooner)
-            watch = direct(wait_go, (h.ctl, seen, bad, h.SPINS))
+            watch = direct(wait_go, (h.ctl, seen, bad, h.SPIN_NS))
         bad = -1
-        if epoch < 0:  # asleep until the next step (or the end)
+        seen = epoch
+        if status < 0:  # asleep until the next step (or the end)
             with h.cond:
                 while int(h.ctl[C_EPOCH]) == seen and not h.stop:
                     h.cond.wait()
@@ -1136,12 +1144,11 @@ def _helper_loop(h: _Helpers, i: int) -> None:
             continue
         if h.stop:
             return
-        seen = epoch
         job = h.job
         bad = 0
         try:
             prepare, games, step_chunks, args = job  # type: ignore[misc]
-            if i == 0 and prepare is not None:
+            if status == 1 and prepare is not None:
                 prepare(games)
             bad = step_chunks(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it

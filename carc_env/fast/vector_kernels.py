@@ -16,21 +16,26 @@ calls that release the GIL:
 
 and the handshake of a threaded batched step (:class:`carc_env.fast.engine.FastBatch` with ``threads > 1``):
 the helper threads are started once and wait for the next step in compiled code that releases the GIL,
-watching a control array (``ctl``, int64) with atomic loads (and letting another thread that waits for
-the core run between every few loads, :func:`cede`), instead of being woken by the operating
+watching a control array (``ctl``, int64) with atomic loads, instead of being woken by the operating
 system twice per step (a thread pool's job and its result: each wake-up costs tens of microseconds on a
 virtual machine, and each return to Python contends for the GIL):
 
-* :func:`publish`: the calling thread opens step ``epoch`` (``ctl[C_EPOCH]``) and learns how many helpers
-  had stopped watching and sleep (they need a notification);
-* :func:`wait_go`: a helper reports its last step done (``ctl[C_DONE]``, its illegal actions added to
-  ``ctl[C_BAD]``) and watches for the next step: it returns the new epoch once the caller has opened it
-  *and* entered the kernel (it has taken a chunk: ``ctl[C_COUNTER] != 0``, so the GIL is free when the
-  helper goes back to Python for the step's arguments), or -1 after ``spins`` rounds of loads (the caller is busy
-  elsewhere: the helper then sleeps on a condition, marked in ``ctl[C_SLEEP]``, and :func:`publish`
-  tells the caller to wake it);
-* :func:`wait_done`: the calling thread waits until every helper has reported step ``epoch`` done (in
-  :func:`wait_go`, so back in compiled code: the caller then never waits for the GIL on a helper).
+* :func:`publish`: the calling thread opens step ``epoch`` (``ctl[C_EPOCH]``; its core in ``ctl[C_CPU]``)
+  and learns how many helpers had stopped watching and sleep (they need a notification);
+* :func:`wait_go`: a helper reports the step it joined done (``ctl[C_ACTIVE] -= 1``, its illegal actions
+  added to ``ctl[C_BAD]``) and watches for the next step, spinning on the processor's hint; it *joins* a
+  step once the caller has opened it *and* entered the kernel (it has taken a chunk: ``ctl[C_COUNTER]
+  != 0``, so the GIL is free when the helper goes back to Python for the step's arguments), unless the
+  caller has closed it already (``ctl[C_CLOSED]``): ``ctl[C_ACTIVE] += 1``, then the check, both
+  sequentially consistent.  The first helper to join claims the step's ``prepare`` (``ctl[C_CLAIM]``).
+  After ``spin_ns`` nanoseconds without a step it sleeps on a condition, marked in ``ctl[C_SLEEP]``, and
+  :func:`publish` tells the caller to wake it; a helper on the caller's core yields that core between
+  its looks (:func:`cede`);
+* :func:`finish`: the calling thread, its chunks done (every chunk is then taken), closes the step and
+  waits only for the helpers that joined it (``ctl[C_ACTIVE] == 0``; yielding between rounds of looks,
+  in case one shares its core); it runs the step's ``prepare`` itself if no helper claimed it.  A helper
+  that the operating system had taken off its core when the step opened (another job's turn) so never
+  holds a step up: it finds the step closed when it is back, and waits for the next.
 
 and the compiled random masked policy a loop calls between steps (the vector env's
 ``sample_legal_actions``), which scans the masks on the same threads:
@@ -47,17 +52,21 @@ engine's entry points.
 
 from __future__ import annotations
 
+import platform
 import sys
 
 import numpy as np
+from llvmlite import ir
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-C_COUNTER, C_EPOCH, C_DONE, C_SLEEP, C_BAD, C_LEN = 0, 1, 2, 3, 4, 8
+C_COUNTER, C_EPOCH, C_ACTIVE, C_SLEEP, C_BAD, C_CLOSED, C_CLAIM, C_CPU, C_LEN = 0, 1, 2, 3, 4, 5, 6, 7, 8
 """Slots of the control array of a threaded step (``ctl``, int64 (C_LEN,)): the chunk counter of
-``step_chunks`` (it takes chunks from ``ctl[0]``), the step's epoch, the helpers' done reports (the sum of
-the epochs each helper finished last), the helpers asleep, the illegal actions the helpers met."""
+``step_chunks`` (it takes chunks from ``ctl[0]``), the step's epoch, the helpers that joined the step and
+have not finished it, the helpers asleep, the illegal actions the helpers met, the last step the caller
+closed, the claims on the step's ``prepare`` (the first claim runs it), the core the calling thread ran on
+when it last opened or finished a step."""
 
 
 def _slot(context, builder, signature, args):  # pragma: no cover - compiled
@@ -94,51 +103,120 @@ def atomic_add(typingctx, arr, i, n):  # pragma: no cover - compiled
 
 if sys.platform.startswith(("linux", "darwin", "freebsd")):
     _sched_yield = types.ExternalFunction("sched_yield", types.int32())  # the C library's
+    # clock_gettime(clock, struct timespec *): the pointer passed as an integer (the same register)
+    _clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.intp))
+    _MONOTONIC = 1 if sys.platform.startswith("linux") else 6 if sys.platform == "darwin" else 4
 
     @njit(nogil=True, inline="always")
     def cede() -> None:  # pragma: no cover - compiled
         """Let another thread that waits for this core run (``sched_yield``; at once if none waits): a
-        thread that watches the control array must not keep the thread it waits for off the core on a
-        machine with more threads than cores."""
+        thread of a step that waits for another must not keep it off a core they share (a machine with
+        more threads than free cores)."""
         _sched_yield()
-else:  # pragma: no cover - no sched_yield: the watch only spins
+
+    @njit(nogil=True, inline="always")
+    def now_ns(ts: np.ndarray) -> int:  # pragma: no cover - compiled
+        """The monotonic clock in nanoseconds (``ts``: an int64 scratch of 2)."""
+        _clock_gettime(_MONOTONIC, ts.ctypes.data)
+        return ts[0] * 1_000_000_000 + ts[1]
+else:  # pragma: no cover - no sched_yield, no clock: the watch counts its loads
 
     @njit(nogil=True, inline="always")
     def cede() -> None:
         pass
 
+    @njit(nogil=True, inline="always")
+    def now_ns(ts: np.ndarray) -> int:
+        ts[0] += 25 * WATCH  # (about 25 ns a load and a pause)
+        return ts[0]
+
+
+if sys.platform.startswith("linux"):
+    _sched_getcpu = types.ExternalFunction("sched_getcpu", types.int32())
+
+    @njit(nogil=True, inline="always")
+    def core() -> int:  # pragma: no cover - compiled
+        """The core this thread runs on now (``sched_getcpu``)."""
+        return np.int64(_sched_getcpu())
+else:  # pragma: no cover - unknown: a helper never finds itself on the caller's core
+
+    @njit(nogil=True, inline="always")
+    def core() -> int:
+        return -1
+
+
+_HINT = {"x86_64": ("llvm.x86.sse2.pause", ()), "AMD64": ("llvm.x86.sse2.pause", ()),
+         "aarch64": ("llvm.aarch64.hint", (1,)), "arm64": ("llvm.aarch64.hint", (1,))}.get(platform.machine())  # fmt: skip
+"""The processor's spin-wait hint (x86 ``pause``, Arm ``yield``) as an LLVM intrinsic, or None."""
+
+
+@intrinsic
+def relax(typingctx):  # pragma: no cover - compiled
+    """A spin-wait hint to the processor (not to the operating system: the core stays this thread's)."""
+
+    def codegen(context, builder, signature, args):
+        if _HINT is not None:
+            name, consts = _HINT
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i32] * len(consts))
+            fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+            builder.call(fn, [ir.Constant(i32, c) for c in consts])
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
 
 WATCH = 64
-"""Loads of the control array between two :func:`cede` calls of a watch."""
+"""Loads of the control array between two looks at the clock (a helper's watch) or two :func:`cede` calls
+(the caller's wait)."""
 
 
 @njit(cache=True, nogil=True)
 def publish(ctl: np.ndarray, epoch: int) -> int:  # pragma: no cover - compiled
     """Open step ``epoch`` (the chunk counter is already 0); the number of helpers asleep (to notify).
     Both are sequentially consistent: a helper that goes to sleep either sees the epoch or is counted."""
+    atomic_add(ctl, C_CPU, core() - atomic_load(ctl, C_CPU))  # (only the calling thread writes it)
     atomic_add(ctl, C_EPOCH, epoch - atomic_load(ctl, C_EPOCH))
     return atomic_load(ctl, C_SLEEP)
 
 
 @njit(cache=True, nogil=True)
-def wait_go(ctl: np.ndarray, done: int, bad: int, spins: int) -> int:  # pragma: no cover - compiled
-    """Report step ``done`` finished with ``bad`` illegal actions (``bad < 0``: nothing to report), then
-    watch for the next step (see the module docstring): its epoch, or -1 after ``spins`` rounds of
-    :data:`WATCH` loads and a :func:`cede` without one (now counted asleep)."""
+def wait_go(ctl: np.ndarray, done: int, bad: int, spin_ns: int) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Report the step this helper joined finished with ``bad`` illegal actions (``bad < 0``: it joined
+    none), then watch for the next step after ``done`` (see the module docstring) and join it.  Returns
+    ``(status, epoch)``: status 1 (joined step ``epoch`` and claimed its ``prepare``), 0 (joined), or -1
+    (no step within ``spin_ns`` nanoseconds of watching: now counted asleep; ``epoch``: the last step it
+    saw, joined or missed).
+
+    The watch spins on the processor's hint (:func:`relax`), keeping its core, except where the helper
+    finds itself on the core the calling thread last ran on: then it yields that core to the operating
+    system after every :data:`WATCH` loads (``sched_yield``, :func:`cede`), so that its watch does not
+    keep the caller off it (the machine's other core is busy with another job)."""
     if bad > 0:
         atomic_add(ctl, C_BAD, bad)
     if bad >= 0:
-        atomic_add(ctl, C_DONE, 1)
-    for _ in range(spins):
-        for _ in range(WATCH):
-            if atomic_load(ctl, C_EPOCH) != done and atomic_load(ctl, C_COUNTER) != 0:
-                return atomic_load(ctl, C_EPOCH)
-        cede()
-    atomic_add(ctl, C_SLEEP, 1)
-    if atomic_load(ctl, C_EPOCH) != done:  # opened meanwhile: do not sleep
-        atomic_add(ctl, C_SLEEP, -1)
-        return atomic_load(ctl, C_EPOCH)
-    return -1
+        atomic_add(ctl, C_ACTIVE, -1)  # (after its results: the caller's load of 0 sees them)
+    ts = np.zeros(2, np.int64)
+    while True:
+        end = now_ns(ts) + spin_ns
+        while True:
+            for _ in range(WATCH):
+                e = atomic_load(ctl, C_EPOCH)
+                if e != done and atomic_load(ctl, C_COUNTER) != 0:
+                    atomic_add(ctl, C_ACTIVE, 1)
+                    if atomic_load(ctl, C_CLOSED) < e:  # (still open: the caller's close will count this join)
+                        return (1 if atomic_add(ctl, C_CLAIM, 1) == 0 else 0), e
+                    atomic_add(ctl, C_ACTIVE, -1)  # missed: the caller closed it (it took every chunk)
+                    done = e
+                relax()
+            if now_ns(ts) >= end:
+                break
+            if core() == atomic_load(ctl, C_CPU):  # the caller's core: let the caller have it
+                cede()
+        atomic_add(ctl, C_SLEEP, 1)
+        if atomic_load(ctl, C_EPOCH) == done:
+            return -1, done
+        atomic_add(ctl, C_SLEEP, -1)  # opened meanwhile: watch again rather than sleep
 
 
 @njit(cache=True, nogil=True)
@@ -148,15 +226,19 @@ def awake(ctl: np.ndarray) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def wait_done(ctl: np.ndarray, reports: int, spins: int) -> bool:  # pragma: no cover - compiled
-    """Whether ``ctl[C_DONE]`` reached ``reports`` within ``spins`` rounds of :data:`WATCH` loads and a
-    :func:`cede` (the caller asks again if not)."""
+def finish(ctl: np.ndarray, epoch: int, spins: int) -> int:  # pragma: no cover - compiled
+    """The calling thread, its chunks done (so every chunk is taken): close step ``epoch`` (a helper that
+    had not joined it now never will) and wait for the helpers that joined it.  Returns 1 (all done, and
+    the caller claimed the step's ``prepare``: no helper did), 0 (all done), or -1 if some helper is still
+    at work after ``spins`` rounds of :data:`WATCH` loads and a :func:`cede` (the caller asks again)."""
+    atomic_add(ctl, C_CLOSED, epoch - atomic_load(ctl, C_CLOSED))
+    atomic_add(ctl, C_CPU, core() - atomic_load(ctl, C_CPU))
     for _ in range(spins):
         for _ in range(WATCH):
-            if atomic_load(ctl, C_DONE) >= reports:
-                return True
+            if atomic_load(ctl, C_ACTIVE) == 0:
+                return 1 if atomic_add(ctl, C_CLAIM, 1) == 0 else 0
         cede()
-    return False
+    return -1
 
 
 @njit(cache=True, nogil=True)
@@ -323,5 +405,5 @@ def sample_chunks(ctl, chunk, mask, u, out):  # pragma: no cover - compiled
                 empty += 1
 
 
-__all__ = ["BLOCK", "C_BAD", "C_COUNTER", "C_DONE", "C_EPOCH", "C_LEN", "C_SLEEP", "awake", "first_illegal", "post_step",
-           "publish", "sample_chunks", "sample_row", "wait_done", "wait_go"]  # fmt: skip
+__all__ = ["BLOCK", "C_ACTIVE", "C_BAD", "C_CLAIM", "C_CLOSED", "C_COUNTER", "C_CPU", "C_EPOCH", "C_LEN", "C_SLEEP", "awake",
+           "finish", "first_illegal", "post_step", "publish", "relax", "sample_chunks", "sample_row", "wait_go"]  # fmt: skip

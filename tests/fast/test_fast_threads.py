@@ -68,7 +68,7 @@ def test_helpers_that_slept_step_the_same_games(monkeypatch):
 
     from carc_env.fast import engine
 
-    monkeypatch.setattr(engine._Helpers, "SPINS", 64)  # they go to sleep at once
+    monkeypatch.setattr(engine._Helpers, "SPIN_NS", 0)  # they go to sleep at once
     monkeypatch.setattr(engine._Helpers, "WAIT_SPINS", 64)  # and the caller yields while it waits
     one, many = _batch(9, 1), _batch(9, 3)
     obs = one.observe_acting()
@@ -181,3 +181,88 @@ def test_fetch_add_returns_the_value_before_the_addition():
     counter = np.zeros(1, dtype=np.int64)
     assert take_all(counter, 3, 10).tolist() == [0, 3, 6, 9]
     assert counter[0] == 15  # every caller's add stays in the counter (the last one past the end too)
+
+
+def test_a_late_helper_leaves_its_steps_to_the_caller(monkeypatch):
+    """A helper that is not on a core when a step opens does not hold the step up: the calling thread takes
+    every chunk, closes the step and runs its ``prepare`` (the next draw orders and output arrays) itself.
+    Helpers made late at random here miss some steps and join others; every output stays that of one
+    thread, across automatic resets."""
+    import time
+
+    from carc_env.fast import vector_kernels
+
+    real = vector_kernels.wait_go
+    seen = {"joined": 0, "missed": 0}
+    rng = np.random.default_rng(5)
+
+    def late_wait_go(ctl, done, bad, spin_ns):  # (the helpers call this Python function, not machine code)
+        if rng.random() < 0.5:
+            time.sleep(0.0005)  # descheduled: the caller goes on alone meanwhile
+        status, epoch = real(ctl, done, bad, spin_ns)
+        if status >= 0:
+            seen["joined"] += 1
+        elif epoch != done:
+            seen["missed"] += 1
+        return status, epoch
+
+    monkeypatch.setattr(vector_kernels, "wait_go", late_wait_go)
+    one, many = _batch(7, 1), _batch(7, 2)
+    obs = one.observe_acting()
+    acts = np.random.default_rng(8)
+    ended = 0
+    for step in range(300):
+        actions = random_legal_actions(obs["action_mask"], acts)
+        out_one, out_many = one.step(actions), many.step(actions)
+        for k in out_one[0]:
+            assert out_one[0][k].tobytes() == out_many[0][k].tobytes(), (step, k)
+        for a, b in zip(out_one[1:], out_many[1:], strict=True):
+            assert np.array_equal(a, b), step
+        ended += int(out_one[2].sum())
+        obs = out_one[0]
+    assert ended >= 7
+    for a, b in zip(one.state, many.state, strict=True):
+        assert np.array_equal(a, b)
+    many.close()
+    assert seen["joined"] > 0 and seen["missed"] > 0, seen  # both ways were taken
+
+
+def test_the_handshake_counts_joins_and_closes_steps():
+    """The control array's protocol, step by step (:mod:`carc_env.fast.vector_kernels`): a helper joins an
+    open step (the first to join claims its ``prepare``), a closed step is never joined, the caller's
+    ``finish`` waits for the helpers that joined and claims ``prepare`` when none did."""
+    from carc_env.fast.vector_kernels import (
+        C_ACTIVE,
+        C_BAD,
+        C_CLAIM,
+        C_COUNTER,
+        C_EPOCH,
+        C_LEN,
+        C_SLEEP,
+        finish,
+        publish,
+        wait_go,
+    )
+
+    ctl = np.zeros(C_LEN, dtype=np.int64)
+    assert wait_go(ctl, 0, -1, 0) == (-1, 0)  # no step yet: the helper goes to sleep
+    assert ctl[C_SLEEP] == 1 and ctl[C_ACTIVE] == 0
+    assert publish(ctl, 1) == 1 and ctl[C_EPOCH] == 1  # the caller is told to wake it
+    ctl[C_SLEEP] = 0
+    ctl[C_COUNTER] = 4  # the caller is in the kernel (a helper joins only then: the GIL is free)
+    assert wait_go(ctl, 0, -1, 0) == (1, 1)  # joined, and claimed prepare
+    assert wait_go(ctl, 0, -1, 0) == (0, 1)  # a second helper joins without the claim
+    assert ctl[C_ACTIVE] == 2 and ctl[C_CLAIM] == 2
+    assert finish(ctl, 1, 1) == -1  # two helpers still at work
+    assert wait_go(ctl, 1, 3, 0) == (-1, 1)  # one reports (3 illegal actions) and finds no next step
+    assert ctl[C_BAD] == 3 and ctl[C_ACTIVE] == 1
+    ctl[C_SLEEP] = 0
+    assert wait_go(ctl, 1, 0, 0) == (-1, 1)
+    assert finish(ctl, 1, 1) == 0  # everyone is done; a helper had the claim
+    # step 2: the caller takes every chunk and closes it before any helper looks
+    ctl[C_SLEEP] = ctl[C_CLAIM] = 0
+    publish(ctl, 2)
+    ctl[C_COUNTER] = 9
+    assert finish(ctl, 2, 1) == 1  # nobody joined: prepare is the caller's
+    assert wait_go(ctl, 1, -1, 0) == (-1, 2)  # a late helper sees step 2 closed: it does not join it
+    assert ctl[C_ACTIVE] == 0

@@ -55,7 +55,7 @@ def test_bench_matrix_writes_the_table_and_the_runs(tmp_path):
     out = tmp_path / "matrix"
     res = subprocess.run(
         [sys.executable, "scripts/bench_matrix.py", "--only", "0", "--players", "2", "--seconds", "0.2"]
-        + ["--rounds", "1", "--out", str(out), "--quiet"],
+        + ["--rounds", "1", "--repeats", "2", "--repeat-seconds", "0.1", "--out", str(out), "--quiet"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -67,6 +67,10 @@ def test_bench_matrix_writes_the_table_and_the_runs(tmp_path):
     assert run["label"] == "base" and run["players"] == 2 and "peers" in run and "command" in run
     md = out.with_suffix(".md").read_text()
     assert "| base | 2 |" in md and md.strip().endswith(res.stdout.strip().splitlines()[-1])
+    if "vector_thread_repeats" in run:  # (a machine of two cores or more): the ratio and its spread
+        rep = run["vector_thread_repeats"]
+        assert len(rep["ratios"]) == 2
+        assert f"{rep['median']:.2f} ({rep['min']:.2f}-{rep['max']:.2f}, 2 pairs)" in md
 
 
 def test_bad_arguments_exit_2_with_one_line():
