@@ -238,18 +238,7 @@ class MCTS:
                     branches[key] = Node(player, acts, prior)
                     break
                 node = child
-            for nd, i in path:
-                v = values[nd.player]
-                nd.n[i] += 1
-                nd.w[i] += v
-                nd.visits += 1
-                nd.wsum += v
-            if puct:
-                for v in values:
-                    if v < bounds[0]:
-                        bounds[0] = v
-                    if v > bounds[1]:
-                        bounds[1] = v
+            _backup(path, values, bounds if puct else None)
             sims += 1
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
@@ -352,18 +341,7 @@ class MCTS:
                     acts = sim.moves(canon)
                     child.open(acts if acts is not None else sim.plugin_moves(game, shuffled, seed))
                 node = child
-            for nd, i in path:
-                v = values[nd.player]
-                nd.n[i] += 1
-                nd.w[i] += v
-                nd.visits += 1
-                nd.wsum += v
-            if puct:
-                for v in values:
-                    if v < bounds[0]:
-                        bounds[0] = v
-                    if v > bounds[1]:
-                        bounds[1] = v
+            _backup(path, values, bounds if puct else None)
             sims += 1
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
@@ -405,6 +383,23 @@ class MCTS:
             if v > best_v:
                 best_v, best = v, i
         return best
+
+
+def _backup(path: list, values: Sequence[float], bounds: list[float] | None) -> None:
+    """Add a simulation's values to every (node, action) of its path (each node counts its deciding
+    player's value); with PUCT, widen the tree's min-max ``bounds`` by them."""
+    for nd, i in path:
+        v = values[nd.player]
+        nd.n[i] += 1
+        nd.w[i] += v
+        nd.visits += 1
+        nd.wsum += v
+    if bounds is not None:
+        for v in values:
+            if v < bounds[0]:
+                bounds[0] = v
+            if v > bounds[1]:
+                bounds[1] = v
 
 
 def _unwrap(env: Any) -> Any:
