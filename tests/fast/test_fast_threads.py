@@ -186,8 +186,8 @@ def test_fetch_add_returns_the_value_before_the_addition():
 def test_a_late_helper_leaves_its_steps_to_the_caller(monkeypatch):
     """A helper that is not on a core when a step opens does not hold the step up: the calling thread takes
     every chunk, closes the step and runs its ``prepare`` (the next draw orders and output arrays) itself.
-    Helpers made late at random here miss some steps and join others; every output stays that of one
-    thread, across automatic resets."""
+    Helpers made late at random here (they may miss steps or join later ones, as timing falls); every output
+    stays that of one thread, across automatic resets."""
     import time
 
     from carc_env.fast import vector_kernels
@@ -224,7 +224,10 @@ def test_a_late_helper_leaves_its_steps_to_the_caller(monkeypatch):
     for a, b in zip(one.state, many.state, strict=True):
         assert np.array_equal(a, b)
     many.close()
-    assert seen["joined"] > 0 and seen["missed"] > 0, seen  # both ways were taken
+    # Helpers joined steps; whether a late one also *missed* a step (arrived while one was closing rather than
+    # joining the next open one) depends on the machine's timing, so it is counted, not asserted (a CI run had
+    # 300 joins and no miss); the closing path itself is walked step by step by the next test.
+    assert seen["joined"] > 0, seen
 
 
 def test_the_handshake_counts_joins_and_closes_steps():
