@@ -203,6 +203,43 @@ def probe_round(threads: int, seconds: float, row: Row) -> None:
     row.add(sum(counts), time.perf_counter() - t0, time.process_time() - c0)
 
 
+_PINGPONG = None
+
+
+def pingpong_ns(rounds: int = 5_000) -> float:
+    """Nanoseconds per round trip of one cache line between two threads: each thread waits (spinning,
+    GIL released) for the other's atomic increment of a shared counter, then increments it itself.
+    A diagnostic of the vector env's 2-thread rows, whose step hands chunks and a control line between
+    the threads: on one machine it is steady; a rise of this figure in a slow pair says the two cores
+    got further apart (another cache, another socket) while the pair ran."""
+    import threading
+
+    global _PINGPONG
+    if _PINGPONG is None:
+        from numba import njit
+
+        from carc_env.fast.vector_kernels import atomic_add, atomic_load, relax
+
+        @njit(nogil=True)
+        def bounce(flag, me, n):
+            for i in range(n):
+                want = 2 * i + me
+                while atomic_load(flag, 0) != want:
+                    relax()
+                atomic_add(flag, 0, 1)
+            return n
+
+        bounce(np.zeros(1, np.int64), 0, 1)
+        _PINGPONG = bounce
+    flag = np.zeros(8, np.int64)
+    other = threading.Thread(target=_PINGPONG, args=(flag, 1, rounds))
+    t0 = time.perf_counter()
+    other.start()
+    _PINGPONG(flag, 0, rounds)
+    other.join()
+    return (time.perf_counter() - t0) / rounds * 1e9
+
+
 def _busy() -> tuple[float, float, float] | None:
     """CPU-seconds the whole machine and this process have run so far, and the wall clock (Linux's
     ``/proc``; None elsewhere)."""
@@ -224,8 +261,9 @@ def thread_repeats(k: int, seconds: float, one, two) -> dict:
     the probe on 1 and 2 threads (``seconds / 2`` each): every pair's 2 / 1 ratio and the probe's, their
     medians, mins and maxes, and the cores other processes kept busy during each pair (``others``:
     their CPU-seconds per second, from ``/proc``; a pair with ``others`` near 0 had the machine to
-    itself: ``quiet_median`` is the median of the pairs under 0.1)."""
-    ratios, probes, others = [], [], []
+    itself: ``quiet_median`` is the median of the pairs under 0.1), and after each pair the round trip
+    of a cache line between two threads (:func:`pingpong_ns`, ``pingpong_ns``)."""
+    ratios, probes, others, pings = [], [], [], []
     for i in range(k):
         a, b = Row(), Row()
         before = _busy()
@@ -238,6 +276,7 @@ def thread_repeats(k: int, seconds: float, one, two) -> dict:
         pa, pb = Row(), Row()
         probe_round(1, seconds / 2, pa)
         probe_round(2, seconds / 2, pb)
+        pings.append(round(pingpong_ns(), 1))
         ratios.append(round(b.rate / a.rate, 3) if a.rate else 0.0)
         probes.append(round(pb.rate / pa.rate, 3) if pa.rate else 0.0)
     quiet = [r for r, o in zip(ratios, others, strict=False) if o < 0.1]  # (no others where /proc is missing)
@@ -246,6 +285,7 @@ def thread_repeats(k: int, seconds: float, one, two) -> dict:
         "ratios": ratios,
         "probe_ratios": probes,
         "others": others,
+        "pingpong_ns": pings,
         "median": round(float(np.median(ratios)), 2),
         "min": round(min(ratios), 2),
         "max": round(max(ratios), 2),

@@ -10,7 +10,8 @@ row has connect four measured in the same run, interleaved with it), and writes 
   its 2 / 1 thread ratio next to the probe's (how much of the second core there was), the serial share of
   a 1-thread batched step with its 2-thread bound, and the load.  With ``--repeats K`` (default 5) the
   2 / 1 thread ratio is the median of K pairs of runs made back to back (bench.py's ``--repeats``), shown
-  with its min-max, and the probe's ratio the median of the probes made right after each pair.
+  with its min-max, and the probe's ratio the median of the probes made right after each pair; after each
+  pair bench.py also times a cache line's round trip between two threads (shown as a range).
 
 The configurations (``--list`` prints them): the base game; each expansion alone; the box (King & Robber
 Baron, the Count, The River II, Heretics and Shrines, Darmstadt); every expansion the compiled engine
@@ -167,7 +168,9 @@ def table(runs: list[dict]) -> str:
         bd = r.get("vector_step_breakdown", {})
         serial = f"{bd['serial_share']:.2f} ({bd['amdahl_2_threads']:.2f})" if bd else "–"
         rep = r.get("vector_thread_repeats")
-        spread = f" ({rep['min']:.2f}-{rep['max']:.2f}, {len(rep['ratios'])} pairs)" if rep else ""
+        pings = rep.get("pingpong_ns") if rep else None
+        pp = f"; cache line {min(pings):.0f}-{max(pings):.0f} ns" if pings else ""
+        spread = f" ({rep['min']:.2f}-{rep['max']:.2f}, {len(rep['ratios'])} pairs{pp})" if rep else ""
         probe_spread = f" (min {rep['probe_min']:.2f})" if rep else ""
         lines.append(
             f"| {label} | {players} | compiled | {_num(r.get('fast_engine_games_per_s'))} | {_num(fe_cpu)} "
@@ -260,8 +263,10 @@ def write(out: Path, runs: list[dict], meta: dict, json_too: bool = True) -> Non
         f"disturbed by other jobs than wall time; the 2-thread figures are wall time and mean little when the "
         f"probe (a compiled loop on 1 and 2 threads) shows the second core taken by other jobs "
         f"(probe 2 / 1 well below 2). Where a row shows pairs, its vector 2 / 1 ratio is the median of that many "
-        f"pairs of 1- and 2-thread runs made back to back (min-max in brackets; each pair's ratio, the probe "
-        f"after it and the CPU other processes used meanwhile are in the JSON's vector_thread_repeats).\n\n{md}\n"
+        f"pairs of 1- and 2-thread runs made back to back (min-max in brackets, and the range of the round trips "
+        f"of a cache line between two threads measured after each pair; each pair's ratio, the probe and round "
+        f"trip after it and the CPU other processes used meanwhile are in the JSON's vector_thread_repeats)."
+        f"\n\n{md}\n"
     )
     print(md)
 

@@ -70,7 +70,10 @@ def test_bench_matrix_writes_the_table_and_the_runs(tmp_path):
     if "vector_thread_repeats" in run:  # (a machine of two cores or more): the ratio and its spread
         rep = run["vector_thread_repeats"]
         assert len(rep["ratios"]) == 2
-        assert f"{rep['median']:.2f} ({rep['min']:.2f}-{rep['max']:.2f}, 2 pairs)" in md
+        pings = rep["pingpong_ns"]
+        assert len(pings) == 2 and all(p > 0 for p in pings)
+        pp = f"cache line {min(pings):.0f}-{max(pings):.0f} ns"
+        assert f"{rep['median']:.2f} ({rep['min']:.2f}-{rep['max']:.2f}, 2 pairs; {pp})" in md
 
 
 def test_bad_arguments_exit_2_with_one_line():

@@ -67,6 +67,7 @@ def test_bench_repeats_read_the_thread_ratio_as_a_median_of_pairs():
     assert rep["median"] == round(sorted(ratios)[1], 2) and rep["min"] <= rep["median"] <= rep["max"]
     assert res["ratios"]["fast_vector 2 threads / 1 thread"] == rep["median"]
     assert res["ratios"]["probe 2 threads / 1 thread"] == rep["probe_median"]
+    assert len(rep["pingpong_ns"]) == 3 and all(p > 0 for p in rep["pingpong_ns"])
     if rep["others"]:  # (from /proc: Linux)
         assert len(rep["others"]) == 3 and all(o >= 0 for o in rep["others"])
         assert rep["quiet_pairs"] == sum(o < 0.1 for o in rep["others"])
