@@ -116,6 +116,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.epochs": _int_at_least(1),
     "ppo.minibatch": _int_at_least(1),
     "ppo.lr": _float(lambda v: v > 0, "a number > 0"),
+    "ppo.lr_decay_updates": _int_at_least(0),
+    "ppo.lr_final": _float(lambda v: v > 0, "a number > 0"),
     "ppo.gamma": _float(lambda v: 0 < v <= 1, "a number in (0, 1]"),
     "ppo.gae_lambda": _float(lambda v: 0 <= v <= 1, "a number in [0, 1]"),
     "ppo.clip": _float(lambda v: v > 0, "a number > 0"),

@@ -82,6 +82,10 @@ class PPOConfig:
     chunk: int = 64  # gradient-accumulation chunk (samples of similar board size); >= minibatch: no chunks
     crop: bool = True  # boards cropped to the played area (False: whole window, same outputs, more work)
     lr: float = 1e-3
+    # > 0: the learning rate falls linearly from lr to lr_final over this many updates after the imitation
+    # ones, then stays at lr_final (a quieter last stretch: the last updates' networks differ less); 0: lr throughout
+    lr_decay_updates: int = 0
+    lr_final: float = 1e-4
     gamma: float = 0.999
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -382,6 +386,16 @@ class SelfPlayTrainer:
         order = mb[np.argsort(area, kind="stable")]
         return [order[j : j + size] for j in range(0, len(order), size)]
 
+    def lr_at(self, update: int) -> float:
+        """The learning rate of update ``update`` (0-based): ``lr`` through the imitation updates, then
+        linearly down to ``lr_final`` over ``lr_decay_updates`` updates (``lr`` throughout if that is 0).
+        A function of the update's number only, so a resumed run takes the same steps."""
+        c = self.cfg
+        if not c.lr_decay_updates:
+            return c.lr
+        frac = min(max(update - c.imitation_updates, 0) / c.lr_decay_updates, 1.0)
+        return c.lr + (c.lr_final - c.lr) * frac
+
     def update(self, roll: Rollout) -> dict[str, float]:
         """One update: the clipped PPO loss (or while imitating, cross-entropy to greedy's actions), plus
         the value loss and the entropy bonus, over ``epochs`` passes of shuffled minibatches; each
@@ -399,6 +413,9 @@ class SelfPlayTrainer:
         c = self.cfg
         imitate = self.imitating
         n = len(roll)
+        lr = self.lr_at(self.updates)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
         self.net.train()
         stats: dict[str, list[float]] = defaultdict(list)
         steps = 0
@@ -423,6 +440,8 @@ class SelfPlayTrainer:
         out["explained_variance"] = explained_variance(roll.values.reshape(-1), ret.reshape(-1))
         out["mean_reward"] = float(roll.rewards.mean())
         out["gradient_steps"] = float(steps)
+        if c.lr_decay_updates:
+            out["lr"] = lr
         return out
 
     def _minibatch_step(

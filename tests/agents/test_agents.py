@@ -276,6 +276,24 @@ def test_anchor_kl_is_zero_at_the_anchor_and_its_gradient_pulls_back():
     assert float(after.detach()) < float(before.detach())
 
 
+def test_a_decaying_learning_rate_resumes_exactly(tmp_path):
+    cfg = config_from_dict(
+        dict(
+            TINY,
+            ppo=dict(TINY["ppo"], imitation_updates=0, lr_decay_updates=2, lr_final=1e-4),
+            run=dict(TINY["run"], total_updates=3),
+        )
+    )
+    straight = train(cfg, tmp_path / "a", progress=False)
+    train(cfg, tmp_path / "b", progress=False, max_updates=2)
+    resumed = train(cfg, tmp_path / "b", progress=False)
+    assert resumed.opt.param_groups[0]["lr"] == straight.opt.param_groups[0]["lr"] == pytest.approx(1e-4)
+    for (k, a), (_, b) in zip(straight.net.state_dict().items(), resumed.net.state_dict().items(), strict=True):
+        assert torch.equal(a, b), f"{k} differs after resume"
+    with pytest.raises(TrainConfigError, match="ppo.lr_decay_updates: -1 is not allowed"):
+        config_from_dict(dict(TINY, ppo=dict(TINY["ppo"], lr_decay_updates=-1)))
+
+
 def test_an_anchored_run_needs_a_start_and_resumes_exactly(tmp_path):
     with pytest.raises(TrainConfigError, match="anchor_coef.*needs run.init_weights"):
         config_from_dict(dict(TINY, ppo=dict(TINY["ppo"], anchor_coef=1.0)))

@@ -126,3 +126,23 @@ def test_a_game_greedy_has_looked_at_pickles_and_plays_on_the_same():
         env.step(x)
         copy.step(y)
     assert list(env.game.scores) == list(copy.game.scores)
+
+
+def test_the_learning_rate_falls_linearly_after_imitation_then_stays():
+    trainer = SelfPlayTrainer(GAME, _cfg(imitation_updates=2, lr=1e-3, lr_decay_updates=10, lr_final=1e-4), seed=1)
+    assert [trainer.lr_at(u) for u in (0, 1, 2)] == [1e-3, 1e-3, 1e-3]
+    assert trainer.lr_at(7) == pytest.approx(5.5e-4, rel=1e-12)
+    assert trainer.lr_at(12) == pytest.approx(1e-4, rel=1e-12) and trainer.lr_at(500) == trainer.lr_at(12)
+    still = SelfPlayTrainer(GAME, _cfg(lr=3e-4), seed=1)  # lr_decay_updates 0: lr throughout
+    assert {still.lr_at(u) for u in (0, 5, 10_000)} == {3e-4}
+
+
+def test_each_update_steps_with_its_own_learning_rate():
+    trainer = SelfPlayTrainer(GAME, _cfg(lr=1e-2, lr_decay_updates=2, lr_final=1e-3), seed=2)
+    seen = []
+    for _ in range(3):
+        stats = trainer.update(trainer.collect())
+        seen.append((stats["lr"], trainer.opt.param_groups[0]["lr"]))
+    assert [a for a, b in seen if a == b] == [a for a, _ in seen]  # Adam stepped with the logged rate
+    assert [a for a, _ in seen] == pytest.approx([1e-2, 5.5e-3, 1e-3], rel=1e-12)
+    assert "lr" not in SelfPlayTrainer(GAME, _cfg(), seed=2).update(trainer.collect())  # constant: no column
