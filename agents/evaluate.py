@@ -249,6 +249,13 @@ def usable_cores() -> int:
 def _helper_main(conn: Any, state: Any) -> None:
     """The helper process: for each batch it is sent, take the next group of games from the shared
     counter (while the batch is current), play it and send its scores back."""
+    import importlib
+
+    for module in ("torch", "carc_env.baselines", "agents.policy"):  # what the usual players need, imported
+        try:  # now (while the caller starts up) rather than when the first games arrive
+            importlib.import_module(module)
+        except ImportError:  # pragma: no cover - torch is in the [train] extra
+            pass
     conn.send(("ready", 0, None, None))
     while True:
         try:
@@ -328,7 +335,21 @@ class EvalHelper:
         self._state = ctx.Array("q", 2)  # [current batch, next group to take]
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(target=_helper_main, args=(child, self._state), daemon=True, name="eval-helper")
-        self._proc.start()
+        # The helper needs nothing from the caller's main module (the games travel pickled by
+        # :meth:`share`, and a player it cannot unpickle is played here), so it is spawned without
+        # running that module again: no guard against re-running a script is needed, and less to import.
+        main: Any = sys.modules.get("__main__")
+        spec, missing = getattr(main, "__spec__", None), object()
+        path = main.__dict__.pop("__file__", missing) if main is not None else missing
+        try:
+            if main is not None:
+                main.__spec__ = None
+            self._proc.start()
+        finally:
+            if main is not None:
+                main.__spec__ = spec
+                if path is not missing:
+                    main.__file__ = path
         child.close()
         return True
 
