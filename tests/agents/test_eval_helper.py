@@ -32,7 +32,10 @@ TINY = {
     "run": {"seed": 3, "total_updates": 2, "eval_every": 1, "eval_games": 6, "checkpoint_every": 1, "torch_threads": 1},
 }
 
-pytestmark = pytest.mark.skipif(ev.usable_cores() < 2, reason="the helper is only started with two usable cores")
+pytestmark = [
+    pytest.mark.skipif(ev.usable_cores() < 2, reason="the helper is only started with two usable cores"),
+    pytest.mark.usefixtures("one_torch_thread"),  # the helper copies this process's count
+]
 
 
 @pytest.fixture(scope="module")
