@@ -44,8 +44,8 @@ def test_same_code_is_same_and_other_learning_is_different(tmp_path, capsys):
     (other / "carc_env").symlink_to(ROOT / "carc_env")  # the same engine
     ppo = other / "agents" / "ppo.py"
     text = ppo.read_text()
-    assert "lr=cfg.lr)" in text
-    ppo.write_text(text.replace("lr=cfg.lr)", "lr=cfg.lr * 2)"))
+    assert 'group["lr"] = lr\n' in text  # each update sets the rate it steps with
+    ppo.write_text(text.replace('group["lr"] = lr\n', 'group["lr"] = lr * 2\n'))
     assert st.main(["--against", str(other), *args]) == 1
     assert "DIFFERENT" in capsys.readouterr().out
 
