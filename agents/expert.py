@@ -29,7 +29,8 @@ Options that sharpen or hold the targets (defaults: the recipe of sessions 6-7, 
 (:func:`policy_target`) instead of the visit distribution; ``dirichlet_frac`` 0 turns the root noise off;
 ``anchor_coef`` > 0 adds that weight x KL(start policy || network) over each sample's legal actions (the
 start: a frozen copy of the ``init`` network), a pull back to the policy the run began with; ``p_greedy``
-plays a share of the games against greedy (one searched seat, the cheaper games).
+plays a share of the games against greedy (one searched seat, the cheaper games); ``value_view: decider``
+(two players) values the search's leaves from the deciding seat's view only (:class:`~agents.search.NetworkGuide`).
 
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
@@ -77,6 +78,7 @@ class ExpertConfig:
     temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
     target_temperature: float = 1.0  # policy target = visits ** (1 / T), normalised (1: the visit distribution)
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
+    value_view: str = "seat"  # the search's leaf values: each seat's own view, or "decider" (agents/search.py)
     p_greedy: float = 0.0  # chance a game is against the greedy baseline (else self-play)
     games_per_iteration: int = 4
     buffer_size: int = 8000  # replay buffer (samples)
@@ -169,6 +171,14 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
     for key, (v, ok, allowed) in checks.items():
         if not (ok and (not isinstance(v, float) or math.isfinite(v))):
             raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be {allowed}")
+    from .search import VALUE_VIEWS
+
+    if e.value_view not in VALUE_VIEWS:
+        raise TrainConfigError(
+            f"expert.value_view: {e.value_view!r} is not allowed; it must be one of {list(VALUE_VIEWS)}"
+        )
+    if e.value_view == "decider" and int(cfg.game.get("num_players", 2)) != 2:
+        raise TrainConfigError("expert.value_view: 'decider' is for two players; use 'seat' for this game")
     if not isinstance(e.init, str):
         raise TrainConfigError(f"expert.init: {e.init!r} is not allowed; give a checkpoint path, pretrained:NAME or ''")
     from carc_env.core import ConfigError
@@ -281,7 +291,7 @@ class ExpertTrainer:
         # a shipped agent, or a fresh network from the seeded torch generator)
         self.anchor = copy.deepcopy(self.net).eval().requires_grad_(False) if cfg.anchor_coef > 0 else None
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
-        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus)
+        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus, value_view=cfg.value_view)
         self.mcts = MCTS(_RootNoise(self.guide, cfg.dirichlet_alpha, cfg.dirichlet_frac, self.search_rng), cfg.c)
         self.mcts.rng = self.search_rng
         self.greedy = GreedyPolicy(seed=seed + 2)

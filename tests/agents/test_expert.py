@@ -96,6 +96,8 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"dirichlet_frac": 1.5}}, "expert.dirichlet_frac"),
         ({"expert": {"target_temperature": 0}}, "expert.target_temperature"),
         ({"expert": {"anchor_coef": -0.1}}, "expert.anchor_coef"),
+        ({"expert": {"value_view": "mine"}}, "expert.value_view"),
+        ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
         ({"game": {"num_players": 9}}, "game"),
