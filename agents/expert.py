@@ -28,7 +28,9 @@ Options that sharpen or hold the targets (defaults: the recipe of sessions 6-7, 
 ``target_temperature`` T < 1 trains the policy on ``visits ** (1/T)`` normalised
 (:func:`policy_target`) instead of the visit distribution; ``dirichlet_frac`` 0 turns the root noise off;
 ``anchor_coef`` > 0 adds that weight x KL(start policy || network) over each sample's legal actions (the
-start: a frozen copy of the ``init`` network), a pull back to the policy the run began with; ``p_greedy``
+start: a frozen copy of the ``init`` network), a pull back to the policy the run began with, and
+``value_anchor_coef`` that weight x 0.5 (value - the start's value)^2 (with ``value_coef`` 0: the value
+head held at the start's while the shared trunk learns the policy); ``p_greedy``
 plays a share of the games against greedy (one searched seat, the cheaper games); ``value_view: decider``
 (two players) values the search's leaves from the deciding seat's view only (:class:`~agents.search.NetworkGuide`).
 
@@ -78,6 +80,7 @@ class ExpertConfig:
     temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
     target_temperature: float = 1.0  # policy target = visits ** (1 / T), normalised (1: the visit distribution)
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
+    value_anchor_coef: float = 0.0  # weight of the squared gap between the value and the start's value (0: none)
     value_view: str = "seat"  # the search's leaf values: each seat's own view, or "decider" (agents/search.py)
     p_greedy: float = 0.0  # chance a game is against the greedy baseline (else self-play)
     games_per_iteration: int = 4
@@ -160,6 +163,7 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.p_greedy": (e.p_greedy, 0 <= e.p_greedy <= 1, "a probability in [0, 1]"),
         "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
         "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
+        "expert.value_anchor_coef": (e.value_anchor_coef, e.value_anchor_coef >= 0, "a number >= 0"),
         "expert.lr": (e.lr, e.lr > 0, "a number > 0"),
         "expert.value_coef": (e.value_coef, e.value_coef >= 0, "a number >= 0"),
         "expert.max_grad_norm": (e.max_grad_norm, e.max_grad_norm > 0, "a number > 0"),
@@ -289,7 +293,8 @@ class ExpertTrainer:
         self.net = initial_net(cfg.init, self.shapes, cfg.net)
         # the anchor: a frozen copy of the starting network (rebuilt the same way on resume: init is a file,
         # a shipped agent, or a fresh network from the seeded torch generator)
-        self.anchor = copy.deepcopy(self.net).eval().requires_grad_(False) if cfg.anchor_coef > 0 else None
+        anchored = cfg.anchor_coef > 0 or cfg.value_anchor_coef > 0
+        self.anchor = copy.deepcopy(self.net).eval().requires_grad_(False) if anchored else None
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus, value_view=cfg.value_view)
         self.mcts = MCTS(_RootNoise(self.guide, cfg.dirichlet_alpha, cfg.dirichlet_frac, self.search_rng), cfg.c)
@@ -380,14 +385,26 @@ class ExpertTrainer:
         if not buf:
             return {}
         self.net.train()
-        stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "policy_accuracy": [], "anchor_kl": []}
+        stats: dict[str, list[float]] = {
+            "policy_loss": [],
+            "value_loss": [],
+            "policy_accuracy": [],
+            "anchor_kl": [],
+            "value_anchor": [],
+        }
         for _ in range(c.steps_per_iteration):
             mb = self.rng.choice(len(buf), size=min(c.batch, len(buf)), replace=False)
             area = np.array([buf[k]["board"].shape[1] * buf[k]["board"].shape[2] for k in mb])
             order = mb[np.argsort(area, kind="stable")]
             chunks = [order[j : j + c.chunk] for j in range(0, len(order), c.chunk)]
             self.opt.zero_grad()
-            parts = {"policy_loss": 0.0, "value_loss": 0.0, "policy_accuracy": 0.0, "anchor_kl": 0.0}
+            parts = {
+                "policy_loss": 0.0,
+                "value_loss": 0.0,
+                "policy_accuracy": 0.0,
+                "anchor_kl": 0.0,
+                "value_anchor": 0.0,
+            }
             for ch in chunks:
                 w = len(ch) / len(mb)
                 rows = [buf[k] for k in ch]
@@ -405,9 +422,10 @@ class ExpertTrainer:
                 v_loss = 0.5 * (v - z).pow(2).mean()
                 loss = p_loss + c.value_coef * v_loss
                 if self.anchor is not None:
-                    kl = self.anchor_kl(batch, logp)
-                    loss = loss + c.anchor_coef * kl
+                    kl, v_gap = self.anchor_terms(batch, logp, v)
+                    loss = loss + c.anchor_coef * kl + c.value_anchor_coef * v_gap
                     parts["anchor_kl"] += w * float(kl.detach())
+                    parts["value_anchor"] += w * float(v_gap.detach())
                 (loss * w).backward()
                 with torch.no_grad():
                     top = idx.gather(1, pi.argmax(dim=1, keepdim=True)).squeeze(1)
@@ -421,16 +439,17 @@ class ExpertTrainer:
         self.net.eval()
         return {k: float(np.mean(v)) for k, v in stats.items()}
 
-    def anchor_kl(self, batch: Any, logp: torch.Tensor) -> torch.Tensor:
-        """The mean over ``batch`` of KL(start policy || network) over each row's legal actions, ``logp``
-        the network's masked log-policy on ``batch``: 0 while the network is the start's weights."""
+    def anchor_terms(self, batch: Any, logp: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The anchors on ``batch``, ``logp`` and ``v`` the network's masked log-policy and value there: the mean
+        KL(start policy || network) over each row's legal actions, and the mean of 0.5 x (value - the start's
+        value) ** 2.  Both 0 while the network has the start's weights."""
         assert self.anchor is not None
         with torch.no_grad():
-            logits0, _ = self.anchor(*batch.inputs())
+            logits0, v0 = self.anchor(*batch.inputs())
             logp0 = torch.log_softmax(masked_logits(logits0, batch.mask), dim=1)
         p0 = logp0.exp()
         terms = torch.where(batch.mask.bool(), p0 * (logp0 - logp), torch.zeros_like(logp))
-        return terms.sum(dim=1).mean()
+        return terms.sum(dim=1).mean(), 0.5 * (v - v0).pow(2).mean()
 
     def iteration(self) -> dict[str, float]:
         """Play ``games_per_iteration`` games, then update; return the iteration's statistics."""
@@ -499,6 +518,7 @@ PROGRESS_FIELDS = [
     "eval_win_rate_vs_greedy",
     "visit_entropy",
     "anchor_kl",
+    "value_anchor",
 ]
 
 

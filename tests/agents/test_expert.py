@@ -97,6 +97,7 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"target_temperature": 0}}, "expert.target_temperature"),
         ({"expert": {"anchor_coef": -0.1}}, "expert.anchor_coef"),
         ({"expert": {"value_view": "mine"}}, "expert.value_view"),
+        ({"expert": {"value_anchor_coef": -1}}, "expert.value_anchor_coef"),
         ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
@@ -178,19 +179,22 @@ def test_the_anchor_is_zero_at_the_start_weights_and_pulls_back_after():
     batch = collate([tr._expand(s) for s in tr.buffer[:40]])
 
     def kl() -> float:
-        logits, _ = tr.net(*batch.inputs())
-        return float(tr.anchor_kl(batch, torch.log_softmax(masked_logits(logits, batch.mask), dim=1)).detach())
+        logits, v = tr.net(*batch.inputs())
+        kl, gap = tr.anchor_terms(batch, torch.log_softmax(masked_logits(logits, batch.mask), dim=1), v)
+        return float(kl.detach()), float(gap.detach())
 
-    assert kl() == 0.0
+    assert kl() == (0.0, 0.0)
     with torch.no_grad():
         for p in tr.net.parameters():
             p.add_(0.05 * torch.randn_like(p))
-    moved = kl()
-    assert moved > 1e-4
+    moved, moved_v = kl()
+    assert moved > 1e-4 and moved_v > 1e-6
     # the anchor's gradient points back to the start: steps on the anchor alone shrink the KL
     tr.cfg.value_coef = 0.0
-    tr.cfg.anchor_coef = 100.0  # (the policy loss is small beside it)
+    tr.cfg.anchor_coef = tr.cfg.value_anchor_coef = 100.0  # (the policy loss is small beside them)
     tr.cfg.steps_per_iteration = 10
     tr.opt = torch.optim.Adam(tr.net.parameters(), lr=3e-3)
     stats = tr.update()
-    assert stats["anchor_kl"] > 0 and kl() < moved
+    assert stats["anchor_kl"] > 0 and stats["value_anchor"] > 0
+    after, after_v = kl()
+    assert after < moved and after_v < moved_v
