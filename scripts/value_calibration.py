@@ -141,11 +141,27 @@ def collect(path: str, games: int, every: int, n_random: int, n_greedy: int, see
         "seconds": round(seconds, 1),
         "score_scale": scale,
         "win_bonus": bonus,
+        "rows": rows,
     }
-    keys = ("now", "net", "net_antisym", "random", "greedy", "final")
+    return summarise(report)
+
+
+def summarise(report: dict[str, Any]) -> dict[str, Any]:
+    """The statistics of a report's ``rows`` (two per position: the decider's and the other seat's), added to it.
+
+    Predictors: ``net`` (each seat's own view, what ``value_view="seat"`` backs up), ``net_decider`` (the deciding
+    seat's value and its negation for the other seat, ``value_view="decider"``), ``net_antisym`` (half the
+    difference of the two seats' heads), ``random``, ``greedy``."""
+    rows = report["rows"]
+    n_greedy = report["greedy_playouts"]
+    for a, b in zip(rows[0::2], rows[1::2], strict=True):
+        d = a if a["role"] == "decider" else b
+        a["net_decider"] = d["net"] if a is d else -d["net"]
+        b["net_decider"] = d["net"] if b is d else -d["net"]
+    keys = ("now", "net", "net_decider", "net_antisym", "random", "greedy", "final")
     arr = {k: np.array([r[k] for r in rows], dtype=np.float64) for k in keys}
     role = np.array([r["role"] for r in rows])
-    preds = ["net", "net_antisym", "random"] + (["greedy"] if n_greedy else [])
+    preds = ["net", "net_decider", "net_antisym", "random"] + (["greedy"] if n_greedy else [])
     targets = ["final", "random"] + (["greedy"] if n_greedy else [])
     out: dict[str, Any] = {}
     for subset, sel in (("all", np.ones(len(rows), bool)), ("decider", role == "decider"), ("other", role == "other")):
@@ -163,7 +179,6 @@ def collect(path: str, games: int, every: int, n_random: int, n_greedy: int, see
     report["net_seat_sum"] = {"mean": round(float(net0.mean()), 4), "mean_abs": round(float(np.abs(net0).mean()), 4)}
     report["mean"] = {k: round(float(v.mean()), 4) for k, v in arr.items()}
     report["std"] = {k: round(float(v.std()), 4) for k, v in arr.items()}
-    report["rows"] = rows
     return report
 
 
@@ -177,15 +192,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--random", type=cli.int_range(1), default=32)
     ap.add_argument("--greedy", type=cli.int_range(0), default=4)
     ap.add_argument("--seed", type=cli.int_range(0), default=5150)
-    ap.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    ap.add_argument("--json", action="store_true", help="print the whole report as JSON (with its rows)")
+    ap.add_argument("--summarise", action="store_true", help="CHECKPOINT is a --json report: summarise its rows again")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     from agents.checkpoint import CheckpointError
 
     try:
-        rep = collect(args.checkpoint, args.games, args.every, args.random, args.greedy, args.seed)
-    except CheckpointError as exc:
-        return cli.fail(ap.prog, exc)
+        if args.summarise:
+            with open(args.checkpoint, encoding="utf-8") as fh:
+                rep = summarise(json.load(fh))
+        else:
+            rep = collect(args.checkpoint, args.games, args.every, args.random, args.greedy, args.seed)
+    except (CheckpointError, OSError, ValueError, KeyError) as exc:
+        return cli.fail(ap.prog, f"{args.checkpoint}: {exc}")
     if args.json:
         print(json.dumps(rep))
         return 0

@@ -43,12 +43,18 @@ def test_report_on_a_tiny_checkpoint(tmp_path, capsys):
     for a, b in zip(rows[0::2], rows[1::2], strict=True):
         assert {a["role"], b["role"]} == {"decider", "other"}
         # the returns of a 2-player game are zero-sum (margins opposite, outcomes opposite or both 0 on a tie)
-        for key in ("final", "random", "greedy", "now", "net_antisym"):
+        for key in ("final", "random", "greedy", "now", "net_antisym", "net_decider"):
             assert abs(a[key] + b[key]) < 1e-9, key
         assert abs(a["final"]) >= 1.0  # the outcome's +-1 (no tie in these deals) and the margin's sign agree
     s = rep["stats"]["all/total/net->final"]
     assert s["n"] == len(rows) and -1 <= s["pearson"] <= 1 and 0 <= s["sign_agreement"] <= 1
     assert np.isfinite(s["mean_abs_error"])
+    # --summarise recomputes the statistics from a saved report's rows
+    saved = tmp_path / "rep.json"
+    saved.write_text(json.dumps(rep))
+    assert mod.main([str(saved), "--summarise", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["stats"] == rep["stats"]
     # a bad checkpoint: one line naming it
     assert mod.main([str(tmp_path / "missing.pt")]) == 2
     assert "missing.pt" in capsys.readouterr().err
