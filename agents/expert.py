@@ -24,6 +24,16 @@ inputs and outputs, so an expert checkpoint is a player like a PPO one, ``ppo-mc
    policy to the visit distribution plus ``value_coef`` x the squared value error; chunks of similar
    board size as in :mod:`agents.ppo`.
 
+Options that sharpen or hold the targets (defaults: the recipe of sessions 6-7, unchanged):
+``target_temperature`` T < 1 trains the policy on ``visits ** (1/T)`` normalised
+(:func:`policy_target`) instead of the visit distribution; ``dirichlet_frac`` 0 turns the root noise off;
+``anchor_coef`` > 0 adds that weight x KL(start policy || network) over each sample's legal actions (the
+start: a frozen copy of the ``init`` network), a pull back to the policy the run began with, and
+``value_anchor_coef`` that weight x 0.5 (value - the start's value)^2 (with ``value_coef`` 0: the value
+head held at the start's while the shared trunk learns the policy); ``p_greedy``
+plays a share of the games against greedy (one searched seat, the cheaper games); ``value_view: decider``
+(two players) values the search's leaves from the deciding seat's view only (:class:`~agents.search.NetworkGuide`).
+
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
 from the same seed, so the same training, about 2.3x faster per searched decision.
@@ -36,6 +46,7 @@ checkpoint exactly (with a simulation budget the search is a pure function of it
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
 import math
@@ -67,6 +78,10 @@ class ExpertConfig:
     dirichlet_alpha: float = 0.3  # root noise (AlphaZero): Dirichlet(alpha) over the root's actions ...
     dirichlet_frac: float = 0.25  # ... mixed in with this weight (0 = no noise)
     temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
+    target_temperature: float = 1.0  # policy target = visits ** (1 / T), normalised (1: the visit distribution)
+    anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
+    value_anchor_coef: float = 0.0  # weight of the squared gap between the value and the start's value (0: none)
+    value_view: str = "seat"  # the search's leaf values: each seat's own view, or "decider" (agents/search.py)
     p_greedy: float = 0.0  # chance a game is against the greedy baseline (else self-play)
     games_per_iteration: int = 4
     buffer_size: int = 8000  # replay buffer (samples)
@@ -146,6 +161,9 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.dirichlet_frac": (e.dirichlet_frac, 0 <= e.dirichlet_frac <= 1, "a number in [0, 1]"),
         "expert.temperature_moves": (e.temperature_moves, e.temperature_moves >= 0, "an integer >= 0"),
         "expert.p_greedy": (e.p_greedy, 0 <= e.p_greedy <= 1, "a probability in [0, 1]"),
+        "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
+        "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
+        "expert.value_anchor_coef": (e.value_anchor_coef, e.value_anchor_coef >= 0, "a number >= 0"),
         "expert.lr": (e.lr, e.lr > 0, "a number > 0"),
         "expert.value_coef": (e.value_coef, e.value_coef >= 0, "a number >= 0"),
         "expert.max_grad_norm": (e.max_grad_norm, e.max_grad_norm > 0, "a number > 0"),
@@ -157,6 +175,14 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
     for key, (v, ok, allowed) in checks.items():
         if not (ok and (not isinstance(v, float) or math.isfinite(v))):
             raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be {allowed}")
+    from .search import VALUE_VIEWS
+
+    if e.value_view not in VALUE_VIEWS:
+        raise TrainConfigError(
+            f"expert.value_view: {e.value_view!r} is not allowed; it must be one of {list(VALUE_VIEWS)}"
+        )
+    if e.value_view == "decider" and int(cfg.game.get("num_players", 2)) != 2:
+        raise TrainConfigError("expert.value_view: 'decider' is for two players; use 'seat' for this game")
     if not isinstance(e.init, str):
         raise TrainConfigError(f"expert.init: {e.init!r} is not allowed; give a checkpoint path, pretrained:NAME or ''")
     from carc_env.core import ConfigError
@@ -231,6 +257,19 @@ class _RootNoise:
         return self.guide.terminal(game)
 
 
+def policy_target(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """The policy target of a search's root ``visits`` (the visited actions' counts, all > 0):
+    ``visits ** (1 / temperature)`` normalised to sum 1 (``temperature`` 1: the visit distribution; below 1
+    sharper, towards the most visited action), computed in log space so that a small temperature cannot
+    overflow; float32."""
+    v = np.asarray(visits, dtype=np.float64)
+    if temperature == 1.0:
+        return (v / v.sum()).astype(np.float32)
+    logits = np.log(v) / temperature
+    w = np.exp(logits - logits.max())
+    return (w / w.sum()).astype(np.float32)
+
+
 def _margins(scores: list[int]) -> list[int]:
     return [s - max(t for q, t in enumerate(scores) if q != p) for p, s in enumerate(scores)]
 
@@ -252,8 +291,12 @@ class ExpertTrainer:
         self.env = carc_env.raw_env(**self.env_kwargs)
         self.shapes = shapes_from_env(self.env)
         self.net = initial_net(cfg.init, self.shapes, cfg.net)
+        # the anchor: a frozen copy of the starting network (rebuilt the same way on resume: init is a file,
+        # a shipped agent, or a fresh network from the seeded torch generator)
+        anchored = cfg.anchor_coef > 0 or cfg.value_anchor_coef > 0
+        self.anchor = copy.deepcopy(self.net).eval().requires_grad_(False) if anchored else None
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
-        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus)
+        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus, value_view=cfg.value_view)
         self.mcts = MCTS(_RootNoise(self.guide, cfg.dirichlet_alpha, cfg.dirichlet_frac, self.search_rng), cfg.c)
         self.mcts.rng = self.search_rng
         self.greedy = GreedyPolicy(seed=seed + 2)
@@ -264,6 +307,7 @@ class ExpertTrainer:
         self.decisions = 0  # searched decisions
         self.search_seconds = 0.0
         self.recent: list[dict[str, float]] = []
+        self.visit_entropy: list[float] = []  # the root visits' entropy of this iteration's searches
 
     # ---------------------------------------------------------------- games
     def play(self) -> list[dict[str, Any]]:
@@ -305,7 +349,8 @@ class ExpertTrainer:
             sample["mask"] = np.flatnonzero(sample["mask"]).astype(np.int32)  # legal indices: compact
             keep = visits > 0
             sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
-            sample["pi"] = (visits[keep] / visits.sum()).astype(np.float32)
+            sample["pi"] = policy_target(visits[keep], c.target_temperature)
+            self.visit_entropy.append(float(-(visits[keep] / visits.sum() * np.log(visits[keep] / visits.sum())).sum()))
             pending.append((sample, seat, _margins(list(game.scores))[seat]))
             env.step(int(indices[pick]))
         scores = list(env.game.scores)
@@ -340,14 +385,26 @@ class ExpertTrainer:
         if not buf:
             return {}
         self.net.train()
-        stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "policy_accuracy": []}
+        stats: dict[str, list[float]] = {
+            "policy_loss": [],
+            "value_loss": [],
+            "policy_accuracy": [],
+            "anchor_kl": [],
+            "value_anchor": [],
+        }
         for _ in range(c.steps_per_iteration):
             mb = self.rng.choice(len(buf), size=min(c.batch, len(buf)), replace=False)
             area = np.array([buf[k]["board"].shape[1] * buf[k]["board"].shape[2] for k in mb])
             order = mb[np.argsort(area, kind="stable")]
             chunks = [order[j : j + c.chunk] for j in range(0, len(order), c.chunk)]
             self.opt.zero_grad()
-            parts = {"policy_loss": 0.0, "value_loss": 0.0, "policy_accuracy": 0.0}
+            parts = {
+                "policy_loss": 0.0,
+                "value_loss": 0.0,
+                "policy_accuracy": 0.0,
+                "anchor_kl": 0.0,
+                "value_anchor": 0.0,
+            }
             for ch in chunks:
                 w = len(ch) / len(mb)
                 rows = [buf[k] for k in ch]
@@ -363,7 +420,13 @@ class ExpertTrainer:
                 p_loss = -(pi * logp.gather(1, idx)).sum(dim=1).mean()
                 z = torch.tensor([float(s["z"]) for s in rows])
                 v_loss = 0.5 * (v - z).pow(2).mean()
-                ((p_loss + c.value_coef * v_loss) * w).backward()
+                loss = p_loss + c.value_coef * v_loss
+                if self.anchor is not None:
+                    kl, v_gap = self.anchor_terms(batch, logp, v)
+                    loss = loss + c.anchor_coef * kl + c.value_anchor_coef * v_gap
+                    parts["anchor_kl"] += w * float(kl.detach())
+                    parts["value_anchor"] += w * float(v_gap.detach())
+                (loss * w).backward()
                 with torch.no_grad():
                     top = idx.gather(1, pi.argmax(dim=1, keepdim=True)).squeeze(1)
                     parts["policy_accuracy"] += w * float((logp.argmax(dim=1) == top).float().mean())
@@ -376,6 +439,18 @@ class ExpertTrainer:
         self.net.eval()
         return {k: float(np.mean(v)) for k, v in stats.items()}
 
+    def anchor_terms(self, batch: Any, logp: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The anchors on ``batch``, ``logp`` and ``v`` the network's masked log-policy and value there: the mean
+        KL(start policy || network) over each row's legal actions, and the mean of 0.5 x (value - the start's
+        value) ** 2.  Both 0 while the network has the start's weights."""
+        assert self.anchor is not None
+        with torch.no_grad():
+            logits0, v0 = self.anchor(*batch.inputs())
+            logp0 = torch.log_softmax(masked_logits(logits0, batch.mask), dim=1)
+        p0 = logp0.exp()
+        terms = torch.where(batch.mask.bool(), p0 * (logp0 - logp), torch.zeros_like(logp))
+        return terms.sum(dim=1).mean(), 0.5 * (v - v0).pow(2).mean()
+
     def iteration(self) -> dict[str, float]:
         """Play ``games_per_iteration`` games, then update; return the iteration's statistics."""
         new = []
@@ -386,6 +461,8 @@ class ExpertTrainer:
         ent = [-(s["pi"] * np.log(np.maximum(s["pi"], 1e-12))).sum() for s in new]
         stats["target_entropy"] = float(np.mean(ent)) if ent else float("nan")
         stats["new_samples"] = float(len(new))
+        vh, self.visit_entropy = self.visit_entropy, []
+        stats["visit_entropy"] = float(np.mean(vh)) if vh else float("nan")
         rec, self.recent = self.recent, []
         if rec:
             stats["train_win_rate_vs_greedy"] = float(np.mean([r["win"] for r in rec]))
@@ -439,6 +516,9 @@ PROGRESS_FIELDS = [
     "new_samples",
     "train_win_rate_vs_greedy",
     "eval_win_rate_vs_greedy",
+    "visit_entropy",
+    "anchor_kl",
+    "value_anchor",
 ]
 
 
@@ -483,7 +563,8 @@ def train_expert(
         old, new = data["config"], cfg.to_dict()
         if data.get("kind") != "expert-iteration":
             raise CheckpointError(f"{ckpt} is not an expert-iteration checkpoint; use another --out")
-        if old["game"] != new["game"] or old["expert"] != new["expert"] or old["run"]["seed"] != new["run"]["seed"]:
+        old_expert = {**dataclasses.asdict(ExpertConfig()), **old["expert"]}  # (a key added since: its default)
+        if old["game"] != new["game"] or old_expert != new["expert"] or old["run"]["seed"] != new["run"]["seed"]:
             raise CheckpointError(
                 f"{ckpt} belongs to a run with another config (game, expert or seed differ); use another --out, "
                 "or --no-resume to start over (only the run's length and logging may change on resume)"
@@ -571,5 +652,6 @@ __all__ = [
     "ExpertTrainer",
     "expert_config_from_dict",
     "load_expert_config",
+    "policy_target",
     "train_expert",
 ]

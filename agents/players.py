@@ -22,7 +22,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    options ``c=F``, ``time=S``, ``engine=auto|python|numba`` (the
                                    simulations and the leaves' observations on the compiled engine
                                    where it covers the game: auto, the default; the same search as
-                                   python's).  A separate agent from ``PATH``.
+                                   python's), ``values=seat|decider`` (each seat's value head on its
+                                   own view, the default, or the deciding seat's, negated for the
+                                   other: two players).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -232,12 +234,18 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
-    kw = parse_search_options(opts, spec, 100)
+    views = [o for o in opts if o.startswith("values=")]  # ppo-mcts's own option: the leaf values' view
+    kw = parse_search_options([o for o in opts if not o.startswith("values=")], spec, 100)
+    for o in views:
+        view = o.partition("=")[2]
+        if view not in ("seat", "decider"):
+            raise PlayerSpecError(f"player {spec!r}: values must be seat or decider, got {view!r}")
+        kw["value_view"] = view
     for bad in ("rollout", "epsilon", "utility", "margin_scale"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
-                "engine=auto|python|numba"
+                "engine=auto|python|numba, values=seat|decider"
             )
     if not path or not Path(path).is_file():
         raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r}")
@@ -325,7 +333,8 @@ register_player("pretrained", _pretrained, "an agent shipped with the package: p
 register_player(
     "ppo-mcts",
     _ppo_mcts,
-    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba]",
+    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba]"
+    "[:values=seat|decider]",
 )
 register_player(
     "rllib",

@@ -17,6 +17,20 @@ gives
   valued exactly that way (``terminal``).  ``score_scale`` and ``win_bonus``
   are read from the checkpoint's training config.
 
+  ``value_view`` ``"seat"`` (default) takes ``V_p`` from seat ``p``'s own
+  observation, for every seat.  Those of a seat that is not deciding are
+  observations the PPO value head never trained on (PPO fits it at the
+  learner's own decisions): on the main command's agent they came out about
+  0.5 too high (a win is 1), the deciding seat's about right
+  (``scripts/value_calibration.py``, docs/results/expert.md, "Session 8").
+  Since a tile placement that leaves no follower decision hands the next
+  decision to the opponent, the search then values such placements with
+  the biased view and the others with the unbiased one.  ``"decider"`` (two
+  players only) uses the deciding seat's value for it and its negation for
+  the other seat: every leaf valued from the one view the head was trained
+  on, and zero-sum as the two-player return is (``-(margin) `` and the
+  opposite outcome; a shared win, 0, is the one case it does not cover).
+
 Where the simulations run (``engine``): ``"auto"`` (default) plays them on the
 compiled engine's state where it covers the game and its action features
 (:meth:`NetworkGuide.compiled_state`): a new leaf's observations for every
@@ -52,6 +66,8 @@ from carc_env.search import MCTSPolicy
 from .network import PolicyNet, masked_logits
 from .policy import Batch, obs_to_tensors, stacked_to_tensors
 
+VALUE_VIEWS = ("seat", "decider")
+
 
 class NetworkGuide:
     """Priors and values from a :class:`PolicyNet` (see the module docstring).
@@ -71,16 +87,25 @@ class NetworkGuide:
         score_scale: float = 0.05,
         win_bonus: float = 1.0,
         engine: str = "auto",
+        value_view: str = "seat",
     ) -> None:
         import carc_env
 
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+        if value_view not in VALUE_VIEWS:
+            raise ValueError(f"value_view must be one of {list(VALUE_VIEWS)}, got {value_view!r}")
         self.net = net.eval()
         env = carc_env.raw_env(**env_kwargs)  # its own codec and encoder (their caches follow this guide's games)
         self.codec = env.codec
         self.encoder = env.match.encoder
         self.num_players = len(env.possible_agents)
+        if value_view == "decider" and self.num_players != 2:
+            raise ValueError(
+                f"value_view='decider' negates the deciding seat's value for the other seat: two players only "
+                f"(this game has {self.num_players}); use value_view='seat'"
+            )
+        self.value_view = value_view
         self.max_spots = self.codec.follower_range.size - 1
         self.score_scale = float(score_scale)
         self.win_bonus = float(win_bonus)
@@ -91,6 +116,7 @@ class NetworkGuide:
 
     def __repr__(self) -> str:
         eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
+        eng += f", value_view={self.value_view!r}" if self.value_view != "seat" else ""
         return f"NetworkGuide(score_scale={self.score_scale}, win_bonus={self.win_bonus}{eng})"
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the compiled state is rebuilt there
@@ -161,6 +187,9 @@ class NetworkGuide:
             priors = torch.softmax(lg, dim=0).tolist()
         n = len(scores)
         vals = values.tolist()
+        if self.value_view == "decider":  # (two players: checked in __init__)
+            d = self.score_scale * (scores[decider] - scores[1 - decider]) + vals[decider]
+            return priors, [d, -d] if decider == 0 else [-d, d]
         out = []
         for p in range(n):
             margin = scores[p] - max(scores[q] for q in range(n) if q != p)
@@ -217,8 +246,9 @@ class PPOSearchPolicy(MCTSPolicy):
         win_bonus: float = 1.0,
         name: str = "ppo-mcts",
         engine: str = "auto",
+        value_view: str = "seat",
     ) -> None:
-        guide = NetworkGuide(net, env_kwargs, score_scale, win_bonus, engine=engine)
+        guide = NetworkGuide(net, env_kwargs, score_scale, win_bonus, engine=engine, value_view=value_view)
         super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, guide=guide, name=name)
 
     @classmethod
@@ -245,4 +275,4 @@ class PPOSearchPolicy(MCTSPolicy):
         )
 
 
-__all__ = ["NetworkGuide", "PPOSearchPolicy"]
+__all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy"]

@@ -8,7 +8,7 @@ import torch
 
 from agents.checkpoint import load_checkpoint, net_from_checkpoint
 from agents.config import TrainConfigError
-from agents.expert import ExpertConfig, ExpertTrainer, expert_config_from_dict, train_expert
+from agents.expert import ExpertConfig, ExpertTrainer, expert_config_from_dict, policy_target, train_expert
 from agents.network import NetConfig
 from agents.search import PPOSearchPolicy
 
@@ -94,6 +94,11 @@ def test_resume_continues_exactly(tmp_path):
     [
         ({"expert": {"simulations": 0}}, "expert.simulations"),
         ({"expert": {"dirichlet_frac": 1.5}}, "expert.dirichlet_frac"),
+        ({"expert": {"target_temperature": 0}}, "expert.target_temperature"),
+        ({"expert": {"anchor_coef": -0.1}}, "expert.anchor_coef"),
+        ({"expert": {"value_view": "mine"}}, "expert.value_view"),
+        ({"expert": {"value_anchor_coef": -1}}, "expert.value_anchor_coef"),
+        ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
         ({"game": {"num_players": 9}}, "game"),
@@ -135,3 +140,61 @@ def test_scripts_refuse_a_bad_config_and_run_a_tiny_one(tmp_path, capsys):
                          "--out", str(out)]) == 0  # fmt: skip
     net_from_checkpoint(load_checkpoint(out / "checkpoint.pt"))
     assert len((out / "progress.csv").read_text().splitlines()) >= 2
+
+
+def test_policy_target_at_a_temperature_is_the_powered_visits():
+    v = np.array([1, 3, 6])
+    np.testing.assert_array_equal(policy_target(v), np.array([0.1, 0.3, 0.6], dtype=np.float32))
+    np.testing.assert_array_equal(policy_target(v, 0.5), np.array([1, 9, 36], dtype=np.float32) / np.float32(46))
+    np.testing.assert_allclose(policy_target(v, 0.25), np.array([1, 81, 1296]) / 1378, rtol=1e-6)
+    # a tiny temperature: the most visited action, no overflow (6 ** 100 is beyond float64's exp range)
+    np.testing.assert_array_equal(policy_target(np.array([5, 6, 1]), 0.001), np.array([0, 1, 0], dtype=np.float32))
+    np.testing.assert_array_equal(policy_target(np.array([2, 2])), np.array([0.5, 0.5], dtype=np.float32))
+
+
+def test_target_temperature_changes_the_targets_not_the_games():
+    torch.set_num_threads(1)
+    net = NetConfig(**TINY)
+    a = ExpertTrainer(GAME, ExpertConfig(simulations=4, net=net), seed=3).play()
+    b = ExpertTrainer(GAME, ExpertConfig(simulations=4, net=net, target_temperature=0.5), seed=3).play()
+    assert len(a) == len(b) > 50
+    sharper = 0
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x["pi_index"], y["pi_index"])  # the same searches
+        assert x["z"] == y["z"]
+        want = x["pi"].astype(np.float64) ** 2
+        np.testing.assert_allclose(y["pi"], want / want.sum(), rtol=1e-5)
+        sharper += int(y["pi"].max() > x["pi"].max() + 1e-6)
+    assert sharper > 0
+
+
+def test_the_anchor_is_zero_at_the_start_weights_and_pulls_back_after():
+    torch.set_num_threads(1)
+    cfg = ExpertConfig(simulations=3, net=NetConfig(**TINY), anchor_coef=0.5)
+    tr = ExpertTrainer(GAME, cfg, seed=5)
+    tr.play()
+    from agents.network import masked_logits
+    from agents.policy import collate
+
+    batch = collate([tr._expand(s) for s in tr.buffer[:40]])
+
+    def kl() -> float:
+        logits, v = tr.net(*batch.inputs())
+        kl, gap = tr.anchor_terms(batch, torch.log_softmax(masked_logits(logits, batch.mask), dim=1), v)
+        return float(kl.detach()), float(gap.detach())
+
+    assert kl() == (0.0, 0.0)
+    with torch.no_grad():
+        for p in tr.net.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    moved, moved_v = kl()
+    assert moved > 1e-4 and moved_v > 1e-6
+    # the anchor's gradient points back to the start: steps on the anchor alone shrink the KL
+    tr.cfg.value_coef = 0.0
+    tr.cfg.anchor_coef = tr.cfg.value_anchor_coef = 100.0  # (the policy loss is small beside them)
+    tr.cfg.steps_per_iteration = 10
+    tr.opt = torch.optim.Adam(tr.net.parameters(), lr=3e-3)
+    stats = tr.update()
+    assert stats["anchor_kl"] > 0 and stats["value_anchor"] > 0
+    after, after_v = kl()
+    assert after < moved and after_v < moved_v

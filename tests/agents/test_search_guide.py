@@ -250,3 +250,48 @@ def test_a_used_policy_pickles_without_its_compiled_state():
     assert copy.guide._fast == {}
     obs = env.observe(env.agent_selection)
     assert copy.act(obs, env) == pol.act(obs, env) and copy.last_search.extra == {"state": "compiled"}
+
+
+def test_value_view_decider_values_every_leaf_from_the_deciding_seat():
+    """``value_view="decider"``: the deciding seat's value (the seat view's, unchanged) for it and its negation
+    for the other seat, on the Python game and on the compiled state alike; priors unchanged."""
+    kw = {"num_players": 2, "expansions": ("base",)}
+    net = _net(kw, seed=3)
+    seat, dec = NetworkGuide(net, kw), NetworkGuide(net, kw, value_view="decider")
+    checked = 0
+    for g in _states(kw, seeds=(1, 2), stops=(0, 7, 30)):
+        acts = node_actions(g, {})
+        p0, v0 = seat.expand(g.clone(), acts, None)
+        p1, v1 = dec.expand(g.clone(), acts, None)
+        d = g.player
+        assert p1 == p0 and v1[d] == v0[d] and v1[1 - d] == -v0[d]
+        # the seat view gives the other seat its own head's value, not the negation: the two differ
+        assert v0[1 - d] != -v0[d]
+        f = dec.compiled_state(g)
+        f.begin(g)
+        f.redeal(list(g._bag[::-1]), None)  # slot 1 := the root itself
+        moves = f.moves(lambda t, g=g: canonical_rotations(g, t, {}))
+        _, vc = dec.expand_state(f, moves, None)
+        assert vc == pytest.approx(v1, abs=1e-5)
+        checked += 1
+    assert checked >= 5
+    with pytest.raises(ValueError, match="two players only"):
+        NetworkGuide(_net({"num_players": 3}), {"num_players": 3}, value_view="decider")
+    with pytest.raises(ValueError, match="value_view"):
+        NetworkGuide(net, kw, value_view="mine")
+
+
+def test_ppo_mcts_spec_takes_the_value_view(tmp_path):
+    from agents.checkpoint import save_checkpoint
+    from agents.players import PlayerSpecError, make_player
+
+    kw = {"num_players": 2, "expansions": ("base",)}
+    net = _net(kw)
+    path = tmp_path / "n.pt"
+    save_checkpoint(path, {"trainer": {"net": net.state_dict()}, "shapes": dataclasses.asdict(net.shapes),
+                           "net_config": dataclasses.asdict(net.cfg), "config": {}})  # fmt: skip
+    p = make_player(f"ppo-mcts:{path}:8:values=decider", kw, seed=0)
+    assert p.guide.value_view == "decider" and p.simulations == 8
+    assert make_player(f"ppo-mcts:{path}:8", kw, seed=0).guide.value_view == "seat"
+    with pytest.raises(PlayerSpecError, match="values must be seat or decider"):
+        make_player(f"ppo-mcts:{path}:8:values=mine", kw, seed=0)
