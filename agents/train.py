@@ -45,7 +45,7 @@ from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .config import TrainConfig, TrainConfigError, validate
-from .evaluate import EvalHelper, evaluate_many
+from .evaluate import evaluate
 from .network import NetShapes
 from .policy import PPOPolicy
 from .ppo import SelfPlayTrainer, rollout_mode
@@ -211,14 +211,11 @@ def train(
     resume: bool = True,
     progress: bool = True,
     max_updates: int | None = None,
-    eval_helper: EvalHelper | None = None,
 ) -> SelfPlayTrainer:
     """Train until ``cfg.run.total_updates`` (or ``max_updates`` more in this call).
 
     The config is validated first (:func:`agents.config.validate`), so a bad value fails before
-    anything is built or written.  ``eval_helper``: a started :class:`agents.evaluate.EvalHelper`
-    that plays part of each quick evaluation's games in a second process (the same rows in
-    ``eval.csv``; what is learned never depends on it)."""
+    anything is built or written."""
     validate(cfg)
     if max_updates is not None and (
         isinstance(max_updates, bool) or not isinstance(max_updates, int) or max_updates < 1
@@ -297,7 +294,7 @@ def train(
             if writer:
                 _log_update(writer, row)
             if cfg.run.eval_every and trainer.updates % cfg.run.eval_every == 0:
-                _periodic_eval(trainer, cfg, out, writer, bar, eval_helper)
+                _periodic_eval(trainer, cfg, out, writer, bar)
             if trainer.updates % cfg.run.checkpoint_every == 0 or trainer.updates == goal:
                 save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds))
             if bar:
@@ -313,9 +310,7 @@ def train(
     return trainer
 
 
-def _periodic_eval(
-    trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer: Any, bar: Any, helper: EvalHelper | None = None
-) -> None:
+def _periodic_eval(trainer: SelfPlayTrainer, cfg: TrainConfig, out: Path, writer: Any, bar: Any) -> None:
     policy = PPOPolicy(trainer.net, name="ppo")
     counts = cfg.player_counts()
     if len(counts) == 1:
@@ -331,10 +326,9 @@ def _periodic_eval(
             (f"greedy_{c}p", GreedyPolicy(seed=cfg.run.seed + 12), {**cfg.env_kwargs(), "num_players": c})
             for c in counts
         ]
-    seed = 10_000_000 + cfg.run.seed
-    with rollout_mode():  # batched forwards of up to 64 boards without autograd (same results)
-        results = evaluate_many([(policy, opp, cfg.run.eval_games, seed, kw) for _, opp, kw in matches], helper)
-    for (name, _, _), res in zip(matches, results, strict=True):
+    for name, opp, kw in matches:
+        with rollout_mode():  # batched forwards of up to 64 boards without autograd (same results)
+            res = evaluate(policy, opp, cfg.run.eval_games, seed=10_000_000 + cfg.run.seed, env_kwargs=kw)
         row = {"update": trainer.updates, "env_steps": trainer.env_steps, "opponent": name, **res}
         _append_csv(out / "eval.csv", EVAL_FIELDS, row)
         if writer:

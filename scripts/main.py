@@ -10,13 +10,6 @@
    (OUT/game.json), a picture of the final board (OUT/game.png) and an
    animated GIF (OUT/game.gif);
 4. writes OUT/summary.json and prints it.
-
-A helper process (``agents.evaluate.EvalHelper``, started at once, so that it
-imports while the first update compiles) plays part of the games of the quick
-evaluations and of step 2 on the second core, and this process draws step 3
-while the helper starts on step 2: the same games and figures as one process
-playing them all, in less wall time.  The summary's CPU figures include the
-helper's.
 """
 
 from __future__ import annotations
@@ -28,14 +21,13 @@ import platform
 import resource
 import sys
 import time
-from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from agents import cli  # noqa: E402
 from agents.checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint  # noqa: E402
 from agents.config import TrainConfigError, load_config  # noqa: E402
-from agents.evaluate import EvalHelper, evaluate_many, play_game  # noqa: E402
+from agents.evaluate import evaluate, play_game  # noqa: E402
 from agents.policy import PPOPolicy  # noqa: E402
 from agents.ppo import rollout_mode  # noqa: E402
 from agents.train import train  # noqa: E402
@@ -78,87 +70,61 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         return cli.fail(ap.prog, problem)
     load_start = os.getloadavg()
-    t0 = time.time()
-    with EvalHelper() as helper:
-        try:
-            trainer = train(cfg, args.out, eval_helper=helper)
-            train_s = time.time() - t0
-            data = load_checkpoint(os.path.join(args.out, "checkpoint.pt"))
-            net = net_from_checkpoint(data)
-        except (TrainConfigError, CheckpointError) as exc:
-            return cli.fail(ap.prog, exc)
-        summary: dict = {
-            "config": args.config,
-            "updates": trainer.updates,
-            "env_steps": trainer.env_steps,
-            "train_seconds_total": round(float(data.get("train_seconds", 0.0)), 1),
-            "wall_seconds_this_call": round(train_s, 1),
-        }
-        seconds = max(summary["train_seconds_total"], 1e-9)
-        summary["env_steps_per_s"] = round(trainer.env_steps / seconds, 1)
-        summary["learner_decisions"] = trainer.learner_steps
-        summary["learner_decisions_per_s"] = round(trainer.learner_steps / seconds, 1)
-        summary["cpu_seconds_this_call_training"] = round(_cpu_seconds() + helper.cpu_seconds(), 1)
-        summary["machine"] = machine_info(cfg.run.torch_threads)
-        summary["load_average_1m_at_start_and_after_training"] = [
-            round(load_start[0], 2),
-            round(os.getloadavg()[0], 2),
-        ]
-        _final_evaluations(cfg, net, args.eval_games or cfg.run.final_eval_games, args.out, summary, helper)
-    summary["cpu_seconds_this_call_total"] = round(_cpu_seconds(children=True), 1)  # the helper has been joined
+    try:
+        t0 = time.time()
+        trainer = train(cfg, args.out)
+        train_s = time.time() - t0
+        data = load_checkpoint(os.path.join(args.out, "checkpoint.pt"))
+        net = net_from_checkpoint(data)
+    except (TrainConfigError, CheckpointError) as exc:
+        return cli.fail(ap.prog, exc)
+    env_kwargs = cfg.env_kwargs()
+    agent = PPOPolicy(net, name="ppo")
+    games = args.eval_games or cfg.run.final_eval_games
+    summary: dict = {
+        "config": args.config,
+        "updates": trainer.updates,
+        "env_steps": trainer.env_steps,
+        "train_seconds_total": round(float(data.get("train_seconds", 0.0)), 1),
+        "wall_seconds_this_call": round(train_s, 1),
+    }
+    summary["env_steps_per_s"] = round(trainer.env_steps / max(summary["train_seconds_total"], 1e-9), 1)
+    summary["learner_decisions"] = trainer.learner_steps
+    summary["learner_decisions_per_s"] = round(trainer.learner_steps / max(summary["train_seconds_total"], 1e-9), 1)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    summary["cpu_seconds_this_call_training"] = round(usage.ru_utime + usage.ru_stime, 1)
+    summary["machine"] = machine_info(cfg.run.torch_threads)
+    summary["load_average_1m_at_start_and_after_training"] = [round(load_start[0], 2), round(os.getloadavg()[0], 2)]
+    for name, opp in (("random", RandomPolicy(seed=777)), ("greedy", GreedyPolicy(seed=778))):
+        print(f"evaluating against {name} over {games} seat-swapped games ...", flush=True)
+        with rollout_mode():  # the agent's batched forwards without autograd: the same results, faster
+            res = evaluate(agent, opp, games, seed=2024, env_kwargs=env_kwargs)
+        summary[f"win_rate_vs_{name}"] = res["win_rate"]
+        summary[f"vs_{name}"] = res
+        lo, hi = res["win_rate_ci95"]
+        print(f"  win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin {res['mean_margin']:+.1f}")
+    with rollout_mode():
+        env = play_game(env_kwargs, [agent, GreedyPolicy(seed=5)], seed=99, keep_env=True)
+    game = env.game
+    record = to_record(game)
+    save_record(game, os.path.join(args.out, "game.json"))
+    save_png(render_image(game, tile_px=48), os.path.join(args.out, "game.png"))
+    save_gif(frames_from_record(record, every=2, tile_px=32), os.path.join(args.out, "game.gif"))
+    summary["example_game"] = {
+        "agent_seat": 0,
+        "opponent": "greedy",
+        "scores": list(game.scores),
+        "record": "game.json",
+        "png": "game.png",
+        "gif": "game.gif",
+    }
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    summary["cpu_seconds_this_call_total"] = round(usage.ru_utime + usage.ru_stime, 1)
     summary["wall_seconds_this_call_total"] = round(time.time() - t0, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as fh:
         json.dump(summary, fh, indent=1)
     print(json.dumps({k: v for k, v in summary.items() if not k.startswith("vs_")}, indent=1))
     return 0
-
-
-def _cpu_seconds(children: bool = False) -> float:
-    """CPU seconds of this process (and, ``children``, of its finished children: the helper)."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) if children else (resource.RUSAGE_SELF,):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
-
-
-def _final_evaluations(cfg: Any, net: Any, games: int, out: str, summary: dict, helper: EvalHelper) -> None:
-    """Steps 2 and 3: the evaluations against random and greedy (shared with the helper) and, in this
-    process meanwhile, the example game with its record, picture and GIF."""
-    env_kwargs = cfg.env_kwargs()
-    agent = PPOPolicy(net, name="ppo")
-
-    def example_game() -> None:
-        env = play_game(env_kwargs, [agent, GreedyPolicy(seed=5)], seed=99, keep_env=True)
-        game = env.game
-        record = to_record(game)
-        save_record(game, os.path.join(out, "game.json"))
-        save_png(render_image(game, tile_px=48), os.path.join(out, "game.png"))
-        save_gif(frames_from_record(record, every=2, tile_px=32), os.path.join(out, "game.gif"))
-        summary["example_game"] = {
-            "agent_seat": 0,
-            "opponent": "greedy",
-            "scores": list(game.scores),
-            "record": "game.json",
-            "png": "game.png",
-            "gif": "game.gif",
-        }
-
-    names = ("random", "greedy")
-    opponents = (RandomPolicy(seed=777), GreedyPolicy(seed=778))
-    how = "this process and a helper" if helper.started else "this process"
-    print(f"evaluating against {' and '.join(names)} over {games} seat-swapped games each ({how}) ...", flush=True)
-    with rollout_mode():  # the agent's batched forwards without autograd: the same results, faster
-        results = evaluate_many(
-            [(agent, opp, games, 2024, env_kwargs) for opp in opponents], helper, meanwhile=example_game
-        )
-    for name, res in zip(names, results, strict=True):
-        summary[f"win_rate_vs_{name}"] = res["win_rate"]
-        summary[f"vs_{name}"] = res
-        lo, hi = res["win_rate_ci95"]
-        print(
-            f"  vs {name}: win rate {res['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], mean margin {res['mean_margin']:+.1f}"
-        )
 
 
 if __name__ == "__main__":

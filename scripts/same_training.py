@@ -15,9 +15,7 @@ columns, ``eval.csv``), and the CPU seconds (``time.process_time``, all threads)
 differs between the trees (or between rounds).
 
 ``--eval-every`` overrides ``run.eval_every`` (a run-section setting: it changes when the quick
-evaluations run, not what is learned) so a short run exercises them too.  ``--eval-helper``: this
-tree's runs share the quick evaluations' games with an ``agents.evaluate.EvalHelper`` process, as
-``scripts/main.py`` does (the other tree's runs play them as they always did).
+evaluations run, not what is learned) so a short run exercises them too.
 """
 
 from __future__ import annotations
@@ -45,12 +43,6 @@ cfg.run.total_updates = int(sys.argv[3])
 cfg.run.eval_every = int(sys.argv[4])
 out = sys.argv[2]
 cpu = {"collect": 0.0, "update": 0.0}
-helper = None
-if sys.argv[5] == "1":
-    from agents.evaluate import EvalHelper
-    helper = EvalHelper()
-    if not (helper.start() and helper.wait_ready(300)):
-        raise SystemExit("the evaluation helper did not start (it needs two usable cores)")
 
 def timed(name, fn):
     def wrapper(*a, **k):
@@ -64,14 +56,7 @@ def timed(name, fn):
 ppo.SelfPlayTrainer.collect = timed("collect", ppo.SelfPlayTrainer.collect)
 ppo.SelfPlayTrainer.update = timed("update", ppo.SelfPlayTrainer.update)
 t0 = time.process_time()
-if helper is None:
-    train_mod.train(cfg, out, resume=False, progress=False)
-else:
-    train_mod.train(cfg, out, resume=False, progress=False, eval_helper=helper)
-    played = helper.groups_played
-    helper.close()
-    if not played:
-        raise SystemExit("the evaluation helper played no games")
+train_mod.train(cfg, out, resume=False, progress=False)
 total = time.process_time() - t0
 
 data = torch.load(os.path.join(out, "checkpoint.pt"), weights_only=True)
@@ -108,20 +93,11 @@ print("RESULT " + json.dumps({"learned": learned, "logs": logs, "cpu_collect": r
 """
 
 
-def run_tree(tree: str, config: str, updates: int, eval_every: int, helper: bool = False) -> dict:
+def run_tree(tree: str, config: str, updates: int, eval_every: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="same_training_") as out:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
         proc = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                WORKER,
-                os.path.abspath(config),
-                out,
-                str(updates),
-                str(eval_every),
-                str(int(helper)),
-            ],
+            [sys.executable, "-c", WORKER, os.path.abspath(config), out, str(updates), str(eval_every)],
             cwd=tree,
             env=env,
             capture_output=True,
@@ -140,7 +116,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--updates", type=int, default=8)
     ap.add_argument("--eval-every", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--eval-helper", action="store_true", help="this tree: quick evaluations shared with a helper")
     args = ap.parse_args(argv)
     if args.updates < 1 or args.rounds < 1 or args.eval_every < 0:
         return cli.fail(ap.prog, "--updates and --rounds must be >= 1 and --eval-every >= 0")
@@ -153,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[dict]] = {k: [] for k in trees}
     for r in range(args.rounds):
         for name, tree in trees.items():
-            res = run_tree(tree, args.config, args.updates, args.eval_every, args.eval_helper and name == "this")
+            res = run_tree(tree, args.config, args.updates, args.eval_every)
             results[name].append(res)
             print(f"round {r + 1} {name:8s} {tree}: {json.dumps(res)}", flush=True)
     digests = {(res["learned"], res["logs"]) for runs in results.values() for res in runs}

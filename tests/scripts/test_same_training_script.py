@@ -59,12 +59,3 @@ def test_refuses_bad_arguments_in_one_line(tmp_path, capsys):
     assert "--updates and --rounds must be >= 1" in capsys.readouterr().err
     assert st.main(["--against", str(ROOT), "--config", str(tmp_path / "none.yaml")]) == 2
     assert "no such file" in capsys.readouterr().err
-
-
-def test_quick_evaluations_shared_with_a_helper_learn_the_same(tmp_path, capsys):
-    st = _load()
-    cfg = tmp_path / "tiny.yaml"
-    cfg.write_text(TINY)
-    args = ["--config", str(cfg), "--updates", "2", "--eval-every", "1", "--eval-helper"]
-    assert st.main(["--against", str(ROOT), *args]) == 0
-    assert "SAME: every run learned" in capsys.readouterr().out
