@@ -443,7 +443,8 @@ class ExpertTrainer:
         """The anchors on ``batch``, ``logp`` and ``v`` the network's masked log-policy and value there: the mean
         KL(start policy || network) over each row's legal actions, and the mean of 0.5 x (value - the start's
         value) ** 2.  Both 0 while the network has the start's weights."""
-        assert self.anchor is not None
+        if self.anchor is None:
+            raise RuntimeError("anchor_terms needs the start network: set anchor_coef or value_anchor_coef > 0")
         with torch.no_grad():
             logits0, v0 = self.anchor(*batch.inputs())
             logp0 = torch.log_softmax(masked_logits(logits0, batch.mask), dim=1)
