@@ -258,3 +258,16 @@ def engine_partition(game: Game) -> set[frozenset[int]]:
     for n in range(len(game.parent)):
         groups.setdefault(game.find(n), set()).add(n)
     return {frozenset(g) for g in groups.values()}
+
+
+def load_script(name: str, module: str | None = None):
+    """``scripts/<name>.py`` imported as a module (the scripts are not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        module or name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -3,20 +3,18 @@ asserted), and a configuration the compiled engine does not cover shown as such.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from _helpers import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_matrix", ROOT / "scripts" / "bench_matrix.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench_matrix")
 
 
 def test_configurations_are_the_issues_list():

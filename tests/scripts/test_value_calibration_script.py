@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import torch
+from _helpers import load_script
 
 from agents.expert import expert_config_from_dict, train_expert
 
@@ -15,10 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("script_value_calibration", ROOT / "scripts" / "value_calibration.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("value_calibration", "script_value_calibration")
 
 
 def test_report_on_a_tiny_checkpoint(tmp_path, capsys):
