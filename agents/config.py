@@ -131,6 +131,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.p_greedy": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_self": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_snapshot": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.rollout_workers": _int_at_least(1),
     "ppo.snapshot_every": _int_at_least(1),
     "ppo.max_snapshots": _int_at_least(1),
     "ppo.net.channels": _int_at_least(1),
@@ -159,6 +160,11 @@ def validate(cfg: TrainConfig) -> None:
         raise TrainConfigError(
             f"ppo.p_random + ppo.p_greedy + ppo.p_self: {c.p_random + c.p_greedy + c.p_self!r} is not allowed; "
             "at least one must be > 0 (snapshot opponents exist only after the first snapshot)"
+        )
+    if c.rollout_workers > c.num_envs:
+        raise TrainConfigError(
+            f"ppo.rollout_workers: {c.rollout_workers!r} is not allowed with ppo.num_envs: {c.num_envs!r}; it must "
+            "be at most num_envs (each process plays at least one game)"
         )
     if c.anchor_coef > 0 and not cfg.run.init_weights:
         raise TrainConfigError(

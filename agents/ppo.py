@@ -69,6 +69,7 @@ from carc_env.baselines import GreedyPolicy, RandomPolicy
 from .games import make_games
 from .network import NetConfig, NetShapes, PolicyNet, masked_entropy, masked_logits
 from .policy import collate, sample_from_obs, shapes_from_env
+from .shards import ShardPool, shard_sizes
 
 
 @dataclass
@@ -111,6 +112,9 @@ class PPOConfig:
     # the network the run began from (run.init_weights): a warm start stays near what it already plays
     anchor_coef: float = 0.0
     anchor_counts: list[int] = field(default_factory=list)  # the player counts whose decisions it pulls ([] = all)
+    # processes that play a rollout's games: 1 = this one plays all num_envs; k > 1 = the games split in k shards
+    # played at the same time, this process's and k - 1 helpers' (agents/shards.py): other random streams than 1
+    rollout_workers: int = 2
 
 
 class NetOpponent:
@@ -139,6 +143,20 @@ class Rollout:
     def __len__(self) -> int:
         return self.rounds * self.n
 
+    @staticmethod
+    def join(parts: list[Rollout]) -> Rollout:
+        """The rollouts of shards of the game slots (same rounds) as one: their columns side by side,
+        their samples round-major (round ``t``: every part's ``t``-th row of samples, in part order)."""
+        rounds = parts[0].rounds
+        if any(p.rounds != rounds for p in parts):
+            raise ValueError(f"shards with different rounds: {[p.rounds for p in parts]}")
+        out = Rollout(rounds, sum(p.n for p in parts))
+        for name in ("actions", "logprobs", "values", "rewards", "dones", "players"):
+            setattr(out, name, np.concatenate([getattr(p, name) for p in parts], axis=1))
+        out.next_values = np.concatenate([p.next_values for p in parts])
+        out.samples = [s for t in range(rounds) for p in parts for s in p.samples[t * p.n : (t + 1) * p.n]]
+        return out
+
 
 class SelfPlayTrainer:
     def __init__(self, env_kwargs: dict[str, Any], cfg: PPOConfig, seed: int = 0, net: PolicyNet | None = None):
@@ -147,7 +165,11 @@ class SelfPlayTrainer:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
-        self.games = make_games(self.env_kwargs, cfg.num_envs, weights=cfg.count_weights or None)
+        # the game slots this process plays: all of them, or the first shard (agents/shards.py)
+        self.n_local = shard_sizes(cfg.num_envs, cfg.rollout_workers)[0]
+        self._pool: ShardPool | None = None  # the helper processes of the other shards, from the first rollout
+        self._pool_states: list[bytes] | None = None  # their states from a checkpoint, until they start
+        self.games = make_games(self.env_kwargs, self.n_local, weights=cfg.count_weights or None)
         net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
         self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
         self.net = net or PolicyNet(self.shapes, cfg.net)
@@ -165,7 +187,7 @@ class SelfPlayTrainer:
         self._live = NetOpponent(self.net, "self")
         self._snapshot_nets: dict[int, NetOpponent] = {}
         self.anchor: PolicyNet | None = None  # the start network of ppo.anchor_coef (set_anchor)
-        n = cfg.num_envs
+        n = self.n_local
         self.seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
         self.opponent: list[str | int] = [""] * n  # "random", "greedy", "self" or a snapshot id
         self.last_diff = np.zeros(n, dtype=np.float64)  # score difference at the learner's last decision
@@ -225,6 +247,8 @@ class SelfPlayTrainer:
         self.snapshots[self._next_snapshot] = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
         self._next_snapshot += 1
         in_use = set(self.opponent)
+        if self._pool is not None:  # the helpers' games' opponents too
+            in_use.update(o for ops in self._pool.opponents for o in ops)
         while len(self.snapshots) > self.cfg.max_snapshots:
             old = min(k for k in self.snapshots)
             if old in in_use:  # still playing: drop it when that game ends
@@ -292,11 +316,46 @@ class SelfPlayTrainer:
         outputs are bit for bit those under ``torch.no_grad`` (``scripts/same_training.py`` checks a
         run against another source tree, ``tests/agents/test_rollout_mode.py`` a short one)."""
         with rollout_mode():
-            return self._collect()
+            if self.cfg.rollout_workers == 1:
+                return self._collect()
+            return self._collect_sharded()
+
+    def _collect_sharded(self) -> Rollout:
+        """This process's shard and the helpers' at the same time, each on one torch thread; joined."""
+        weights = {k: v.numpy() for k, v in self.net.state_dict().items()}
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            if self._pool is None:  # this process's first rollout: its shard first (it compiles the engine)
+                own = self._collect()
+                sizes = shard_sizes(self.cfg.num_envs, self.cfg.rollout_workers)
+                self._pool = ShardPool(self.env_kwargs, self.cfg, self.seed, sizes)
+                self._pool.start(self._pool_states)
+                self._pool_states = None
+                self._pool.send_collect(weights, self.updates, self.snapshots)
+            else:
+                self._pool.send_collect(weights, self.updates, self.snapshots)
+                own = self._collect()
+            parts = self._pool.receive_collect()
+        finally:
+            torch.set_num_threads(threads)
+        for part in parts:
+            self.env_steps += part["env_steps"]
+            self.learner_steps += part["learner_steps"]
+            self.episodes += part["episodes"]
+            self.recent += part["recent"]
+        return Rollout.join([own] + [part["roll"] for part in parts])
+
+    def close(self) -> None:
+        """End the helper processes of a sharded run (their state is kept: a later rollout restarts them)."""
+        if self._pool is not None:
+            self._pool_states = self._pool.states()
+            self._pool.close()
+            self._pool = None
 
     def _collect(self) -> Rollout:
-        n = self.cfg.num_envs
-        roll = Rollout(math.ceil(self.cfg.steps_per_update / n), n)
+        n = self.n_local
+        roll = Rollout(math.ceil(self.cfg.steps_per_update / self.cfg.num_envs), n)
         self.net.eval()
         slots = np.arange(n)
         for t in range(roll.rounds):
@@ -533,6 +592,8 @@ class SelfPlayTrainer:
             "games": self.games,
             "slots": (self.seat, self.opponent, self.last_diff, self.pending),
         }
+        if self.cfg.rollout_workers > 1:  # the helpers' games and generators (None: they never played)
+            rest["shards"] = self._pool.states() if self._pool is not None else self._pool_states
         return {
             "net": self.net.state_dict(),
             "opt": self.opt.state_dict(),
@@ -544,8 +605,18 @@ class SelfPlayTrainer:
 
     def load_state_dict(self, sd: dict[str, Any]) -> None:
         rest = pickle.loads(sd["blob"].numpy().tobytes())
-        if rest["games"].n != self.cfg.num_envs:
-            raise ValueError(f"checkpoint has {rest['games'].n} games, the config asks for {self.cfg.num_envs}")
+        if rest["games"].n != self.n_local:
+            raise ValueError(
+                f"checkpoint's process played {rest['games'].n} games, this config's plays {self.n_local} "
+                f"(ppo.num_envs {self.cfg.num_envs}, ppo.rollout_workers {self.cfg.rollout_workers}); resume with the "
+                "config the run was made with"
+            )
+        shards = rest.get("shards")
+        if shards is not None and len(shards) != self.cfg.rollout_workers - 1:
+            raise ValueError(
+                f"checkpoint has {len(shards) + 1} rollout shards, the config asks for {self.cfg.rollout_workers}; "
+                "resume with the ppo.rollout_workers the run was made with"
+            )
         if rest["games"].engine != self.games.engine:
             raise ValueError(
                 f"checkpoint's games ran on the {rest['games'].engine} engine, this run's on "
@@ -567,6 +638,10 @@ class SelfPlayTrainer:
         self.greedy_policy.rng.bit_generator.state = rest["baseline_rngs"][1]
         self.imitator.rng.bit_generator.state = rest["baseline_rngs"][2]
         self.games = rest["games"]
+        if self._pool is not None:  # helpers of the state being replaced
+            self._pool.close()
+            self._pool = None
+        self._pool_states = shards
         seat, opponent, last_diff, pending = rest["slots"]
         self.seat, self.opponent, self.last_diff, self.pending = (
             seat.copy(),

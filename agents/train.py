@@ -77,7 +77,14 @@ PROGRESS_FIELDS = [
 TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
 """The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
 EVAL_FIELDS = ["update", "env_steps", "opponent", "games", "win_rate", "ties", "mean_margin"]
-PPO_ADDED = {"count_weights": [], "anchor_coef": 0.0, "anchor_counts": [], "lr_decay_updates": 0, "lr_final": 1e-4}
+PPO_ADDED = {
+    "count_weights": [],
+    "anchor_coef": 0.0,
+    "anchor_counts": [],
+    "lr_decay_updates": 0,
+    "lr_final": 1e-4,
+    "rollout_workers": 1,
+}
 """PPO keys added after checkpoints were written, with the default an older run trained with."""
 
 
@@ -303,6 +310,7 @@ def train(
                     win=f"{stats.get('train_win_rate', float('nan')):.2f}", sps=f"{row['env_steps_per_s']:.0f}"
                 )
     finally:
+        trainer.close()  # the rollout shards' processes (a later collect would restart them)
         if bar:
             bar.close()
         if writer:

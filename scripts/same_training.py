@@ -59,6 +59,7 @@ t0 = time.process_time()
 train_mod.train(cfg, out, resume=False, progress=False)
 total = time.process_time() - t0
 
+import pickle
 data = torch.load(os.path.join(out, "checkpoint.pt"), weights_only=True)
 tr = data["trainer"]
 h = hashlib.sha256()
@@ -75,8 +76,17 @@ def add(obj):
             add(v)
     else:
         h.update(repr(obj).encode())
-for key in ("net", "opt", "snapshots", "torch_rng", "blob"):
-    add(tr[key])
+def add_state(state):
+    # a trainer's state by value: the rollout shards' states (pickled in the blob; a tensor's pickled
+    # bytes vary with its storage) recursively, the rest as before
+    for key in ("net", "opt", "snapshots", "torch_rng"):
+        add(state[key])
+    rest = pickle.loads(state["blob"].numpy().tobytes())
+    shards = rest.pop("shards", None) or []
+    h.update(pickle.dumps(rest))
+    for shard in shards:
+        add_state(pickle.loads(shard))
+add_state(tr)
 learned = h.hexdigest()[:20]
 timing = set(train_mod.TIMING_FIELDS)
 lines = []

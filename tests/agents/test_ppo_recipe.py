@@ -26,6 +26,7 @@ GAME = {"num_players": 2}
 def _cfg(**kw) -> PPOConfig:
     base = {
         "num_envs": 2,
+        "rollout_workers": 1,  # these tests look inside the trainer's own games (tests/agents/test_shards.py: k > 1)
         "steps_per_update": 32,
         "epochs": 2,
         "minibatch": 8,

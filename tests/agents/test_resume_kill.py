@@ -103,6 +103,43 @@ def _same(a, b, where: str = "") -> None:
         assert a == b, f"{where}: {a!r} != {b!r}"
 
 
+def _same_trainer(a: dict, b: dict, where: str) -> int:
+    """Two trainer states are the same: network, optimiser, snapshots, torch generator, counters, numpy
+    generators, seats / opponents / open transitions, the running games (on the compiled engine: one
+    FastBatch, state arrays and histories included), and recursively each rollout shard's (compared by
+    value: a tensor's pickled bytes may differ with its storage).  Returns the number of shards."""
+    a, b = dict(a), dict(b)
+    blob_a = pickle.loads(a.pop("blob").numpy().tobytes())
+    blob_b = pickle.loads(b.pop("blob").numpy().tobytes())
+    _same(a, b, where)
+    games_a, games_b = blob_a.pop("games"), blob_b.pop("games")
+    slots_a, slots_b = blob_a.pop("slots"), blob_b.pop("slots")
+    shards_a, shards_b = blob_a.pop("shards", None) or [], blob_b.pop("shards", None) or []
+    assert blob_a == blob_b, where  # counters and numpy generators
+    assert pickle.dumps(slots_a) == pickle.dumps(slots_b), where
+    assert games_a.engine == games_b.engine == "numba"
+    assert all(np.array_equal(x, y) for x, y in zip(games_a.batch.state, games_b.batch.state, strict=True))
+    assert [games_a.batch.actions(g) for g in range(games_a.n)] == [games_b.batch.actions(g) for g in range(games_b.n)]
+    assert len(shards_a) == len(shards_b), where
+    for j, (x, y) in enumerate(zip(shards_a, shards_b, strict=True)):
+        assert _same_trainer(pickle.loads(x), pickle.loads(y), f"{where}/shard{j + 1}") == 0
+    return len(shards_a)
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (Linux's /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
 def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(yaml.safe_dump(CONFIG))
@@ -121,8 +158,14 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed:\n" + proc.stdout.read().decode()
     assert len(progress.read_text().splitlines()) >= 4, "update 3 was not logged within 600 s"
+    helpers = _children(proc.pid)  # the rollout shard's process (ppo.rollout_workers: 2)
+    assert len(helpers) == 1, helpers
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    deadline = time.monotonic() + 60  # an orphaned helper reads end-of-file and ends (it may finish a rollout)
+    while time.monotonic() < deadline and any(Path(f"/proc/{h}").exists() for h in helpers):
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{h}").exists() for h in helpers), "the helper outlived its killed training process"
     kill_rows = len(_rows(progress))
     ckpt = pickle.loads(_checkpoint(killed / "checkpoint.pt")["trainer"]["blob"].numpy().tobytes())
     assert ckpt["next_snapshot"] >= 2 and ckpt["updates"] <= kill_rows <= 6, (ckpt["updates"], kill_rows)
@@ -140,17 +183,10 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
     a, b = _checkpoint(straight / "checkpoint.pt"), _checkpoint(killed / "checkpoint.pt")
-    blob_a = pickle.loads(a["trainer"].pop("blob").numpy().tobytes())
-    blob_b = pickle.loads(b["trainer"].pop("blob").numpy().tobytes())
-    _same(a, b, "checkpoint")  # network, optimiser, snapshots, torch RNG, config, shapes
-    games_a, games_b = blob_a.pop("games"), blob_b.pop("games")
-    slots_a, slots_b = blob_a.pop("slots"), blob_b.pop("slots")
-    assert blob_a == blob_b  # counters and numpy generators
-    assert pickle.dumps(slots_a) == pickle.dumps(slots_b)  # seats, opponents, score differences, open transitions
-    # the running games (on the compiled engine: one FastBatch), state arrays and histories included
-    assert games_a.engine == games_b.engine == "numba"
-    assert all(np.array_equal(x, y) for x, y in zip(games_a.batch.state, games_b.batch.state, strict=True))
-    assert [games_a.batch.actions(g) for g in range(games_a.n)] == [games_b.batch.actions(g) for g in range(games_b.n)]
+    shards = _same_trainer(a["trainer"], b["trainer"], "checkpoint")
+    assert shards == 1  # the config's default ppo.rollout_workers: 2 (the training process and one helper)
+    a.pop("trainer"), b.pop("trainer")
+    _same(a, b, "checkpoint")  # config, shapes
 
     pa, pb = _rows(straight / "progress.csv"), _rows(killed / "progress.csv")
     assert [r["update"] for r in pb] == [str(u) for u in range(1, 8)]

@@ -17,7 +17,7 @@ from agents.ppo import PPOConfig, SelfPlayTrainer, rollout_mode
 
 # The default network (32 channels; the thread count matters only for work big enough to split),
 # few games and decisions so the test stays short; no imitation, so the learner samples its actions.
-CFG = dict(num_envs=8, steps_per_update=96, epochs=1, minibatch=48, chunk=24, imitation_updates=0,
+CFG = dict(num_envs=8, rollout_workers=1, steps_per_update=96, epochs=1, minibatch=48, chunk=24, imitation_updates=0,
            p_random=0.2, p_greedy=0.3, p_self=0.25, p_snapshot=0.25, snapshot_every=1,
            net=NetConfig(channels=32, blocks=1, hidden=128))  # fmt: skip
 GAME = {"num_players": 2, "expansions": ("base",)}
