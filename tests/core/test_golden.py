@@ -13,30 +13,14 @@ script prints which games changed).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from _helpers import load_script
 
 from carc_env.core.record import replay
 
-
-def _root() -> Path:
-    here = Path(__file__).resolve().parent
-    while not (here / "pyproject.toml").exists():
-        here = here.parent
-    return here
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("golden_script", _root() / "scripts" / "golden.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-golden = _load_script()
+golden = load_script("golden", "golden_script")
 GAMES = [(combo, p) for combo in golden.combinations() for p in golden.PLAYERS]
 FIX = "if the change is meant, run `python scripts/golden.py --update` and commit tests/golden/"
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import ray
 import torch
+from _helpers import load_script
 from ray.rllib.core.columns import Columns
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
@@ -332,11 +333,7 @@ def test_a_seed_makes_a_run_repeatable(ray_cluster):
 
 
 def test_the_empty_ray_results_folder_is_removed(tmp_path):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "scripts" / "train_rllib.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_rllib")
     root = tmp_path / "ray_results"
     (root / "2026-01-01_mine").mkdir(parents=True)
     (root / "someone_else").mkdir()
@@ -429,10 +426,6 @@ def test_an_address_where_no_cluster_runs_fails_at_once_with_one_clear_line(tmp_
 
 @pytest.mark.parametrize("address", ["localhost", "host:port", ":6379", "10.0.0.5:70000"])
 def test_a_malformed_address_is_named(address):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "scripts" / "train_rllib.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_rllib")
     assert mod._unreachable(address) == f"--address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379) or 'auto'"
     assert mod._unreachable("auto") is None

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fingerprint.py"
+from _helpers import load_script
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("fingerprint_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fingerprint", "fingerprint_script")
 
 
 def test_fingerprints_are_stable_and_a_difference_is_reported(tmp_path, capsys):

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from _helpers import load_script
 
 from agents.evaluate import play_game
 from carc_env.baselines import GreedyPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("script_glass_stats", ROOT / "scripts" / "glass_stats.py")
-glass = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(glass)
+glass = load_script("glass_stats", "script_glass_stats")
 
 
 @pytest.mark.parametrize("seed", [30002, 30004])

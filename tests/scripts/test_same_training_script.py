@@ -3,12 +3,12 @@ code, DIFFERENT for code that learns otherwise, and refuses bad arguments in one
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
+from _helpers import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "same_training.py"
 TINY = """\
 game: {num_players: 2, expansions: [base]}
 ppo:
@@ -24,10 +24,7 @@ run: {seed: 1, eval_games: 2, torch_threads: 1}
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("same_training_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("same_training", "same_training_script")
 
 
 def test_same_code_is_same_and_other_learning_is_different(tmp_path, capsys):

@@ -7,7 +7,6 @@ key or argument, the value and what is allowed; no traceback, no partial work.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {
@@ -26,10 +26,7 @@ TINY = {
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(name, f"script_{name}")
 
 
 def _one_line_error(capsys, rc: int, *needles: str) -> str:
