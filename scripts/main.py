@@ -91,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["env_steps_per_s"] = round(trainer.env_steps / max(summary["train_seconds_total"], 1e-9), 1)
     summary["learner_decisions"] = trainer.learner_steps
     summary["learner_decisions_per_s"] = round(trainer.learner_steps / max(summary["train_seconds_total"], 1e-9), 1)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    summary["cpu_seconds_this_call_training"] = round(usage.ru_utime + usage.ru_stime, 1)
+    summary["cpu_seconds_this_call_training"] = cpu_seconds()
     summary["machine"] = machine_info(cfg.run.torch_threads)
     summary["load_average_1m_at_start_and_after_training"] = [round(load_start[0], 2), round(os.getloadavg()[0], 2)]
     for name, opp in (("random", RandomPolicy(seed=777)), ("greedy", GreedyPolicy(seed=778))):
@@ -118,13 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         "png": "game.png",
         "gif": "game.gif",
     }
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    summary["cpu_seconds_this_call_total"] = round(usage.ru_utime + usage.ru_stime, 1)
+    summary["cpu_seconds_this_call_total"] = cpu_seconds()
     summary["wall_seconds_this_call_total"] = round(time.time() - t0, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as fh:
         json.dump(summary, fh, indent=1)
     print(json.dumps({k: v for k, v in summary.items() if not k.startswith("vs_")}, indent=1))
     return 0
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its ended children (the rollout shards' helper processes,
+    which ``train`` ends before it returns)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 1)
 
 
 if __name__ == "__main__":
