@@ -63,7 +63,7 @@ from ...fast.kernels import (
     put_tile,
     tagged_segment,
 )
-from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, inline, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
     F_INV_FOLLOWERS,
@@ -343,11 +343,12 @@ def final_scan(T, S, g, pb, p, mask, want):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@inline
+@inline_kernel
 def decision_open(T, S, g, pb, anchor):
-    """Inlined into the composed hook: the deploy and move checks after scoring (every turn) and the anchors
-    where nothing can open answer here, without the call into :func:`count_decision` (a call passes every
-    array of the tables and the state by value, which costs more than these checks)."""
+    """Inlined by LLVM into the composed hook (:func:`~carc_env.fast.seam.inline_kernel`: typed once per
+    anchor): the deploy and move checks after scoring (every turn) and the anchors where nothing can open
+    answer here, without the call into :func:`count_decision` (a call passes every array of the tables and
+    the state by value, which costs more than these checks)."""
     ls = S.ls
     o = T.P[pb + B_LS]
     if anchor == A_AFTER_SCORE:

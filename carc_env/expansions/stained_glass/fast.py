@@ -71,7 +71,7 @@ from ...fast.kernels import (
     log_row,
 )
 from ...fast.rng import integers
-from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_NPLAYERS, P_O_FL, P_O_RNG, P_O_SCORES, P_O_SUPPLY, P_ROWS, TC_CE, TC_NSEG
 from .heuristics import KEPT, LATE, TOKEN_VALUE
@@ -451,7 +451,7 @@ def steal(T, S, g, pb, v, k):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@inline
+@inline_kernel
 def decision_open(T, S, g, pb, anchor):
     # a thief or a steal after the follower, a window at the end of the turn: nothing between
     if anchor == A_AFTER_FOLLOWER or anchor == A_END_TURN:
