@@ -107,3 +107,25 @@ def test_inline_kernel_without_numba_leaves_the_function(monkeypatch):
         return x + 1
 
     assert seam.inline_kernel(plain) is plain and plain(1) == 2
+
+
+def test_engine_helpers_are_inlined_by_llvm_not_by_numba():
+    """Numba's own inlining (``seam.inline``, ``inline="always"``) types the body again at every call site
+    and under every specialisation of the caller; the engine's and the plug-ins' helpers use
+    ``seam.inline_kernel`` (typed once, inlined by LLVM).  Only the composed hooks, written by
+    ``seam._source``, use ``seam.inline``."""
+    import pathlib
+    import re
+
+    import carc_env
+
+    root = pathlib.Path(carc_env.__file__).parent
+    files = [*sorted((root / "fast").glob("*.py")), *sorted((root / "expansions").glob("*/fast.py"))]
+    assert len(files) > 10
+    offenders = [
+        f"{f.relative_to(root)}:{n}"
+        for f in files
+        for n, line in enumerate(f.read_text().splitlines(), 1)
+        if re.fullmatch(r"\s*@(seam\.)?inline\s*", line)
+    ]
+    assert not offenders, f"use @inline_kernel instead of @inline at {offenders}"
