@@ -408,15 +408,16 @@ def kernel(fn: Any) -> Any:
 def inline_kernel(fn: Any) -> Any:
     """:func:`kernel` for a hot, small kernel: typed once per specialisation, as a kernel is, and inlined by
     LLVM wherever it is called (``alwaysinline``), so a call costs no argument passing.  :func:`inline`
-    gives the same machine code, but Numba types an inlined body again at every call site: a kernel
-    under a specialised caller (``decision_open`` under the 10 specialisations of ``open_decision``) was
+    inlines too, but in Numba's IR, so Numba types the body again at every call site: a helper under a
+    specialised caller (Count's ``decision_open`` under the 10 specialisations of ``open_decision``) was
     typed 10 times (``docs/results/compile.md``, session 9)."""
     fn._always_inline = True
     return kernel(fn)
 
 
 def inline(fn: Any) -> Any:
-    """:func:`kernel` for a tiny helper: inlined in Numba's IR where it is called, never compiled alone."""
+    """A function inlined in Numba's IR where it is called, never compiled alone: the composed hooks (a few
+    flag checks each).  A helper of the engine or a plug-in is an :func:`inline_kernel` instead."""
     njit = _njit()
     return fn if njit is None else njit(inline="always", **INNER_OPTS)(fn)
 
