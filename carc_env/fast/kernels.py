@@ -78,7 +78,7 @@ from .printed import (
     is_square,
 )
 from .rng import WORDS as RNG_WORDS
-from .seam import inline, kernel
+from .seam import inline_kernel, kernel
 from .tables import (
     ENT_CAP,
     F_INV_FOLLOWERS,
@@ -212,7 +212,7 @@ EMPTY = -1
 
 # Everything here is compiled into the composed module's entry points (seam.kernel: no NRT, no CPython
 # wrapper, not cached alone, since the kernels it calls depend on the composed plug-ins); tiny helpers
-# are inlined in Numba's IR (seam.inline).
+# are inlined by LLVM wherever they are called (seam.inline_kernel: typed once, not once per call site).
 
 H: Any = None
 """The composed module: the compiled hooks (``H.after_placement(T, S, g, ...)``...) calling the enabled
@@ -275,7 +275,7 @@ def union(T, S, g, a, b):
     return a
 
 
-@inline
+@inline_kernel
 def add_link(T, S, g, seg, node):
     """A ``placement_links`` kernel's answer: segment ``seg`` of the tile being placed joins node's feature."""
     o = T.P[P_O_LINKS]
@@ -295,14 +295,14 @@ def placement_links(T, S, g, t, x, y, r):
     return S.ls[g, T.P[P_O_LINKS]]
 
 
-@inline
+@inline_kernel
 def counts_as_completed(T, S, g, root):
     """Whether rules that count or compare completed features count ``root`` (Game.counts_as_completed)."""
     return not H.uncounted_completion(T, S, g, root)
 
 
 # ============================================================== board
-@inline
+@inline_kernel
 def frontier_require(T, S, g, x, y, side, code):
     off = T.P[P_GOFF]
     v = S.grid[g, y + off, x + off]
@@ -326,13 +326,14 @@ def frontier_require(T, S, g, x, y, side, code):
 @kernel
 def put_tile(T, S, g, t, x, y, r):
     """The reference's Game.put_tile (carc_env.core.board): nodes, unions with the neighbours, frontier, buildings."""
-    place(T, S, g, t, x, y, r, False)
+    place(T, S, g, t, x, y, r, 0)  # an integer, not a boolean constant: one compilation for both callers
 
 
 @kernel
 def place(T, S, g, t, x, y, r, printed):
-    """:func:`put_tile`; ``printed``: a printed piece of the board laid at setup (it makes no cell playable
-    and connects nothing).  On a printed board (``T.P[P_LAY]``, :mod:`carc_env.fast.printed`) only
+    """:func:`put_tile`; ``printed`` (1, else 0): a printed piece of the board laid at setup (it makes no
+    cell playable and connects nothing; an integer, where a boolean constant would compile this kernel once
+    per value, for one branch).  On a printed board (``T.P[P_LAY]``, :mod:`carc_env.fast.printed`) only
     playable squares join the frontier, a side facing void or a neutral printed edge closes the city or
     road running into it, a tile next to a printed group (a large city) connects it, and buildings count
     only squares, up to the squares around them."""
@@ -508,12 +509,12 @@ def lay_printed(T, S, g):
     o = lay + T.P[lay + LB_PIECES]
     for i in range(T.P[lay + LB_NPIECES]):
         row = o + PIECE_W * i
-        place(T, S, g, T.P[row], T.P[row + 1], T.P[row + 2], T.P[row + 3], True)
+        place(T, S, g, T.P[row], T.P[row + 1], T.P[row + 2], T.P[row + 3], 1)
         mark_closed(T, S, g, S.gi[g, G_NPL] - 1)
 
 
 # ============================================================== scoring
-@inline
+@inline_kernel
 def log_row(T, S, g, what, final, a, b, value, players):
     i = S.gi[g, G_NLOG]
     if i < T.P[P_LCAP]:
@@ -527,7 +528,7 @@ def log_row(T, S, g, what, final, a, b, value, players):
         S.gi[g, G_NLOG] = i + 1
 
 
-@inline
+@inline_kernel
 def field_city(T, S, g, x, j):
     """Root of the ``j``-th city that field node ``x`` touches on its tile, -1 past the last."""
     k = S.nd[g, x, N_PL]
@@ -746,7 +747,7 @@ def score_feature(T, S, g, root):
     H.on_scored(T, S, g, root, kind, final)
 
 
-@inline
+@inline_kernel
 def detect_completions(T, S, g):
     """The reference's _detect_completions for the tile just placed: ``G_NCOMP`` roots at ``P_O_COMP``.
 
@@ -786,7 +787,7 @@ def detect_completions(T, S, g):
     gi[g, G_NCOMP] = nc
 
 
-@inline
+@inline_kernel
 def score_completions(T, S, g):
     """The reference's _score_completions (the score_begin and score_end anchors around it); inlined into
     :func:`advance`, its only caller, as :func:`detect_completions` is."""
@@ -962,7 +963,7 @@ def end_of_turn(T, S, g):
     advance(T, S, g, A_AFTER_FOLLOWER, 0)
 
 
-@inline
+@inline_kernel
 def next_turn(T, S, g):
     """Next player (unless a plug-in gives an extra turn), next draw."""
     gi = S.gi
@@ -973,7 +974,7 @@ def next_turn(T, S, g):
     draw(T, S, g)
 
 
-@inline
+@inline_kernel
 def hist_row(T, S, g, kind, a, b, c):
     i = S.gi[g, G_NHIST]
     if i < T.P[P_HCAP]:

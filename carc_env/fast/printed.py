@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.config import PATTERN_BITS
 from ..core.layout import ANY_EDGE, NEUTRAL
-from .seam import inline
+from .seam import inline_kernel
 
 (LB_X0, LB_Y0, LB_W, LB_H, LB_OX, LB_OY, LB_NPIECES, LB_NGROUPS, LB_O_CONN, LB_PIECES, LB_CELLS,
  LB_LEN) = range(12)  # fmt: skip
@@ -94,7 +94,7 @@ def conn_slots(rules: Any) -> int:
     return max(layout.groups) + 1
 
 
-@inline
+@inline_kernel
 def cell_row(T, lay, x, y):
     """Position in ``T.P`` of cell (x, y)'s row (``lay``: the block's start), -1 outside the extent."""
     cx = x - T.P[lay + LB_X0]
@@ -105,26 +105,26 @@ def cell_row(T, lay, x, y):
     return -1
 
 
-@inline
+@inline_kernel
 def cell_class(T, lay, x, y):
     c = cell_row(T, lay, x, y)
     return CL_VOID if c < 0 else T.P[c] & 3
 
 
-@inline
+@inline_kernel
 def cell_group(T, lay, x, y):
     """The printed group of the square (x, y) (a large city's square), -1: none."""
     c = cell_row(T, lay, x, y)
     return -1 if c < 0 else (T.P[c] >> 2) - 1
 
 
-@inline
+@inline_kernel
 def is_square(T, lay, x, y):
     cls = cell_class(T, lay, x, y)
     return cls == CL_PLAYABLE or cls == CL_SQUARE_PIECE
 
 
-@inline
+@inline_kernel
 def building_target(T, lay, x, y):
     """Filled neighbours that complete a building at (x, y): 8, or on a printed board the squares around."""
     if lay == 0:

@@ -302,6 +302,8 @@ def _compilers() -> Any:
         point to link."""
 
         _tree_module: Any = None
+        _always_inline = False
+        _marked = False
 
         @property
         def codegen(self) -> Any:
@@ -318,8 +320,16 @@ def _compilers() -> Any:
             return 0  # not executable on its own: no wrapper, no machine code
 
         def own_module(self) -> Any:
-            """This kernel's code alone, linkable (linkonce_odr): what an entry point links."""
-            return JITCodeLibrary._get_module_for_linking(self)
+            """This kernel's code alone, linkable (linkonce_odr): what an entry point links.  The code of a
+            kernel made with :func:`inline_kernel` is marked ``alwaysinline``: LLVM inlines it wherever it is
+            called."""
+            mod = JITCodeLibrary._get_module_for_linking(self)
+            if self._always_inline and not self._marked:
+                for fn in mod.functions:
+                    if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
+                        fn.add_function_attribute("alwaysinline")
+                self._marked = True
+            return mod
 
         def _get_module_for_linking(self) -> Any:
             """What another Numba function calling this kernel links (a test's own ``@njit`` function): the
@@ -354,6 +364,7 @@ def _compilers() -> Any:
             def compile_extra(self, func: Any) -> Any:
                 if self.state.library is None:
                     lib = library_class(self.state.targetctx.codegen(), func.__qualname__)
+                    lib._always_inline = getattr(func, "_always_inline", False)
                     lib.enable_object_caching()
                     self.state.library = lib
                 return super().compile_extra(func)
@@ -394,8 +405,19 @@ def kernel(fn: Any) -> Any:
     return fn if _njit() is None else _compilers()[0](fn)
 
 
+def inline_kernel(fn: Any) -> Any:
+    """:func:`kernel` for a hot, small kernel: typed once per specialisation, as a kernel is, and inlined by
+    LLVM wherever it is called (``alwaysinline``), so a call costs no argument passing.  :func:`inline`
+    inlines too, but in Numba's IR, so Numba types the body again at every call site: a helper under a
+    specialised caller (Count's ``decision_open`` under the 10 specialisations of ``open_decision``) was
+    typed 10 times (``docs/results/compile.md``, session 9)."""
+    fn._always_inline = True
+    return kernel(fn)
+
+
 def inline(fn: Any) -> Any:
-    """:func:`kernel` for a tiny helper: inlined in Numba's IR where it is called, never compiled alone."""
+    """A function inlined in Numba's IR where it is called, never compiled alone: the composed hooks (a few
+    flag checks each).  A helper of the engine or a plug-in is an :func:`inline_kernel` instead."""
     njit = _njit()
     return fn if njit is None else njit(inline="always", **INNER_OPTS)(fn)
 
@@ -627,6 +649,7 @@ __all__ = [
     "award_codes",
     "engine",
     "inline",
+    "inline_kernel",
     "kernel",
     "own_positions",
     "plugin_index",

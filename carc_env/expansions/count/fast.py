@@ -63,7 +63,7 @@ from ...fast.kernels import (
     put_tile,
     tagged_segment,
 )
-from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import (
     F_INV_FOLLOWERS,
@@ -343,26 +343,26 @@ def final_scan(T, S, g, pb, p, mask, want):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@inline
+@inline_kernel
 def decision_open(T, S, g, pb, anchor):
-    """Inlined into the composed hook: the deploy and move checks after scoring (every turn) and the anchors
-    where nothing can open answer here, without the call into :func:`count_decision` (a call passes every
-    array of the tables and the state by value, which costs more than these checks)."""
+    """Inlined by LLVM into the composed hook (:func:`~carc_env.fast.seam.inline_kernel`: typed once per
+    anchor): the deploy and move checks after scoring (every turn) and the anchors where nothing can open
+    answer here, without the call into :func:`count_decision` (a call passes every array of the tables and
+    the state by value, which costs more than these checks)."""
     ls = S.ls
     o = T.P[pb + B_LS]
     if anchor == A_AFTER_SCORE:
         return deploy_or_move(T, S, g, pb)
     if anchor == A_BEFORE_SCORE:  # count_leave: a completion while followers wait in the quarters
-        busy = ls[g, o + LEAVE_ON] != 0 or (S.gi[g, G_NCOMP] != 0 and any_in_quarters(T, S, g, pb))
-    else:
-        busy = anchor == A_BEFORE_FINAL
-    if busy:
-        return count_decision(T, S, g, pb, anchor)
+        if ls[g, o + LEAVE_ON] != 0 or (S.gi[g, G_NCOMP] != 0 and any_in_quarters(T, S, g, pb)):
+            return count_decision(T, S, g, pb, A_BEFORE_SCORE)
+    elif anchor == A_BEFORE_FINAL:  # the anchors as constants: count_decision compiles for these two only
+        return count_decision(T, S, g, pb, A_BEFORE_FINAL)
     ls[g, o + CUR] = 0
     return False
 
 
-@inline
+@inline_kernel
 def deploy_or_move(T, S, g, pb):
     """The decision after scoring: ``count_deploy`` (DeployStage.enter, once a turn: the player scored
     nothing while another did), else ``count_move``."""

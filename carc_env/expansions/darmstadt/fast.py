@@ -38,7 +38,7 @@ from ...fast.kernels import (
     log_row,
     tagged_segment,
 )
-from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_NPLAYERS, P_O_CNT, P_O_COMP, P_O_FL, P_O_GUEST, P_O_SCORES
 from .rules import BONUS, CHURCH, REMOVED_CLOISTER, REMOVED_COUNT, TAG
@@ -83,7 +83,7 @@ def _guest_nearby(T, S, g, pb, feature, church, x, y):
     return False
 
 
-@inline
+@inline_kernel
 def score_begin(T, S, g, pb):
     """Inlined into the composed hook: the body below only when this turn completes a building."""
     oc = T.P[P_O_COMP]

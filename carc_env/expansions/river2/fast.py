@@ -26,7 +26,7 @@ import numpy as np
 
 from ...core.tiles import EDGE_CODES, RIVER
 from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
-from ...fast.seam import B_LS, inline, kernel, own_positions
+from ...fast.seam import B_LS, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
 from .rules import END_CITY, FORK, KEY, LAKE, SPRING, river_tile_set
@@ -72,7 +72,7 @@ def setup(T, S, g, pb):
     S.ls[g, o + NENDS] = j
 
 
-@inline
+@inline_kernel
 def placement_veto(T, S, g, pb, t):
     """Inlined into the composed hook: once the river is done a land tile needs nothing, and a call into
     the body below (every array of the tables and the state passed by value) costs more than the check."""
@@ -127,7 +127,7 @@ def river_veto(T, S, g, pb, t):
         ls[g, ofm + slot] = m
 
 
-@inline
+@inline_kernel
 def after_placement(T, S, g, pb, t, x, y, r):
     """Inlined into the composed hook: a land tile changes no open end (no call into the body)."""
     if T.tile[t, TC_RIVER]:

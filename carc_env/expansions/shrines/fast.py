@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core.tiles import BUILDING, NEIGHBOURS8
 from ...fast.kernels import G_NCOMP, G_NF, G_NPL, N_DONE, N_OCC, N_PL, remove_followers
-from ...fast.seam import B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_LS, B_TILE, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_GOFF, P_O_COMP, P_O_FMASK, TC_BSEG
 from .rules import Shrines
@@ -43,7 +43,7 @@ def side_at(T, S, g, pb, x, y):
     return T.tile[S.pl[g, k, 2], T.P[pb + B_TILE] + C_SIDE]
 
 
-@inline
+@inline_kernel
 def placement_veto(T, S, g, pb, t):
     """Inlined into the composed hook: a tile without a building calls nothing."""
     side = T.tile[t, T.P[pb + B_TILE] + C_SIDE]
@@ -140,7 +140,7 @@ def slot_veto(T, S, g, pb, side):
             S.ls[g, ofm + slot] = 0
 
 
-@inline
+@inline_kernel
 def on_scored(T, S, g, pb, root, kind, final):
     """Inlined into the composed hook: only a building scored during the game challenges."""
     if not final and kind == BUILDING:

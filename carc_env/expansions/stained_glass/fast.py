@@ -71,7 +71,7 @@ from ...fast.kernels import (
     log_row,
 )
 from ...fast.rng import integers
-from ...fast.seam import B_AWARD, B_LS, B_TILE, inline, kernel, own_positions
+from ...fast.seam import B_AWARD, B_LS, B_TILE, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
 from ...fast.tables import P_COLS, P_NPLAYERS, P_O_FL, P_O_RNG, P_O_SCORES, P_O_SUPPLY, P_ROWS, TC_CE, TC_NSEG
 from .heuristics import KEPT, LATE, TOKEN_VALUE
@@ -175,13 +175,13 @@ def setup(T, S, g, pb):
 
 # The hooks the engine calls every turn are tiny guards inlined where it calls them (a call into a plug-in
 # kernel costs tens of nanoseconds); the work is in kernels called only when there is some.
-@inline
+@inline_kernel
 def after_draw(T, S, g, pb, t):
     if not T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
         draw_token(T, S, g, pb, S.gi[g, G_TURNP])
 
 
-@inline
+@inline_kernel
 def after_placement(T, S, g, pb, t, x, y, r):
     S.ls[g, T.P[pb + B_LS] + DONE] = 0  # a new turn's stages
     if T.P[pb + TOKEN_ON_PLACE] and T.tile[t, T.P[pb + B_TILE] + C_TOKEN]:
@@ -208,7 +208,7 @@ def on_completed(T, S, g, pb, root, kind):
                 break
 
 
-@inline
+@inline_kernel
 def on_scored(T, S, g, pb, root, kind, final):
     if kind == ROAD and S.ls[g, T.P[pb + B_LS] + NTHIEF]:
         forget_thieves(T, S, g, pb)
@@ -451,11 +451,13 @@ def steal(T, S, g, pb, v, k):
 
 
 # ---------------------------------------------------------------- the decision hooks
-@inline
+@inline_kernel
 def decision_open(T, S, g, pb, anchor):
     # a thief or a steal after the follower, a window at the end of the turn: nothing between
-    if anchor == A_AFTER_FOLLOWER or anchor == A_END_TURN:
-        return open_glass(T, S, g, pb, anchor)
+    if anchor == A_AFTER_FOLLOWER:  # the anchors as constants: open_glass compiles for these two only
+        return open_glass(T, S, g, pb, A_AFTER_FOLLOWER)
+    if anchor == A_END_TURN:
+        return open_glass(T, S, g, pb, A_END_TURN)
     S.ls[g, T.P[pb + B_LS] + CUR] = 0
     return False
 
