@@ -31,7 +31,7 @@ class TrainConfigError(ValueError):
 @dataclass
 class RunConfig:
     seed: int = 0
-    total_updates: int = 160  # PPO updates (each steps_per_update learner decisions)
+    total_updates: int = 170  # PPO updates (each steps_per_update learner decisions)
     eval_every: int = 20  # updates between quick evaluations (0 = never)
     eval_games: int = 40  # seat-swapped games per quick evaluation and opponent
     checkpoint_every: int = 1  # updates between checkpoints
