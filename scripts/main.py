@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # everything is checked before training starts
         cfg = load_config(args.config)
     except TrainConfigError as exc:
-        return cli.fail(ap.prog, exc)
+        return cli.fail(ap.prog, str(exc))
     problem = cli.usable_dir(args.out)
     if problem:
         return cli.fail(ap.prog, problem)
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         data = load_checkpoint(os.path.join(args.out, "checkpoint.pt"))
         net = net_from_checkpoint(data)
     except (TrainConfigError, CheckpointError) as exc:
-        return cli.fail(ap.prog, exc)
+        return cli.fail(ap.prog, str(exc))
     env_kwargs = cfg.env_kwargs()
     agent = PPOPolicy(net, name="ppo")
     games = args.eval_games or cfg.run.final_eval_games
