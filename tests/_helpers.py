@@ -10,6 +10,7 @@ union-find, so that a test comparing the two can fail.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -271,3 +272,16 @@ def load_script(name: str, module: str | None = None):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """torch on ``n`` intra-op threads inside the block, its former count after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

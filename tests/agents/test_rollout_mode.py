@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from _helpers import torch_threads
 
 from agents.network import NetConfig
 from agents.ppo import PPOConfig, SelfPlayTrainer, rollout_mode
@@ -25,10 +26,8 @@ GAME = {"num_players": 2, "expansions": ("base",)}
 
 @pytest.fixture
 def two_threads():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(threads)
+    with torch_threads(2):
+        yield
 
 
 def _run(plain: bool) -> tuple[list, dict[str, torch.Tensor]]:

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from _helpers import torch_threads
 
 from agents.checkpoint import CheckpointError
 from agents.config import TrainConfigError, config_from_dict
@@ -32,10 +33,8 @@ CFG = PPOConfig(
 
 @pytest.fixture
 def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+    with torch_threads(1):
+        yield
 
 
 def _columns(roll: Rollout, lo: int, hi: int) -> list[np.ndarray]:
