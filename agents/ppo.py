@@ -169,6 +169,7 @@ class SelfPlayTrainer:
         self.n_local = shard_sizes(cfg.num_envs, cfg.rollout_workers)[0]
         self._pool: ShardPool | None = None  # the helper processes of the other shards, from the first rollout
         self._pool_states: list[bytes] | None = None  # their states from a checkpoint, until they start
+        self._pool_lost = ""  # why a helper ended mid-run (its games are gone: only a checkpoint can go on)
         self.games = make_games(self.env_kwargs, self.n_local, weights=cfg.count_weights or None)
         net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
         self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
@@ -322,6 +323,7 @@ class SelfPlayTrainer:
 
     def _collect_sharded(self) -> Rollout:
         """This process's shard and the helpers' at the same time, each on one torch thread; joined."""
+        self._check_pool()
         weights = {k: v.numpy() for k, v in self.net.state_dict().items()}
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
@@ -337,6 +339,9 @@ class SelfPlayTrainer:
                 self._pool.send_collect(weights, self.updates, self.snapshots)
                 own = self._collect()
             parts = self._pool.receive_collect()
+        except RuntimeError as exc:  # a helper failed or ended: its games are gone with it
+            self._lose_pool(str(exc))
+            raise
         finally:
             torch.set_num_threads(threads)
         for part in parts:
@@ -349,9 +354,26 @@ class SelfPlayTrainer:
     def close(self) -> None:
         """End the helper processes of a sharded run (their state is kept: a later rollout restarts them)."""
         if self._pool is not None:
-            self._pool_states = self._pool.states()
+            try:
+                self._pool_states = self._pool.states()
+            except RuntimeError as exc:
+                self._lose_pool(str(exc))
+                return
             self._pool.close()
             self._pool = None
+
+    def _lose_pool(self, why: str) -> None:
+        self._pool_lost = why.splitlines()[0]
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def _check_pool(self) -> None:
+        if self._pool_lost:
+            raise RuntimeError(
+                f"a rollout shard's process failed earlier ({self._pool_lost}); this trainer's games are incomplete: "
+                "resume the run from its last checkpoint"
+            )
 
     def _collect(self) -> Rollout:
         n = self.n_local
@@ -593,6 +615,7 @@ class SelfPlayTrainer:
             "slots": (self.seat, self.opponent, self.last_diff, self.pending),
         }
         if self.cfg.rollout_workers > 1:  # the helpers' games and generators (None: they never played)
+            self._check_pool()
             rest["shards"] = self._pool.states() if self._pool is not None else self._pool_states
         return {
             "net": self.net.state_dict(),
@@ -641,7 +664,7 @@ class SelfPlayTrainer:
         if self._pool is not None:  # helpers of the state being replaced
             self._pool.close()
             self._pool = None
-        self._pool_states = shards
+        self._pool_states, self._pool_lost = shards, ""
         seat, opponent, last_diff, pending = rest["slots"]
         self.seat, self.opponent, self.last_diff, self.pending = (
             seat.copy(),

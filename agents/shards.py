@@ -157,7 +157,6 @@ class ShardPool:
             self.procs.append(proc)
         self.have: list[set[int]] = [set() for _ in self.conns]  # the snapshot ids each helper holds
         self.opponents: list[list[Any]] = [[] for _ in self.conns]  # each helper's games' opponents
-        self.started = False
 
     def _ask(self, j: int, cmd: str, arg: Any = None) -> Any:
         self._send(j, (cmd, arg))
@@ -190,7 +189,6 @@ class ShardPool:
         for j in range(len(self.conns)):
             ids = self._ask(j, "init", None if states is None else states[j])
             self.have[j] = set(ids)
-        self.started = True
 
     def send_collect(self, weights: dict[str, Any], updates: int, snapshots: dict[int, Any]) -> None:
         """Start every helper's rollout (they play while the training process plays its own shard).

@@ -161,9 +161,13 @@ def test_a_helpers_error_and_a_dead_helper_are_reported():
         tr._pool.procs[0].join()
         with pytest.raises(RuntimeError, match="shard 1's process ended"):
             tr.collect()
+        # the helper's games are gone: no checkpoint, no silent fresh start, only a resume
+        tr.close()
+        for act in (tr.collect, tr.state_dict):
+            with pytest.raises(RuntimeError, match="failed earlier.*resume the run from its last checkpoint"):
+                act()
     finally:
-        tr._pool.close()
-        tr._pool = None
+        tr.close()
 
 
 TINY = {
