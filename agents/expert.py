@@ -32,7 +32,9 @@ start: a frozen copy of the ``init`` network), a pull back to the policy the run
 ``value_anchor_coef`` that weight x 0.5 (value - the start's value)^2 (with ``value_coef`` 0: the value
 head held at the start's while the shared trunk learns the policy); ``p_greedy``
 plays a share of the games against greedy (one searched seat, the cheaper games); ``value_view: decider``
-(two players) values the search's leaves from the deciding seat's view only (:class:`~agents.search.NetworkGuide`).
+(two players) values the search's leaves from the deciding seat's view only (:class:`~agents.search.NetworkGuide`);
+``playout`` mixes one random play-out into each leaf's value with that weight (the search of ``ppo-mcts``'s
+``playout=F``).
 
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
@@ -82,6 +84,7 @@ class ExpertConfig:
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
     value_anchor_coef: float = 0.0  # weight of the squared gap between the value and the start's value (0: none)
     value_view: str = "seat"  # the search's leaf values: each seat's own view, or "decider" (agents/search.py)
+    playout: float = 0.0  # weight of one random play-out in a leaf's value (agents/search.py; 0: the network's)
     p_greedy: float = 0.0  # chance a game is against the greedy baseline (else self-play)
     games_per_iteration: int = 4
     buffer_size: int = 8000  # replay buffer (samples)
@@ -164,6 +167,7 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
         "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
         "expert.value_anchor_coef": (e.value_anchor_coef, e.value_anchor_coef >= 0, "a number >= 0"),
+        "expert.playout": (e.playout, 0 <= e.playout <= 1, "a number in [0, 1]"),
         "expert.lr": (e.lr, e.lr > 0, "a number > 0"),
         "expert.value_coef": (e.value_coef, e.value_coef >= 0, "a number >= 0"),
         "expert.max_grad_norm": (e.max_grad_norm, e.max_grad_norm > 0, "a number > 0"),
@@ -296,7 +300,9 @@ class ExpertTrainer:
         anchored = cfg.anchor_coef > 0 or cfg.value_anchor_coef > 0
         self.anchor = copy.deepcopy(self.net).eval().requires_grad_(False) if anchored else None
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
-        self.guide = NetworkGuide(self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus, value_view=cfg.value_view)
+        self.guide = NetworkGuide(
+            self.net, self.env_kwargs, cfg.score_scale, cfg.win_bonus, value_view=cfg.value_view, playout=cfg.playout
+        )
         self.mcts = MCTS(_RootNoise(self.guide, cfg.dirichlet_alpha, cfg.dirichlet_frac, self.search_rng), cfg.c)
         self.mcts.rng = self.search_rng
         self.greedy = GreedyPolicy(seed=seed + 2)

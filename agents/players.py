@@ -24,7 +24,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    where it covers the game: auto, the default; the same search as
                                    python's), ``values=seat|decider`` (each seat's value head on its
                                    own view, the default, or the deciding seat's, negated for the
-                                   other: two players).  A separate agent from ``PATH``.
+                                   other: two players), ``playout=F`` (F in [0, 1]: a leaf's value
+                                   is (1 - F) x the network's + F x one random play-out's, AlphaGo's
+                                   mix; default 0).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -234,18 +236,21 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
-    views = [o for o in opts if o.startswith("values=")]  # ppo-mcts's own option: the leaf values' view
-    kw = parse_search_options([o for o in opts if not o.startswith("values=")], spec, 100)
-    for o in views:
-        view = o.partition("=")[2]
-        if view not in ("seat", "decider"):
-            raise PlayerSpecError(f"player {spec!r}: values must be seat or decider, got {view!r}")
-        kw["value_view"] = view
+    own = ("values=", "playout=")  # ppo-mcts's own options: the leaf values' view, the play-outs' weight
+    kw = parse_search_options([o for o in opts if not o.startswith(own)], spec, 100)
+    for o in opts:
+        key, _, val = o.partition("=")
+        if key == "values":
+            if val not in ("seat", "decider"):
+                raise PlayerSpecError(f"player {spec!r}: values must be seat or decider, got {val!r}")
+            kw["value_view"] = val
+        elif key == "playout":
+            kw["playout"] = _float(val, f"player {spec!r}: playout", 0.0, 1.0)
     for bad in ("rollout", "epsilon", "utility", "margin_scale"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
-                "engine=auto|python|numba, values=seat|decider"
+                "engine=auto|python|numba, values=seat|decider, playout=F"
             )
     if not path or not Path(path).is_file():
         raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r}")
@@ -334,7 +339,7 @@ register_player(
     "ppo-mcts",
     _ppo_mcts,
     "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba]"
-    "[:values=seat|decider]",
+    "[:values=seat|decider][:playout=F]",
 )
 register_player(
     "rllib",

@@ -30,6 +30,18 @@ gives
   the other seat: every leaf valued from the one view the head was trained
   on, and zero-sum as the two-player return is (``-(margin) `` and the
   opposite outcome; a shared win, 0, is the one case it does not cover).
+  The forward then takes the deciding seat's observation alone (half the
+  work of a two-seat batch; the logits can differ from the two-seat batch's
+  in the last bits, so the trees are not those of ``"seat"`` bit for bit).
+
+``playout`` (AlphaGo's mixed leaf evaluation; default 0: the network's value alone): with
+``playout`` = λ in (0, 1], a new leaf's value is ``(1 - λ) * value + λ * z``, where ``z`` is
+:meth:`NetworkGuide.values` of the final scores of one uniformly random play-out from the leaf (the
+plain MCTS play-out, on the compiled engine where it covers the game, seeded from the search's
+generator), in the same units as the network's value.  Random play-outs predict the final return
+better than the PPO value head does (r 0.64 against 0.53 on the main command's agent,
+docs/results/expert.md, "Session 8"); the network's policy still gives the priors.  λ 1 values a leaf by
+the play-out alone (the network's value is not used).
 
 Where the simulations run (``engine``): ``"auto"`` (default) plays them on the
 compiled engine's state where it covers the game and its action features
@@ -61,7 +73,9 @@ from carc_env.core.actions import IllegalActionError
 from carc_env.encoding.placements import placement_features
 from carc_env.encoding.spots import spot_features
 from carc_env.fast import ENGINES
+from carc_env.fast.playout import FastPlayout
 from carc_env.search import MCTSPolicy
+from carc_env.search.rollout import random_action
 
 from .network import PolicyNet, masked_logits
 from .policy import Batch, obs_to_tensors, stacked_to_tensors
@@ -88,6 +102,7 @@ class NetworkGuide:
         win_bonus: float = 1.0,
         engine: str = "auto",
         value_view: str = "seat",
+        playout: float = 0.0,
     ) -> None:
         import carc_env
 
@@ -106,6 +121,13 @@ class NetworkGuide:
                 f"(this game has {self.num_players}); use value_view='seat'"
             )
         self.value_view = value_view
+        if not 0.0 <= float(playout) <= 1.0:
+            raise ValueError(
+                f"playout must be in [0, 1] (the play-out's weight in a leaf's value; 0: the network's value "
+                f"alone), got {playout!r}"
+            )
+        self.playout = float(playout)
+        self.playouts = 0
         self.max_spots = self.codec.follower_range.size - 1
         self.score_scale = float(score_scale)
         self.win_bonus = float(win_bonus)
@@ -113,20 +135,26 @@ class NetworkGuide:
         self.engine_config = env.options.engine_config()  # the env's window and rules: what the compiled state encodes
         self.forwards = 0
         self._fast: dict[Any, Any] = {}  # rule set -> FastPlayout (or None: not covered)
+        self._fast_playouts: dict[Any, Any] = {}  # the same, for ``playout``'s play-outs of Python games
 
     def __repr__(self) -> str:
         eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
         eng += f", value_view={self.value_view!r}" if self.value_view != "seat" else ""
+        eng += f", playout={self.playout}" if self.playout else ""
         return f"NetworkGuide(score_scale={self.score_scale}, win_bonus={self.win_bonus}{eng})"
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the compiled state is rebuilt there
-        return {**self.__dict__, "_fast": {}}
+        return {**self.__dict__, "_fast": {}, "_fast_playouts": {}}
 
     # ------------------------------------------------------------------ where the simulations run
     def compiled_state(self, game: Any) -> Any:
         """The compiled engine playing a search's simulations from ``game`` (a
         :class:`~carc_env.fast.playout.FastPlayout` with this env's window and the action features), or
         None (``engine="python"``, or a game the compiled engine or its action features do not cover)."""
+        return self._fast_for(game)
+
+    def _fast_for(self, game: Any) -> Any:
+        """:meth:`compiled_state`'s engine (also the play-outs' of ``playout``, whichever loop searches)."""
         if self.engine == "python":
             return None
         rules = game.rules
@@ -135,7 +163,6 @@ class NetworkGuide:
         except KeyError:
             pass
         from carc_env.fast import available, coverage, features_coverage
-        from carc_env.fast.playout import FastPlayout
 
         cfg = self.engine_config
         if game.config.key() != cfg.rules.config.key():
@@ -159,11 +186,11 @@ class NetworkGuide:
             f.begin(game)
 
     # ------------------------------------------------------------------ evaluation
-    def _observations(self, game: Any) -> list[dict[str, np.ndarray]]:
-        """Every seat's observation with the action features (empty for the seats not deciding)."""
+    def _observations(self, game: Any, seats: Sequence[int]) -> list[dict[str, np.ndarray]]:
+        """``seats``' observations with the action features (empty for the seats not deciding)."""
         view = self.codec.view(game)
         out = []
-        for seat in range(game.num_players):
+        for seat in seats:
             obs = dict(self.encoder.encode(game, seat, view))
             obs["place_index"], obs["place_features"] = placement_features(game, seat, self.codec, view)
             obs["spots"] = spot_features(game, seat, self.max_spots)
@@ -173,11 +200,13 @@ class NetworkGuide:
     def _evaluate(
         self, batch: Batch, decider: int, flat: list[int], scores: list[int]
     ) -> tuple[list[float], list[float]]:
-        """One forward over every seat's observation (``batch``): the priors of the moves whose flat indices
-        are ``flat`` (-1: not expressible, prior 0) and every player's value (the module docstring)."""
+        """One forward over the observations of ``batch`` (every seat's; the deciding seat's alone with
+        ``value_view="decider"``): the priors of the moves whose flat indices are ``flat`` (-1: not
+        expressible, prior 0) and every player's value (the module docstring)."""
         logits, values = self.net(*batch.inputs())
         self.forwards += 1
-        ml = masked_logits(logits[decider : decider + 1], batch.mask[decider : decider + 1])[0]
+        row = 0 if self.value_view == "decider" else decider
+        ml = masked_logits(logits[row : row + 1], batch.mask[row : row + 1])[0]
         sel = torch.tensor([max(f, 0) for f in flat], dtype=torch.int64)
         lg = ml[sel].double()
         lg[torch.tensor([f < 0 for f in flat])] = -torch.inf
@@ -188,13 +217,35 @@ class NetworkGuide:
         n = len(scores)
         vals = values.tolist()
         if self.value_view == "decider":  # (two players: checked in __init__)
-            d = self.score_scale * (scores[decider] - scores[1 - decider]) + vals[decider]
+            d = self.score_scale * (scores[decider] - scores[1 - decider]) + vals[0]
             return priors, [d, -d] if decider == 0 else [-d, d]
         out = []
         for p in range(n):
             margin = scores[p] - max(scores[q] for q in range(n) if q != p)
             out.append(self.score_scale * margin + vals[p])
         return priors, out
+
+    def _mix(self, values: list[float], final: list[int]) -> list[float]:
+        """``playout``'s mix of the network's leaf ``values`` with the values of a play-out's ``final`` scores."""
+        self.playouts += 1
+        lam = self.playout
+        return [(1.0 - lam) * v + lam * z for v, z in zip(values, self.values(final), strict=True)]
+
+    def _python_playout(self, game: Any, rng: Any) -> list[int]:
+        """The final scores of one random play-out of ``game`` (changed): on the compiled engine where it
+        covers the game and ``engine`` is not ``"python"`` (one seed drawn from ``rng``, as the compiled
+        state's leaves draw it: the same play-out), else on the Python game
+        (:func:`carc_env.search.rollout.random_action`, another random stream)."""
+        rules = game.rules
+        if rules not in self._fast_playouts:  # its own engine: loading a game must not move the search's root
+            f = self._fast_for(game)
+            self._fast_playouts[rules] = FastPlayout(f.config) if f is not None else None
+        f = self._fast_playouts[rules]
+        if f is not None:
+            return f(game, rng)
+        while not game.over:
+            game.apply(random_action(game, rng))
+        return list(game.scores)
 
     @torch.inference_mode()  # (the no_grad numbers, with less bookkeeping)
     def expand(self, game: Any, actions: Sequence[Any], rng: Any) -> tuple[list[float], list[float]]:
@@ -204,7 +255,13 @@ class NetworkGuide:
                 flat.append(self.codec.encode(game, a))
             except IllegalActionError:  # outside the observation window: the net cannot express it
                 flat.append(-1)
-        return self._evaluate(obs_to_tensors(self._observations(game)), game.player, flat, list(game.scores))
+        seats = [game.player] if self.value_view == "decider" else range(game.num_players)
+        priors, values = self._evaluate(
+            obs_to_tensors(self._observations(game, seats)), game.player, flat, list(game.scores)
+        )
+        if self.playout:
+            values = self._mix(values, self._python_playout(game, rng))
+        return priors, values
 
     @torch.inference_mode()
     def expand_state(self, sim: Any, moves: Any, rng: Any) -> tuple[list[float], list[float]]:
@@ -212,8 +269,14 @@ class NetworkGuide:
         at a tile or follower decision, ``moves`` its moves (``FastPlayout.moves``): the observations come
         from the compiled encoders (``FastPlayout.observe``, the Python encoder's bytes and rows)."""
         obs = sim.observe()
+        if self.value_view == "decider":  # the deciding seat's row alone: half the forward
+            p = sim.player
+            obs = {k: v[p : p + 1] for k, v in obs.items()}
         batch = stacked_to_tensors(obs, obs["place_count"].tolist())  # obs_to_tensors' tensors, unsplit
-        return self._evaluate(batch, sim.player, sim.flat_indices(moves), sim.scores())
+        priors, values = self._evaluate(batch, sim.player, sim.flat_indices(moves), sim.scores())
+        if self.playout:  # the leaf's state is played out (the simulation ends here; the next one redeals)
+            values = self._mix(values, sim.play_out(int(rng.integers(2**31 - 1))))
+        return priors, values
 
     def values(self, scores: list[int]) -> list[float]:
         """The value of a finished game with final ``scores`` (what :meth:`terminal` returns)."""
@@ -247,8 +310,11 @@ class PPOSearchPolicy(MCTSPolicy):
         name: str = "ppo-mcts",
         engine: str = "auto",
         value_view: str = "seat",
+        playout: float = 0.0,
     ) -> None:
-        guide = NetworkGuide(net, env_kwargs, score_scale, win_bonus, engine=engine, value_view=value_view)
+        guide = NetworkGuide(
+            net, env_kwargs, score_scale, win_bonus, engine=engine, value_view=value_view, playout=playout
+        )
         super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, guide=guide, name=name)
 
     @classmethod

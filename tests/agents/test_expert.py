@@ -98,6 +98,7 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"anchor_coef": -0.1}}, "expert.anchor_coef"),
         ({"expert": {"value_view": "mine"}}, "expert.value_view"),
         ({"expert": {"value_anchor_coef": -1}}, "expert.value_anchor_coef"),
+        ({"expert": {"playout": 1.5}}, "expert.playout"),
         ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
@@ -198,3 +199,18 @@ def test_the_anchor_is_zero_at_the_start_weights_and_pulls_back_after():
     assert stats["anchor_kl"] > 0 and stats["value_anchor"] > 0
     after, after_v = kl()
     assert after < moved and after_v < moved_v
+
+
+def test_the_playout_option_reaches_the_search():
+    """``expert.playout``: the trainer's guide mixes one play-out into every new leaf's value; the searches
+    (so the visit targets) change, the samples' shapes do not."""
+    torch.set_num_threads(1)
+    net = NetConfig(**TINY)
+    plain = ExpertTrainer(GAME, ExpertConfig(simulations=6, net=net), seed=3)
+    mixed = ExpertTrainer(GAME, ExpertConfig(simulations=6, net=net, playout=0.5), seed=3)
+    assert mixed.guide.playout == 0.5 and plain.guide.playout == 0.0
+    a, b = plain.play(), mixed.play()
+    assert plain.guide.playouts == 0 and mixed.guide.playouts > len(b)  # the root and every new leaf
+    assert any(
+        x["pi"].shape != y["pi"].shape or not np.array_equal(x["pi"], y["pi"]) for x, y in zip(a, b, strict=False)
+    )

@@ -81,7 +81,7 @@ def test_compiled_observations_are_the_python_guides(env_kwargs):
         assert f is not None
         f.begin(game)
         f.load(game)
-        py = guide._observations(game)
+        py = guide._observations(game, range(game.num_players))
         for obs in (f.observe(), _observe_with(tiny, game)):  # the config's 128 rows; 3 rows, grown to fit
             counts = obs.pop("place_count")
             for p, ref in enumerate(py):
@@ -155,16 +155,11 @@ def _plugin_nodes(node):
     return k
 
 
-@pytest.mark.parametrize("env_kwargs", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
-def test_search_on_compiled_state_is_the_python_search(env_kwargs):
-    """The same seed gives the same tree node for node (visits, summed values, priors, keys) whether each
-    simulation's state is a Python game with Python observations or the compiled slot with compiled ones."""
-    net = _net(env_kwargs, seed=3)
-    fast, ref = NetworkGuide(net, env_kwargs), NetworkGuide(net, env_kwargs, engine="python")
-    plugin = 0
-    roots = _states(env_kwargs, (4,), (0, 1, 40, 90))
+def _plugin_roots(env_kwargs):
+    """A plug-in's decision at the root, and the tile decision before it (none in a game without plug-in
+    decisions)."""
     n, exps = env_kwargs["num_players"], tuple(env_kwargs.get("expansions", ("base",)))
-    for seed in range(8):  # a plug-in's decision at the root, and the tile decision before it
+    for seed in range(8):
         g = new_game(n, expansions=exps, seed=seed)
         rng, before = np.random.default_rng(seed), None
         while not g.over and g.phase in ("tile", "follower"):
@@ -172,8 +167,18 @@ def test_search_on_compiled_state_is_the_python_search(env_kwargs):
             acts = g.legal_actions()
             g.apply(acts[int(rng.integers(len(acts)))])
         if not g.over:
-            roots += [g, before]
-            break
+            return [g, before]
+    return []
+
+
+@pytest.mark.parametrize("env_kwargs", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_search_on_compiled_state_is_the_python_search(env_kwargs):
+    """The same seed gives the same tree node for node (visits, summed values, priors, keys) whether each
+    simulation's state is a Python game with Python observations or the compiled slot with compiled ones."""
+    net = _net(env_kwargs, seed=3)
+    fast, ref = NetworkGuide(net, env_kwargs), NetworkGuide(net, env_kwargs, engine="python")
+    plugin = 0
+    roots = _states(env_kwargs, (4,), (0, 1, 40, 90)) + _plugin_roots(env_kwargs)
     for k, root in enumerate(roots):
         a = MCTS(fast, rng=np.random.default_rng(k)).search(root, simulations=120)
         b = MCTS(ref, rng=np.random.default_rng(k)).search(root, simulations=120)
@@ -264,7 +269,8 @@ def test_value_view_decider_values_every_leaf_from_the_deciding_seat():
         p0, v0 = seat.expand(g.clone(), acts, None)
         p1, v1 = dec.expand(g.clone(), acts, None)
         d = g.player
-        assert p1 == p0 and v1[d] == v0[d] and v1[1 - d] == -v0[d]
+        # the decider's observation alone in the forward: the same numbers up to the batch's last bits
+        assert p1 == pytest.approx(p0, abs=1e-6) and v1[d] == pytest.approx(v0[d], abs=1e-6) and v1[1 - d] == -v1[d]
         # the seat view gives the other seat its own head's value, not the negation: the two differ
         assert v0[1 - d] != -v0[d]
         f = dec.compiled_state(g)
@@ -295,3 +301,103 @@ def test_ppo_mcts_spec_takes_the_value_view(tmp_path):
     assert make_player(f"ppo-mcts:{path}:8", kw, seed=0).guide.value_view == "seat"
     with pytest.raises(PlayerSpecError, match="values must be seat or decider"):
         make_player(f"ppo-mcts:{path}:8:values=mine", kw, seed=0)
+
+
+def _count_nodes(node):
+    return 1 + sum(_count_nodes(c) for branches in node.children for c in (branches or {}).values())
+
+
+class _PythonLoopGuide(NetworkGuide):
+    """The guide searched on Python games (no compiled state), its play-outs still on the compiled engine."""
+
+    def compiled_state(self, game):
+        return None
+
+
+@pytest.mark.parametrize("env_kwargs", [CASES[0], CASES[3]], ids=["base-2p", "box-3p"])
+def test_playout_mix_gives_the_same_search_on_the_compiled_state(env_kwargs):
+    """``playout=0.5``: the compiled state's leaves (played out in their slot) and the Python loop's (the
+    Python game loaded into the guide's own play-out engine) draw the same seed and reach the same final
+    scores, so the trees are the same node for node, plug-in leaves included; and every leaf was played out."""
+    net = _net(env_kwargs, seed=3)
+    fast = NetworkGuide(net, env_kwargs, playout=0.5)
+    ref = _PythonLoopGuide(net, env_kwargs, playout=0.5)
+    plain = NetworkGuide(net, env_kwargs)
+    roots = _states(env_kwargs, (4, 6), (0, 40, 90)) + _plugin_roots(env_kwargs)
+    differs = plugin = 0
+    for k, root in enumerate(roots):
+        before = fast.playouts
+        a = MCTS(fast, rng=np.random.default_rng(k)).search(root, simulations=80)
+        b = MCTS(ref, rng=np.random.default_rng(k)).search(root, simulations=80)
+        c = MCTS(plain, rng=np.random.default_rng(k)).search(root, simulations=80)
+        assert a.extra == {"state": "compiled"} and b.extra == {}
+        assert a.visits == b.visits
+        assert _tree(a.root, []) == _tree(b.root, [])
+        new_leaves = _count_nodes(a.root) - 1
+        assert fast.playouts - before == new_leaves + 1  # every new leaf, and the root's evaluation
+        differs += a.values != c.values
+        plugin += _plugin_nodes(a.root)
+    assert differs == len(roots)  # the play-outs changed every search's values
+    if "count" in env_kwargs.get("expansions", ()):
+        assert plugin > 0
+
+
+def test_playout_weight_one_values_a_leaf_by_its_play_out_alone():
+    """λ = 1: a leaf's value is the value of the play-out's final scores, whatever the network says; λ = 0.25
+    mixes the two exactly; bad weights are refused."""
+    kw = {"num_players": 2}
+    g = _states(kw, (3,), (30,))[0]
+    acts = node_actions(g, {})
+    for seed in (0, 1):
+        nets = [_net(kw, seed=s) for s in (1, 2)]
+        full = [NetworkGuide(n, kw, playout=1.0).expand(g.clone(), acts, np.random.default_rng(seed))[1] for n in nets]
+        assert full[0] == full[1]  # two networks, the same play-out: the same values
+        final = NetworkGuide(nets[0], kw)._python_playout(g.clone(), np.random.default_rng(seed))
+        assert full[0] == NetworkGuide(nets[0], kw).values(final)
+        net_only = NetworkGuide(nets[0], kw).expand(g.clone(), acts, None)[1]
+        quarter = NetworkGuide(nets[0], kw, playout=0.25).expand(g.clone(), acts, np.random.default_rng(seed))[1]
+        assert quarter == pytest.approx([0.75 * v + 0.25 * z for v, z in zip(net_only, full[0], strict=True)])
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="playout must be in"):
+            NetworkGuide(_net(kw), kw, playout=bad)
+
+
+def test_ppo_mcts_spec_takes_the_playout_weight(tmp_path):
+    from agents.checkpoint import save_checkpoint
+    from agents.players import PlayerSpecError, make_player
+
+    kw = {"num_players": 2, "expansions": ("base",)}
+    net = _net(kw)
+    path = tmp_path / "n.pt"
+    save_checkpoint(path, {"trainer": {"net": net.state_dict()}, "shapes": dataclasses.asdict(net.shapes),
+                           "net_config": dataclasses.asdict(net.cfg), "config": {}})  # fmt: skip
+    p = make_player(f"ppo-mcts:{path}:8:values=decider:playout=0.5", kw, seed=0)
+    assert p.guide.playout == 0.5 and p.guide.value_view == "decider" and "playout=0.5" in repr(p.guide)
+    assert make_player(f"ppo-mcts:{path}:8", kw, seed=0).guide.playout == 0.0
+    with pytest.raises(PlayerSpecError, match="playout"):
+        make_player(f"ppo-mcts:{path}:8:playout=2", kw, seed=0)
+
+
+def test_decider_view_forwards_the_deciding_seat_alone_and_searches_the_same_either_way():
+    """``value_view="decider"``: every forward is one row (the deciding seat's observation), and the compiled
+    state's search is still the Python game's, node for node, with play-outs mixed in too."""
+    kw = {"num_players": 2}
+    net = _net(kw, seed=5)
+    rows = []
+    real = net.forward
+
+    def counting(*args, **kwargs):
+        rows.append(int(args[0].shape[0]))
+        return real(*args, **kwargs)
+
+    net.forward = counting
+    for playout in (0.0, 0.5):
+        fast = NetworkGuide(net, kw, value_view="decider", playout=playout)
+        ref = NetworkGuide(net, kw, value_view="decider", playout=playout, engine="python")
+        for k, root in enumerate(_states(kw, (8,), (0, 30, 70))):
+            a = MCTS(fast, rng=np.random.default_rng(k)).search(root, simulations=60)
+            b = MCTS(ref if playout == 0.0 else _PythonLoopGuide(net, kw, value_view="decider", playout=playout),
+                     rng=np.random.default_rng(k)).search(root, simulations=60)  # fmt: skip
+            assert a.extra == {"state": "compiled"} and b.extra == {}
+            assert _tree(a.root, []) == _tree(b.root, [])
+    assert rows and set(rows) == {1}
