@@ -17,7 +17,8 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
 ``pretrained:NAME``                an agent shipped with the package (:mod:`agents.pretrained`), e.g.
                                    ``pretrained:base-2p``
-``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (:mod:`agents.search`): policy as
+``ppo-mcts:PATH[:N][:OPT]...``     search guided by that checkpoint (PATH may be ``pretrained:NAME``,
+                                   a shipped agent) (:mod:`agents.search`): policy as
                                    prior, value as leaf evaluation (PUCT); N simulations (default 100),
                                    options ``c=F``, ``time=S``, ``engine=auto|python|numba`` (the
                                    simulations and the leaves' observations on the compiled engine
@@ -252,8 +253,11 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
                 "engine=auto|python|numba, values=seat|decider, playout=F"
             )
+    if path.startswith("pretrained:"):  # a shipped agent (checked against the game); the default reward scales
+        net = _pretrained(path.partition(":")[2], env_kwargs, seed).net
+        return PPOSearchPolicy(net, env_kwargs, seed=seed, name=spec, **kw)
     if not path or not Path(path).is_file():
-        raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r}")
+        raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r} (or give pretrained:NAME)")
     return PPOSearchPolicy.from_checkpoint(path, env_kwargs, seed=seed, name=spec, **kw)
 
 

@@ -378,6 +378,27 @@ def test_ppo_mcts_spec_takes_the_playout_weight(tmp_path):
         make_player(f"ppo-mcts:{path}:8:playout=2", kw, seed=0)
 
 
+def test_ppo_mcts_takes_a_shipped_agent():
+    """``ppo-mcts:pretrained:NAME:...`` searches on a shipped agent's network; a wrong game or name is refused."""
+    from agents.checkpoint import CheckpointError
+    from agents.players import PlayerSpecError, make_player
+    from agents.pretrained import load
+
+    kw = {"num_players": 2, "expansions": ("base",)}
+    p = make_player("ppo-mcts:pretrained:base-2p:8:values=decider:playout=0.5", kw, seed=0)
+    assert p.simulations == 8 and p.guide.playout == 0.5 and p.guide.value_view == "decider"
+    want = load("base-2p").net.state_dict()
+    assert all(torch.equal(v, want[k]) for k, v in p.guide.net.state_dict().items())
+    env = carc_env.raw_env(**kw)
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][p.act(obs, env)]
+    with pytest.raises(PlayerSpecError, match="pretrained:nope"):
+        make_player("ppo-mcts:pretrained:nope:8", kw, seed=0)
+    with pytest.raises(CheckpointError, match="not this game"):
+        make_player("ppo-mcts:pretrained:base-2p:8", {"num_players": 3}, seed=0)
+
+
 def test_decider_view_forwards_the_deciding_seat_alone_and_searches_the_same_either_way():
     """``value_view="decider"``: every forward is one row (the deciding seat's observation), and the compiled
     state's search is still the Python game's, node for node, with play-outs mixed in too."""
