@@ -36,7 +36,12 @@ guide may also give prior weights to a leaf's actions (the network guide of
 first, in a random order, then ``mean + c * sqrt(ln N / n)``.  With priors it
 is PUCT: ``q + c * prior * sqrt(N) / (1 + n)``, with ``q`` the mean value
 min-max normalised over the tree, and unvisited actions valued at their
-node's mean.
+node's mean.  A guide with ``defers_priors`` true values a new leaf alone
+(``leaf_values(game, rng)``; on the compiled state ``leaf_values_state(sim,
+rng)``) and gives its priors when a simulation first comes back to it
+(``priors(game, actions)`` / ``priors_state(sim, moves)``): the network
+guide with ``playout=1`` (:mod:`agents.search`), where most leaves are never
+visited again and so never need a forward.
 
 Where the simulations run
 -------------------------
@@ -103,27 +108,35 @@ class Node:
         self.player = player
         self.actions = actions  # None: a leaf whose moves are not listed yet (the compiled-state search)
         k = len(actions) if actions is not None else 0
-        if prior is not None:
-            if len(prior) != k:
-                raise ValueError(f"a guide gave {len(prior)} prior weights for {k} actions")
-            total = float(sum(prior))
-            prior = [float(p) / total for p in prior] if total > 0 else [1.0 / max(k, 1)] * k
         self.n = [0] * k  # visits per action
         self.w = [0.0] * k  # summed value (for ``player``) per action
         self.children: list[dict[tuple, Node] | None] = [None] * k  # per action: reached state key -> node
         self.visits = 0
         self.wsum = 0.0
-        self.prior = prior
+        self.prior: list[float] | None = None  # None: no priors (UCT), or not asked for yet (deferred priors)
+        self.set_prior(prior)
         self.order: list[int] | None = None  # UCT: the order untried actions are tried in
         self.tried = 0
 
-    def open(self, actions: Any) -> None:
-        """List the moves of a leaf made without them (``actions`` None; no visit yet)."""
+    def set_prior(self, prior: Sequence[float] | None) -> None:
+        """The guide's prior weights of the actions, normalised (all zero: uniform)."""
+        if prior is None:
+            self.prior = None
+            return
+        k = len(self.actions) if self.actions is not None else 0
+        if len(prior) != k:
+            raise ValueError(f"a guide gave {len(prior)} prior weights for {k} actions")
+        total = float(sum(prior))
+        self.prior = [float(p) / total for p in prior] if total > 0 else [1.0 / max(k, 1)] * k
+
+    def open(self, actions: Any, prior: Sequence[float] | None = None) -> None:
+        """List the moves of a leaf made without them (``actions`` None; no visit yet), with their priors."""
         k = len(actions)
         self.actions = actions
         self.n = [0] * k
         self.w = [0.0] * k
         self.children = [None] * k
+        self.set_prior(prior)
 
 
 def state_key(game: Game) -> tuple:
@@ -207,6 +220,7 @@ class MCTS:
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
         puct = root.prior is not None
+        lazy = puct and getattr(guide, "defers_priors", False)
         c = self.c if self.c is not None else (DEFAULT_C_PUCT if puct else DEFAULT_C_UCT)
         bounds = [math.inf, -math.inf]  # PUCT: smallest and largest value backed up
         sims = 0
@@ -219,6 +233,8 @@ class MCTS:
             node = root
             path: list[tuple[Node, int]] = []
             while True:
+                if lazy and node.prior is None:  # deferred priors: asked for when a simulation first comes back
+                    node.set_prior(guide.priors(g, node.actions))
                 i = self._select_puct(node, c, bounds) if puct else self._select_uct(node, c, rng)
                 g.apply(node.actions[i])
                 path.append((node, i))
@@ -233,7 +249,10 @@ class MCTS:
                 if child is None:
                     acts = node_actions(g, canon)
                     player = g.player
-                    prior, values = guide.expand(g, acts, rng)
+                    if lazy:
+                        prior, values = None, guide.leaf_values(g, rng)
+                    else:
+                        prior, values = guide.expand(g, acts, rng)
                     values = _utility_vector(values, n_players)
                     branches[key] = Node(player, acts, prior)
                     break
@@ -271,6 +290,7 @@ class MCTS:
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
         puct = root.prior is not None
+        lazy = puct and getattr(guide, "defers_priors", False)
         c = self.c if self.c is not None else (DEFAULT_C_PUCT if puct else DEFAULT_C_UCT)
         bounds = [math.inf, -math.inf]  # PUCT: smallest and largest value backed up
         expand_state = getattr(guide, "expand_state", None)
@@ -321,6 +341,10 @@ class MCTS:
                 if branches is None:
                     branches = node.children[i] = {}
                 child = branches.get(key)
+                if child is None and lazy:  # a new leaf valued alone: its moves and priors when a simulation comes back
+                    values = _utility_vector(guide.leaf_values_state(sim, rng), n_players)
+                    branches[key] = Node(key[1], None)
+                    break
                 if child is None and puct:  # a new leaf, evaluated by the guide: its moves and priors now
                     acts = sim.moves(canon)
                     if acts is None:  # a plug-in's decision: the Python game of this state evaluates it
@@ -339,7 +363,14 @@ class MCTS:
                     break
                 if child.actions is None:  # (most leaves are never visited again: 3 in 4 at 1,000 simulations)
                     acts = sim.moves(canon)
-                    child.open(acts if acts is not None else sim.plugin_moves(game, shuffled, seed))
+                    if not lazy:
+                        child.open(acts if acts is not None else sim.plugin_moves(game, shuffled, seed))
+                    elif acts is None:  # a plug-in's decision: its priors on the Python game of this state
+                        leaf = sim.python_leaf(game, shuffled, seed)
+                        py_acts = leaf.legal_actions()
+                        child.open([sim.row(1, a) for a in py_acts], guide.priors(leaf, py_acts))
+                    else:
+                        child.open(acts, guide.priors_state(sim, acts))
                 node = child
             _backup(path, values, bounds if puct else None)
             sims += 1

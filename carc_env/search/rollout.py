@@ -13,6 +13,12 @@ Guide protocol
   ``terminal`` uses the same one.
 * ``guide.terminal(game) -> values`` for a finished game.
 
+A guide with priors may defer them (``defers_priors = True``): the search then
+asks ``guide.leaf_values(game, rng) -> values`` at a new leaf and
+``guide.priors(game, actions) -> priors`` when a simulation first selects
+from that node (on the compiled state ``leaf_values_state(sim, rng)`` and
+``priors_state(sim, moves)``), see :mod:`carc_env.search.mcts`.
+
 :class:`RolloutGuide` is the guide of plain MCTS: no priors; the value of a
 leaf is the utility of the final scores after playing the game out with a
 rollout policy.  A faster engine drops in as ``RolloutGuide(playout=f)``:

@@ -137,13 +137,18 @@ def _observe_with(config, game):
     return f.observe()
 
 
-def _tree(node, out, depth=0):
-    """Every node's statistics depth first, keys in order (the Python tree's and the compiled one's)."""
+def _tree(node, out, depth=0, visited_only=False):
+    """Every node's statistics depth first, keys in order (the Python tree's and the compiled one's);
+    ``visited_only``: a leaf no simulation came back to as its depth and player alone (its moves and priors
+    may be listed or not)."""
+    if visited_only and node.visits == 0:
+        out.append((depth, node.player))
+        return out
     out.append((depth, node.player, list(node.n), [round(w, 12) for w in node.w], node.prior))
     for branches in node.children:
         for key in sorted(branches or {}, key=repr):
             out.append(key)
-            _tree(branches[key], out, depth + 1)
+            _tree(branches[key], out, depth + 1, visited_only)
     return out
 
 
@@ -422,3 +427,29 @@ def test_decider_view_forwards_the_deciding_seat_alone_and_searches_the_same_eit
             assert a.extra == {"state": "compiled"} and b.extra == {}
             assert _tree(a.root, []) == _tree(b.root, [])
     assert rows and set(rows) == {1}
+
+
+@pytest.mark.parametrize("env_kwargs", [CASES[0], CASES[3]], ids=["base-2p", "box-3p"])
+def test_deferred_priors_give_the_same_tree_with_fewer_forwards(env_kwargs):
+    """``playout=1``: a new leaf is valued by its play-out alone and its priors are asked for when a simulation
+    first comes back (``defers_priors``); the tree is the one of asking for both at once (``defer=False``),
+    node for node, on the compiled state and on the Python loop, plug-in leaves included, with fewer
+    forwards."""
+    net = _net(env_kwargs, seed=4)
+    lazy, eager = NetworkGuide(net, env_kwargs, playout=1.0), NetworkGuide(net, env_kwargs, playout=1.0, defer=False)
+    lazy_py, eager_py = (_PythonLoopGuide(net, env_kwargs, playout=1.0, defer=d) for d in (True, False))
+    assert (
+        lazy.defers_priors and not eager.defers_priors and not NetworkGuide(net, env_kwargs, playout=0.5).defers_priors
+    )
+    plugin = 0
+    for k, root in enumerate(_states(env_kwargs, (5,), (0, 40, 90)) + _plugin_roots(env_kwargs)):
+        trees = []
+        for guide in (lazy, eager, lazy_py, eager_py):
+            before = guide.forwards
+            res = MCTS(guide, rng=np.random.default_rng(k)).search(root, simulations=100)
+            trees.append((_tree(res.root, [], visited_only=True), res.visits, guide.forwards - before))
+        assert trees[0][:2] == trees[1][:2] == trees[2][:2] == trees[3][:2]
+        assert trees[0][2] < trees[1][2] and trees[2][2] < trees[3][2]  # fewer forwards deferred
+        plugin += _plugin_nodes(res.root)
+    if "count" in env_kwargs.get("expansions", ()):
+        assert plugin > 0
