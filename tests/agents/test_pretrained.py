@@ -96,3 +96,22 @@ def test_multi_is_one_network_for_every_table():
             a = player.act(env.observe(agent), env)
             assert env.infos[agent]["action_mask"][a] == 1
             env.step(a)
+
+
+def test_base_2p_160_is_another_two_player_agent():
+    """The main command's 160-update network ships beside base-2p: its own weights, the 2-player base game, a
+    card naming its training and its strength against search."""
+    info = card("base-2p-160")
+    assert info["game"] == {"num_players": 2, "expansions": ["base"]} and info["training"]["updates"] == 160
+    assert {s["opponent"] for s in info["strength"]} >= {"greedy", "mcts:1000", "mcts:5000"}
+    a, b = load("base-2p-160"), load("base-2p")
+    assert a.net.shapes == b.net.shapes
+    assert any(not torch.equal(v, b.net.state_dict()[k]) for k, v in a.net.state_dict().items())
+    player = make_player("pretrained:base-2p-160", {"num_players": 2}, seed=0)
+    env = carc_env.raw_env(num_players=2)
+    env.reset(seed=3)
+    for _ in range(6):
+        agent = env.agent_selection
+        act = player.act(env.observe(agent), env)
+        assert env.infos[agent]["action_mask"][act] == 1
+        env.step(act)
