@@ -14,6 +14,9 @@ the value and what is allowed (no traceback, no usage block)::
   existing checkpoint file), :data:`existing_file`, :data:`output_file` (its
   folder must exist and be writable);
 * :func:`usable_dir` checks an output folder (``--out``) up front;
+* :func:`relative_path` and :func:`relative_spec`: a path (or the paths in a
+  player spec) relative to the current directory when it lies under it, for the
+  files the scripts write (a results file names no folder of one machine);
 * :func:`fail` prints the one line and returns 2, for errors found after parsing.
 
 This module imports neither torch nor the environments, so checking the
@@ -188,3 +191,23 @@ def usable_dir(path: str | Path) -> str | None:
     if not os.access(p, os.W_OK | os.X_OK):
         return f"--out {str(p)!r} is not writable"
     return None
+
+
+def relative_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the current directory when it is an absolute path under it (normalised:
+    ``/repo/scripts/../tests/x`` from ``/repo`` is ``tests/x``), else as given: what the scripts write
+    into their results files, which then name no folder of the machine they ran on."""
+    text = os.fspath(path)
+    if not os.path.isabs(text):
+        return text
+    try:
+        rel = os.path.relpath(text, os.getcwd())
+    except ValueError:  # (another drive on Windows)
+        return text
+    return text if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def relative_spec(spec: str) -> str:
+    """A player spec with each absolute path in it (``PATH``, ``ppo-mcts:PATH:N``, ...: the parts
+    between colons) made :func:`relative_path`; a spec naming no absolute path is returned as is."""
+    return ":".join(relative_path(part) if part.startswith(os.sep) else part for part in spec.split(":"))

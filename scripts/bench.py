@@ -30,8 +30,10 @@ a change in the machine's load hits them alike:
 * ``vector_thread_repeats`` (``--repeats K``): the vector env's 2 / 1 thread ratio read from K
   pairs of runs made back to back after the rounds (one thread then two, two then one in turn, each
   ``--repeat-seconds``), each pair with the probe's ratio measured right after it: the ratios,
-  their median, min and max.  With K >= 1 the ratios "fast_vector 2 threads / 1 thread" and
-  "probe 2 threads / 1 thread" are these medians (one run of a row cannot tell the env's slow
+  their median, min and max (a pair where a run counted no work has no ratio: ``None``, counted in
+  ``unmeasured``, left out of them; every run times at least one step, so it does not happen here).
+  With K >= 1 the ratios "fast_vector 2 threads / 1 thread" and "probe 2 threads / 1 thread" are
+  these medians (one run of a row cannot tell the env's slow
   mode from a moment when another job had the second core);
 * ``vector_step_breakdown``: where one thread's CPU time goes in a batched step
   of the compiled vector env (kernel, the work a step does ahead for the next,
@@ -180,7 +182,8 @@ def _spin():
 
 
 def probe_round(threads: int, seconds: float, row: Row) -> None:
-    """Calls of the spin loop (about a millisecond each) made by ``threads`` threads in ``seconds``."""
+    """Calls of the spin loop (about a millisecond each) made by ``threads`` threads in ``seconds``, each
+    thread making at least one call (a thread that got no core in a short window still times a call)."""
     import threading
 
     spin = _spin()
@@ -190,9 +193,11 @@ def probe_round(threads: int, seconds: float, row: Row) -> None:
     deadline = t0 + seconds
 
     def loop(k: int) -> None:
-        while time.perf_counter() < deadline:
+        while True:
             spin(200_000)
             counts[k] += 1
+            if time.perf_counter() >= deadline:
+                break
 
     others = [threading.Thread(target=loop, args=(k,)) for k in range(1, threads)]
     for t in others:
@@ -262,7 +267,12 @@ def thread_repeats(k: int, seconds: float, one, two) -> dict:
     medians, mins and maxes, and the cores other processes kept busy during each pair (``others``:
     their CPU-seconds per second, from ``/proc``; a pair with ``others`` near 0 had the machine to
     itself: ``quiet_median`` is the median of the pairs under 0.1), and after each pair the round trip
-    of a cache line between two threads (:func:`pingpong_ns`, ``pingpong_ns``)."""
+    of a cache line between two threads (:func:`pingpong_ns`, ``pingpong_ns``).
+
+    A pair whose run on either side counted no work (a rate of 0: no step finished in its window) has
+    no ratio: it is listed as None in ``ratios`` (``probe_ratios`` alike), counted in ``unmeasured``
+    (``probe_unmeasured``) and left out of the medians, mins and maxes, which are None when no pair was
+    measured. (The measuring loops here time at least one step, so this guards the report, not them.)"""
     ratios, probes, others, pings = [], [], [], []
     for i in range(k):
         a, b = Row(), Row()
@@ -277,23 +287,39 @@ def thread_repeats(k: int, seconds: float, one, two) -> dict:
         probe_round(1, seconds / 2, pa)
         probe_round(2, seconds / 2, pb)
         pings.append(round(pingpong_ns(), 1))
-        ratios.append(round(b.rate / a.rate, 3) if a.rate else 0.0)
-        probes.append(round(pb.rate / pa.rate, 3) if pa.rate else 0.0)
-    quiet = [r for r, o in zip(ratios, others, strict=False) if o < 0.1]  # (no others where /proc is missing)
+        ratios.append(_pair_ratio(b, a))
+        probes.append(_pair_ratio(pb, pa))
+        if ratios[-1] is None or probes[-1] is None:
+            progress(f"repeat {i + 1}/{k}: a run counted no work in its window: the pair is left unmeasured")
+    measured = [r for r in ratios if r is not None]
+    measured_probes = [r for r in probes if r is not None]
+    # (no others where /proc is missing)
+    quiet = [r for r, o in zip(ratios, others, strict=False) if o < 0.1 and r is not None]
     return {
         "seconds": seconds,
         "ratios": ratios,
         "probe_ratios": probes,
         "others": others,
         "pingpong_ns": pings,
-        "median": round(float(np.median(ratios)), 2),
-        "min": round(min(ratios), 2),
-        "max": round(max(ratios), 2),
-        "probe_median": round(float(np.median(probes)), 2),
-        "probe_min": round(min(probes), 2),
+        "unmeasured": k - len(measured),
+        "probe_unmeasured": k - len(measured_probes),
+        "median": _stat(np.median, measured),
+        "min": _stat(min, measured),
+        "max": _stat(max, measured),
+        "probe_median": _stat(np.median, measured_probes),
+        "probe_min": _stat(min, measured_probes),
         "quiet_pairs": len(quiet),
-        "quiet_median": round(float(np.median(quiet)), 2) if quiet else None,
+        "quiet_median": _stat(np.median, quiet),
     }
+
+
+def _pair_ratio(two: Row, one: Row) -> float | None:
+    """``two``'s rate over ``one``'s, or None when either counted no work (no ratio, not a ratio of 0)."""
+    return round(two.rate / one.rate, 3) if two.rate > 0 and one.rate > 0 else None
+
+
+def _stat(fn, values: list) -> float | None:
+    return round(float(fn(values)), 2) if values else None
 
 
 def jit_cost(kw: dict) -> dict:
@@ -528,8 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     if repeats:
         result["vector_thread_repeats"] = repeats
-        ratios["fast_vector 2 threads / 1 thread"] = repeats["median"]
-        ratios["probe 2 threads / 1 thread"] = repeats["probe_median"]
+        if repeats["median"] is not None:  # (else the rounds' ratio stands)
+            ratios["fast_vector 2 threads / 1 thread"] = repeats["median"]
+        if repeats["probe_median"] is not None:
+            ratios["probe 2 threads / 1 thread"] = repeats["probe_median"]
     result["ratios"] = {k: v for k, v in ratios.items() if v is not None}
     result["targets"] = {
         k: {"bar": bar, "measured": result.get(k), "met": bool(result.get(k) and result[k] >= bar)}

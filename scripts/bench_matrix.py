@@ -170,8 +170,13 @@ def table(runs: list[dict]) -> str:
         rep = r.get("vector_thread_repeats")
         pings = rep.get("pingpong_ns") if rep else None
         pp = f"; cache line {min(pings):.0f}-{max(pings):.0f} ns" if pings else ""
-        spread = f" ({rep['min']:.2f}-{rep['max']:.2f}, {len(rep['ratios'])} pairs{pp})" if rep else ""
-        probe_spread = f" (min {rep['probe_min']:.2f})" if rep else ""
+        spread = probe_spread = ""
+        if rep:  # (a pair that counted no work has no ratio: bench.py leaves it out, "unmeasured")
+            n = len(rep["ratios"])
+            pairs = f"{n - rep['unmeasured']} of {n} pairs measured" if rep.get("unmeasured") else f"{n} pairs"
+            ends = f"{rep['min']:.2f}-{rep['max']:.2f}, " if rep["min"] is not None else ""
+            spread = f" ({ends}{pairs}{pp})"
+            probe_spread = f" (min {rep['probe_min']:.2f})" if rep["probe_min"] is not None else ""
         lines.append(
             f"| {label} | {players} | compiled | {_num(r.get('fast_engine_games_per_s'))} | {_num(fe_cpu)} "
             f"| {_num(ratios.get('fast_env / connect_four'), 2)} "

@@ -171,8 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         return _fail(bad)
 
-    players = args.player
-    opponents = [o.strip() for o in args.opponents.split(",")] if args.opponents is not None else None
+    # a checkpoint under the current directory is named relative to it (the report names no folder of this machine)
+    players = [cli.relative_spec(p) for p in args.player]
+    opponents = (
+        [cli.relative_spec(o.strip()) for o in args.opponents.split(",")] if args.opponents is not None else None
+    )
     if opponents is not None and not all(opponents):
         return _fail(f"argument --opponents: {args.opponents!r} has an empty entry; give comma-separated player specs")
     if opponents is None and len(players) == 1:

@@ -52,6 +52,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents import cli  # noqa: E402
 from carc_env.core.expansion import ConfigError  # noqa: E402
 from carc_env.env.differential import Mismatch, compare_game  # noqa: E402
 from carc_env.env.options import EnvOptions  # noqa: E402
@@ -135,7 +136,10 @@ CONFIGS = [
 
 
 MAP = "maps_germany"
-MINI_MAP = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "maps", "mini.toml")
+# relative to the current directory when under it: the configurations' names in the report name no machine's folder
+MINI_MAP = cli.relative_path(
+    os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "tests", "data", "maps", "mini.toml"))
+)
 MAP_OPTIONS = [
     {},
     {"start_orientation": "random", "town_extra_turn": True, "town_penalty": True, "town_road_bonus": True},

@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     agent = PPOPolicy(net, name="ppo")
     games = args.eval_games or cfg.run.final_eval_games
     summary: dict = {
-        "config": args.config,
+        "config": cli.relative_path(args.config),  # (a results file names no folder of this machine)
         "updates": trainer.updates,
         "env_steps": trainer.env_steps,
         "train_seconds_total": round(float(data.get("train_seconds", 0.0)), 1),

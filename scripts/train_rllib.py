@@ -45,6 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents import cli  # noqa: E402
 from agents.players import evaluate_against  # noqa: E402
 from carc_env.core import ConfigError  # noqa: E402
 
@@ -307,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
             "env_runners": args.env_runners,
             "envs_per_runner": args.envs_per_runner,
             "address": args.address or "local",
-            "checkpoint": str(ckpt),
+            "checkpoint": cli.relative_path(ckpt),
             "env": {k: list(v) if isinstance(v, tuple) else v for k, v in env_kwargs.items()},
             "progress": rows,
         }

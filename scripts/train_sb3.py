@@ -37,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents import cli  # noqa: E402
 from agents.checkpoint import CheckpointError  # noqa: E402
 from agents.players import evaluate_against, make_player  # noqa: E402
 from carc_env.core import ConfigError  # noqa: E402
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "envs": args.envs,
         "vec_env": type(vec_env).__name__,
         "opponents": args.opponents.split(","),
-        "model": str(model_path),
+        "model": cli.relative_path(model_path),
         "env": {k: list(v) if isinstance(v, tuple) else v for k, v in env_kwargs.items()},
         "progress": rows,
     }

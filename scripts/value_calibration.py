@@ -131,7 +131,7 @@ def collect(path: str, games: int, every: int, n_random: int, n_greedy: int, see
                 )
     seconds = time.perf_counter() - t0
     report: dict[str, Any] = {
-        "checkpoint": path,
+        "checkpoint": cli.relative_path(path),
         "games": games,
         "every": every,
         "random_playouts": n_random,

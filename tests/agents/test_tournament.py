@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import sys
 from dataclasses import asdict
 
@@ -380,6 +381,21 @@ def test_cli_old_interface_and_outputs(ckpt, tmp_path, capsys):
     for f in ("report.json", "players.csv", "lineups.csv", "ratings.png"):
         assert (tmp_path / "new" / "dir" / f).stat().st_size > 0
     assert (tmp_path / "t.csv").exists() and (tmp_path / "t.png").exists()
+
+
+def test_cli_names_a_checkpoint_under_the_current_folder_relative_to_it(ckpt, monkeypatch, capsys):
+    # the report, players and games name "ckpt0/tiny.pt", not the machine's folder it lay in
+    root = os.path.dirname(os.path.dirname(ckpt))
+    monkeypatch.chdir(root)
+    rel = os.path.relpath(ckpt, root)
+    rc = evaluate_script.main(
+        [ckpt, "--opponents", f"greedy,ppo-mcts:{ckpt}:2", "--games", "2", "--json", "--workers", "1", "--no-progress"]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["candidate"] == rel and not rel.startswith(os.sep)
+    assert {p["name"] for p in out["players"]} == {rel, "greedy", f"ppo-mcts:{rel}:2"}
+    assert root not in json.dumps(out)
 
 
 def test_a_failing_player_is_named(tmp_path, monkeypatch):

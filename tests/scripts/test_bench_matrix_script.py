@@ -49,6 +49,19 @@ def test_a_configuration_without_the_compiled_engine_is_a_row_saying_so():
     assert row.count("|") == bm.table([]).splitlines()[0].count("|")
 
 
+def test_a_row_whose_repeats_left_pairs_unmeasured_says_how_many_were_measured():
+    bm = _module()
+    rep = {"ratios": [1.8, None, 2.0], "unmeasured": 1, "min": 1.8, "max": 2.0, "probe_min": 1.9}
+    run = {"label": "base", "players": 2, "ratios": {"fast_vector 2 threads / 1 thread": 1.9}}
+    row = bm.table([{**run, "vector_thread_repeats": rep}]).splitlines()[-1]
+    assert "| 1.90 (1.80-2.00, 2 of 3 pairs measured) | – (min 1.90) |" in row
+    none = {"ratios": [None, None], "unmeasured": 2, "min": None, "max": None, "probe_min": None}
+    row = bm.table([{**run, "vector_thread_repeats": none}]).splitlines()[-1]
+    assert "| 1.90 (0 of 2 pairs measured) | – |" in row
+    old = {"ratios": [1.8, 2.0], "min": 1.8, "max": 2.0, "probe_min": 1.9}  # (a JSON from before "unmeasured")
+    assert "| 1.90 (1.80-2.00, 2 pairs) |" in bm.table([{**run, "vector_thread_repeats": old}])
+
+
 def test_bench_matrix_writes_the_table_and_the_runs(tmp_path):
     out = tmp_path / "matrix"
     res = subprocess.run(

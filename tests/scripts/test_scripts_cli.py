@@ -7,6 +7,7 @@ key or argument, the value and what is allowed; no traceback, no partial work.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -306,3 +307,42 @@ def test_plot_curve_refuses_points_without_the_columns(tmp_path, capsys):
     points.write_text("name,steps,win\na,1,0.5\n")
     rc = _script("plot_curve").main([str(run), "--points", str(points), "--out", str(tmp_path / "c.png")])
     _one_line_error(capsys, rc, str(points), "env_steps", "label", "win_rate")
+
+
+def test_results_name_paths_relative_to_the_current_folder_when_under_it(tmp_path, monkeypatch):
+    from agents import cli
+
+    monkeypatch.chdir(tmp_path)
+    inside = str(tmp_path / "runs" / "x" / "checkpoint.pt")
+    outside = str(tmp_path.parent / "elsewhere.pt")
+    assert cli.relative_path(inside) == os.path.join("runs", "x", "checkpoint.pt")
+    assert cli.relative_path(Path(inside)) == os.path.join("runs", "x", "checkpoint.pt")
+    assert cli.relative_path(str(tmp_path / "scripts" / ".." / "t.toml")) == "t.toml"  # normalised
+    assert cli.relative_path(outside) == outside  # not under it: as given
+    assert cli.relative_path("runs/y.pt") == "runs/y.pt" and cli.relative_path("../z.pt") == "../z.pt"
+    rel = os.path.join("runs", "x", "checkpoint.pt")
+    assert cli.relative_spec(inside) == rel
+    assert cli.relative_spec(f"ppo-mcts:{inside}:50") == f"ppo-mcts:{rel}:50"
+    assert cli.relative_spec(f"ppo-mcts:{outside}:50") == f"ppo-mcts:{outside}:50"
+    for spec in ("greedy:0.3", "mcts:200:c=1", "mymodule:policy", "runs/a.pt"):
+        assert cli.relative_spec(spec) == spec
+
+
+def test_fast_differential_names_the_mini_map_relative_to_the_repository(monkeypatch):
+    monkeypatch.chdir(ROOT)  # (where the README runs the scripts)
+    mod = _script("fast_differential")
+    assert mod.MINI_MAP == os.path.join("tests", "data", "maps", "mini.toml") and os.path.isfile(mod.MINI_MAP)
+    # the configurations' names (the report's per_config keys) then name no folder of this machine
+    names = [repr(kw) for kw in mod.map_configs()]
+    assert sum(repr(mod.MINI_MAP) in n for n in names) >= 2 and not any(str(ROOT) in n for n in names)
+
+
+def test_main_summary_names_its_config_relative_to_the_current_folder(tmp_path, monkeypatch, capsys):
+    cfg = copy.deepcopy(TINY)
+    cfg["run"]["final_eval_games"] = 1
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    monkeypatch.chdir(tmp_path)
+    assert _script("main").main(["--config", str(tmp_path / "tiny.yaml"), "--out", "out"]) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["config"] == "tiny.yaml" and summary["updates"] == 1
+    assert str(tmp_path) not in json.dumps(summary)

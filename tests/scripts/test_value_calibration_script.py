@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ def _script():
     return load_script("value_calibration", "script_value_calibration")
 
 
-def test_report_on_a_tiny_checkpoint(tmp_path, capsys):
+def test_report_on_a_tiny_checkpoint(tmp_path, capsys, monkeypatch):
     torch.set_num_threads(1)
     ex = {"simulations": 2, "games_per_iteration": 1, "batch": 16, "steps_per_iteration": 1, "chunk": 16,
           "net": {"channels": 4, "blocks": 0, "hidden": 16}}  # fmt: skip
@@ -31,10 +32,12 @@ def test_report_on_a_tiny_checkpoint(tmp_path, capsys):
     )
     train_expert(cfg, tmp_path / "x", progress=False)
     mod = _script()
+    monkeypatch.chdir(tmp_path)  # the report names the checkpoint relative to the current folder
     rc = mod.main([str(tmp_path / "x" / "checkpoint.pt"), "--games", "2", "--every", "25", "--random", "2",
                    "--greedy", "1", "--json"])  # fmt: skip
     assert rc == 0
     rep = json.loads(capsys.readouterr().out)
+    assert rep["checkpoint"] == os.path.join("x", "checkpoint.pt")
     rows = rep["rows"]
     assert rep["positions"] == len(rows) // 2 >= 4
     for a, b in zip(rows[0::2], rows[1::2], strict=True):
