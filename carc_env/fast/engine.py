@@ -465,10 +465,10 @@ class FastBatch:
 
     @property
     def _chunk(self) -> int:
-        """Games per chunk of a threaded step: about 32 chunks per thread (a thread that finishes early
-        takes the next chunk; the threads' finishing times differ by a chunk at most, so one game each
-        when there are few: a game's step costs microseconds, the atomic add that hands out a chunk
-        nanoseconds)."""
+        """Games per chunk of a threaded step: about 32 chunks per thread (each thread steps its own games
+        first, :func:`~carc_env.fast.atomic.take_chunk`; one that finishes early takes the others' chunks
+        that are left, so the threads' finishing times differ by a chunk at most: one game each when there
+        are few, a game's step costs microseconds, the atomic add that hands out a chunk nanoseconds)."""
         return max(1, -(-self.num_games // (32 * self.threads)))
 
     def step(
@@ -534,7 +534,7 @@ class FastBatch:
             step_chunks = E().step_chunks
         if self.threads == 1:
             self._ahead(unprepared)
-            bad = step_chunks(T, S, counter, G, *args)
+            bad = step_chunks(T, S, counter, G, 0, 1, *args)
         else:
             # One kernel call per thread; the threads take chunks of games from one counter inside the
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
@@ -543,11 +543,12 @@ class FastBatch:
             # orders and the next step's output arrays first (_ahead), holding the GIL while the calling
             # thread has released it in its kernel (if none joins, the calling thread does after the step).
             helpers = self._started_helpers()
-            bad = helpers.step(self._ahead, unprepared, step_chunks, (T, S, helpers.ctl, self._chunk, *args))
+            job = (T, S, helpers.ctl, self._chunk, 0, helpers.n + 1, *args)
+            bad = helpers.step(self._ahead, unprepared, step_chunks, job, me=4)
             if unprepared and True in dones[unprepared].tolist():  # pragma: no cover - a game of fewer than two tiles
                 raise RuntimeError("a game restarted by the last step ended before its successor was prepared")
         if first:
-            self._entries["step_chunks"] = direct(step_chunks, (T, S, counter, G, *args))
+            self._entries["step_chunks"] = direct(step_chunks, (T, S, counter, G, 0, 1, *args))
         refused = np.flatnonzero(S.gi[:, K.G_ERR]).tolist() if bad else []
         # the games that moved are accounted for even when another game's action was refused (their
         # reference games follow, a restarted game's seed and successor are booked): the error below
@@ -600,12 +601,12 @@ class FastBatch:
         if self.threads == 1:
             counter = self._counter
             counter[0] = 0
-            args = (counter, N, mask, u, out)
+            args = (counter, N, 0, 1, mask, u, out)
             empty = fn(*args)
         else:  # chunks of a few rows, taken by the calling thread and the helpers as a step's games are
             helpers = self._started_helpers()
-            args = (helpers.ctl, max(1, -(-N // (8 * self.threads))), mask, u, out)
-            empty = helpers.step(None, [], fn, args)
+            args = (helpers.ctl, max(1, -(-N // (8 * self.threads))), 0, helpers.n + 1, mask, u, out)
+            empty = helpers.step(None, [], fn, args, me=2)
         if first:
             self._entries[key] = direct(fn, args)
         return empty
@@ -1060,12 +1061,16 @@ class _Helpers:
     def __init__(self, n: int) -> None:
         import threading
 
-        from .vector_kernels import C_BAD, C_CLAIM, C_COUNTER, C_LEN, finish, publish
+        from .atomic import STRIDE
+        from .vector_kernels import C_BAD, C_CLAIM, C_LEN, finish, publish
 
         self.n = n
-        self.slots = (C_COUNTER, C_BAD, C_CLAIM)
+        self.slots = (C_BAD, C_CLAIM)
         self.pid = os.getpid()
-        self.ctl = np.zeros(C_LEN, dtype=np.int64)
+        # the control slots and the calling thread's chunk counter (slot 0) in the first line, each helper's
+        # counter in a line of its own (STRIDE slots apart: atomic.take_chunk)
+        self.ctl = np.zeros(max(C_LEN, STRIDE * (n + 1)), dtype=np.int64)
+        self.counters = slice(0, STRIDE * (n + 1), STRIDE)
         # the machine-code entries of the calling thread's handshake (each step calls them: no import
         # statement and no dispatcher's typing on the one core's path); a first call compiles or loads them
         publish(self.ctl, 0)
@@ -1084,17 +1089,18 @@ class _Helpers:
         for t in self.threads:
             t.start()
 
-    def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...]) -> int:
-        """One threaded step: the helpers that join it and the calling thread run ``step_chunks(*args)``
-        (``args[2]`` is ``ctl``, whose slot 0 is the chunk counter); ``prepare(games)`` (unless ``prepare``
-        is None) runs once, in the first helper that joins, else in the calling thread after the step.
-        Returns the illegal actions met."""
+    def step(self, prepare: Any, games: list[int], step_chunks: Any, args: tuple[Any, ...], me: int) -> int:
+        """One threaded step: the calling thread runs ``step_chunks(*args)`` and each helper that joins it
+        the same with its own thread number (``i + 1`` for helper ``i``) at ``args[me]`` (the caller's is
+        0; ``args`` hold ``ctl``, whose chunk counters are reset here); ``prepare(games)`` (unless
+        ``prepare`` is None) runs once, in the first helper that joins, else in the calling thread after the
+        step.  Returns the illegal actions met."""
         ctl = self.ctl
-        counter, bad_slot, claim_slot = self.slots
-        ctl[counter] = 0
+        bad_slot, claim_slot = self.slots
+        ctl[self.counters] = 0
         ctl[bad_slot] = 0
         ctl[claim_slot] = 0
-        self.job = (prepare, games, step_chunks, args)
+        self.job = (prepare, games, step_chunks, args, me)
         self.epoch += 1
         if self._publish(ctl, self.epoch):  # a helper sleeps: wake it
             with self.cond:
@@ -1147,13 +1153,13 @@ def _helper_loop(h: _Helpers, i: int) -> None:
         job = h.job
         bad = 0
         try:
-            prepare, games, step_chunks, args = job  # type: ignore[misc]
+            prepare, games, step_chunks, args, me = job  # type: ignore[misc]
             if status == 1 and prepare is not None:
                 prepare(games)
-            bad = step_chunks(*args)
+            bad = step_chunks(*args[:me], i + 1, *args[me + 1 :])
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
             h.errors.append(exc)
-        job = prepare = args = None  # noqa: F841 - hold nothing of the batch between steps
+        job = prepare = args = step_chunks = None  # noqa: F841 - hold nothing of the batch between steps
 
 
 def default_threads() -> int:

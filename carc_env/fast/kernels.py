@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from ..core.config import PATTERN_BITS
-from .atomic import fetch_add
+from .atomic import take_chunk
 from .printed import (
     ANY_CODE,
     CL_PLAYABLE,
@@ -1500,19 +1500,38 @@ def step_range(
 
 @kernel
 def step_chunks(
-    T, S, counter, chunk, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
+    T,
+    S,
+    ctl,
+    chunk,
+    me,
+    n,
+    actions,
+    auto_reset,
+    rewards,
+    dones,
+    final,
+    eplen,
+    observe,
+    board,
+    glob,
+    windows,
+    mask,
+    seats,
 ):
-    """:func:`step_range` over chunks of ``chunk`` games taken from ``counter[0]`` (atomically) until every
-    game is stepped: each thread of a threaded step makes one call of this, so no thread goes back to
-    Python (and the GIL) between chunks, and a thread the OS deschedules leaves its chunks to the others.
-    Returns the number of illegal actions in the chunks this call stepped."""
+    """:func:`step_range` over chunks of ``chunk`` games taken with :func:`~carc_env.fast.atomic.take_chunk`
+    (thread ``me`` of ``n``: its own games first, then the others' that are left) until every game is
+    stepped: each thread of a threaded step makes one call of this, so no thread goes back to Python (and
+    the GIL) between chunks, a game stays with its thread from step to step while both keep up, and a
+    thread the OS deschedules leaves its chunks to the others.  Returns the number of illegal actions in
+    the chunks this call stepped."""
     G = len(actions)
     bad = 0
+    k = 0
     while True:
-        lo = fetch_add(counter, 0, chunk)
-        if lo >= G:
+        lo, hi, k = take_chunk(ctl, me, n, G, chunk, k)
+        if lo >= hi:
             return bad
-        hi = min(lo + chunk, G)
         bad += step_range(
             T, S, lo, hi, actions, auto_reset, rewards, dones, final, eplen, observe, board, glob, windows, mask, seats
         )

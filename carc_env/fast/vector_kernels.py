@@ -41,7 +41,8 @@ and the compiled random masked policy a loop calls between steps (the vector env
 ``sample_legal_actions``), which scans the masks on the same threads:
 
 * :func:`sample_chunks`: row ``i``'s ``floor(u_i k_i)``-th enabled entry (``k_i`` of them) for every row
-  of a batch's masks, in chunks of rows taken from ``ctl[C_COUNTER]`` as a step's games are
+  of a batch's masks, in chunks of rows taken as a step's games are (each thread its own games' rows
+  first: :func:`carc_env.fast.atomic.take_chunk`)
   (:func:`sample_row`: a row's whole 8-byte words counted in blocks by a loop the compiler vectorises,
   then the block that holds the pick scanned), the entries numpy's
   :func:`carc_env.env.sampling.nth_enabled` picks.
@@ -61,9 +62,12 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .atomic import take_chunk
+
 C_COUNTER, C_EPOCH, C_ACTIVE, C_SLEEP, C_BAD, C_CLOSED, C_CLAIM, C_CPU, C_LEN = 0, 1, 2, 3, 4, 5, 6, 7, 8
-"""Slots of the control array of a threaded step (``ctl``, int64 (C_LEN,)): the chunk counter of
-``step_chunks`` (it takes chunks from ``ctl[0]``), the step's epoch, the helpers that joined the step and
+"""Slots of the control array of a threaded step (``ctl``, int64, ``STRIDE`` slots per thread): the
+calling thread's chunk counter of ``step_chunks`` (``ctl[0]``; helper ``t``'s is ``ctl[STRIDE * t]``,
+:func:`carc_env.fast.atomic.take_chunk`), the step's epoch, the helpers that joined the step and
 have not finished it, the helpers asleep, the illegal actions the helpers met, the last step the caller
 closed, the claims on the step's ``prepare`` (the first claim runs it), the core the calling thread ran on
 when it last opened or finished a step."""
@@ -382,23 +386,25 @@ def sample_row(flat, words, s, A, u, scratch) -> int:  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
-def sample_chunks(ctl, chunk, mask, u, out):  # pragma: no cover - compiled
+def sample_chunks(ctl, chunk, me, n, mask, u, out):  # pragma: no cover - compiled
     """:func:`sample_row` of every row ``i`` of ``mask`` (N, A) (C-contiguous, of one-byte entries, each 0
-    or 1) with ``u[i]``, into ``out[i]``, in chunks of ``chunk`` rows taken from ``ctl[C_COUNTER]`` (an
-    atomic add) until every row is done: each thread of a threaded sample makes one call (as
-    :func:`carc_env.fast.kernels.step_chunks` for a step).  Returns the number of rows this call found
-    without an enabled entry (``out`` -1 there)."""
+    or 1) with ``u[i]``, into ``out[i]``, in chunks of ``chunk`` rows taken with
+    :func:`~carc_env.fast.atomic.take_chunk` (thread ``me`` of ``n``: the rows of its own games first, the
+    games it steps, so their masks are in its cache) until every row is done: each thread of a threaded
+    sample makes one call (as :func:`carc_env.fast.kernels.step_chunks` for a step).  Returns the number of
+    rows this call found without an enabled entry (``out`` -1 there)."""
     N, A = mask.shape
     flat = mask.reshape(mask.size).view(np.uint8)
     whole = flat.size // 8 * 8 if flat.ctypes.data % 8 == 0 else 0  # (a view that starts mid-word: bytes)
     words = flat[:whole].view(np.uint64)
     scratch = np.empty(A // (8 * BLOCK) + 2, np.int64)
     empty = 0
+    k = 0
     while True:
-        lo = atomic_add(ctl, C_COUNTER, chunk)
-        if lo >= N:
+        lo, hi, k = take_chunk(ctl, me, n, N, chunk, k)
+        if lo >= hi:
             return empty
-        for i in range(lo, min(lo + chunk, N)):
+        for i in range(lo, hi):
             a = sample_row(flat, words, i * A, A, u[i], scratch)
             out[i] = a
             if a < 0:

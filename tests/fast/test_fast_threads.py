@@ -269,3 +269,36 @@ def test_the_handshake_counts_joins_and_closes_steps():
     assert finish(ctl, 2, 1) == 1  # nobody joined: prepare is the caller's
     assert wait_go(ctl, 1, -1, 0) == (-1, 2)  # a late helper sees step 2 closed: it does not join it
     assert ctl[C_ACTIVE] == 0
+
+
+def test_a_thread_takes_its_own_games_first_then_the_rest():
+    """``take_chunk``: thread ``me`` of ``n`` takes the chunks of its own games (``[me * size // n, ...)``) from
+    its own counter, then the chunks the other threads left, each row once; ``lo == hi == size`` at the end."""
+    from carc_env.fast.atomic import STRIDE, take_chunk
+
+    def drain(counter, me, n, size, chunk):
+        got, k = [], 0
+        while True:
+            lo, hi, k = take_chunk(counter, me, n, size, chunk, k)
+            if lo >= hi:
+                assert lo == hi == size
+                return got
+            got.append((lo, hi))
+
+    counter = np.zeros(STRIDE * 2, dtype=np.int64)
+    assert drain(counter, 1, 2, 10, 2) == [(5, 7), (7, 9), (9, 10), (0, 2), (2, 4), (4, 5)]
+    assert counter[0] >= 5 and counter[STRIDE] >= 5 and not counter[1:STRIDE].any()
+    # three threads taking turns, one chunk each: each first from its own rows, every row exactly once
+    counter = np.zeros(STRIDE * 3, dtype=np.int64)
+    ks, rows, first = [0, 0, 0], [], {}
+    while True:
+        progress = False
+        for me in range(3):
+            lo, hi, ks[me] = take_chunk(counter, me, 3, 11, 1, ks[me])
+            if lo < hi:
+                progress = True
+                rows += range(lo, hi)
+                first.setdefault(me, lo)
+        if not progress:
+            break
+    assert sorted(rows) == list(range(11)) and first == {0: 0, 1: 3, 2: 7}
