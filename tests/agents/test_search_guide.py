@@ -292,15 +292,22 @@ def test_value_view_decider_values_every_leaf_from_the_deciding_seat():
         NetworkGuide(net, kw, value_view="mine")
 
 
-def test_ppo_mcts_spec_takes_the_value_view(tmp_path):
+def _saved_net(tmp_path, kw):
+    """A small network of ``kw``'s game saved as a checkpoint file (a player spec's PATH)."""
     from agents.checkpoint import save_checkpoint
-    from agents.players import PlayerSpecError, make_player
 
-    kw = {"num_players": 2, "expansions": ("base",)}
     net = _net(kw)
     path = tmp_path / "n.pt"
     save_checkpoint(path, {"trainer": {"net": net.state_dict()}, "shapes": dataclasses.asdict(net.shapes),
                            "net_config": dataclasses.asdict(net.cfg), "config": {}})  # fmt: skip
+    return path
+
+
+def test_ppo_mcts_spec_takes_the_value_view(tmp_path):
+    from agents.players import PlayerSpecError, make_player
+
+    kw = {"num_players": 2, "expansions": ("base",)}
+    path = _saved_net(tmp_path, kw)
     p = make_player(f"ppo-mcts:{path}:8:values=decider", kw, seed=0)
     assert p.guide.value_view == "decider" and p.simulations == 8
     assert make_player(f"ppo-mcts:{path}:8", kw, seed=0).guide.value_view == "seat"
@@ -368,14 +375,10 @@ def test_playout_weight_one_values_a_leaf_by_its_play_out_alone():
 
 
 def test_ppo_mcts_spec_takes_the_playout_weight(tmp_path):
-    from agents.checkpoint import save_checkpoint
     from agents.players import PlayerSpecError, make_player
 
     kw = {"num_players": 2, "expansions": ("base",)}
-    net = _net(kw)
-    path = tmp_path / "n.pt"
-    save_checkpoint(path, {"trainer": {"net": net.state_dict()}, "shapes": dataclasses.asdict(net.shapes),
-                           "net_config": dataclasses.asdict(net.cfg), "config": {}})  # fmt: skip
+    path = _saved_net(tmp_path, kw)
     p = make_player(f"ppo-mcts:{path}:8:values=decider:playout=0.5", kw, seed=0)
     assert p.guide.playout == 0.5 and p.guide.value_view == "decider" and "playout=0.5" in repr(p.guide)
     assert make_player(f"ppo-mcts:{path}:8", kw, seed=0).guide.playout == 0.0
