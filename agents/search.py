@@ -209,7 +209,7 @@ class NetworkGuide:
         self, batch: Batch, decider: int, flat: list[int], scores: list[int]
     ) -> tuple[list[float], list[float]]:
         """One forward over the observations of ``batch`` (every seat's; the deciding seat's alone with
-        ``value_view="decider"``): the priors of the moves whose flat indices are ``flat`` (-1: not
+        ``value_view="decider"`` or ``playout`` 1, where no other seat's value is read): the priors of the moves whose flat indices are ``flat`` (-1: not
         expressible, prior 0) and every player's value (the module docstring)."""
         logits, values = self.net(*batch.inputs())
         self.forwards += 1
