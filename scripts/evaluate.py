@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -81,6 +82,28 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
 
 def _key(name: str) -> str:
     return os.path.basename(name).removesuffix(".pt")
+
+
+def _relative_names(report: Any) -> Any:
+    """``report`` with every player name written as the scripts write them now (:func:`agents.cli.relative_spec`:
+    an absolute path under the current folder made relative), so that a report written before they did and a
+    new one name a checkpoint the same way, and ``--merge`` counts it as one player."""
+    if not isinstance(report, dict):
+        return report
+    name = cli.relative_spec
+    for p in report.get("players") or []:
+        if isinstance(p, dict) and isinstance(p.get("name"), str):
+            p["name"] = name(p["name"])
+    for g in report.get("games") or []:
+        if isinstance(g, dict) and isinstance(g.get("seats"), list):
+            g["seats"] = [name(n) if isinstance(n, str) else n for n in g["seats"]]
+    for lu in report.get("lineups") or []:
+        if isinstance(lu, dict):
+            if isinstance(lu.get("seats"), list):
+                lu["seats"] = [name(n) if isinstance(n, str) else n for n in lu["seats"]]
+            if isinstance(lu.get("results"), dict):
+                lu["results"] = {name(k): v for k, v in lu["results"].items()}
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         reports = []
         for f in args.merge:
             try:
-                reports.append(json.loads(Path(f).read_text()))
+                reports.append(_relative_names(json.loads(Path(f).read_text())))
             except (OSError, ValueError) as exc:
                 return _fail(f"argument --merge: cannot read report {f!r} ({exc})")
         try:

@@ -454,3 +454,27 @@ def test_merging_runs_rates_their_games_together(tmp_path, capsys):
     assert (out / "players.csv").exists() and Image.open(out / "ratings.png").size[0] > 0
     assert evaluate_script.main(["greedy", "--merge", str(tmp_path / "a.json")]) == 2
     assert "no players" in capsys.readouterr().err
+
+
+def test_merge_counts_a_checkpoint_named_by_absolute_and_relative_path_as_one_player(tmp_path, monkeypatch):
+    """Reports written before the scripts made paths relative name a checkpoint by its absolute path; a new
+    report by the relative one: --merge (run from the folder the paths are relative to) rates one player."""
+    a = run_tournament(["random", "greedy"], games=4, seed=7, workers=1, progress=False)
+    b = run_tournament(["random", "greedy"], games=4, seed=9, workers=1, progress=False)
+    agent = tmp_path / "runs" / "agent.pt"
+
+    def renamed(report, new):  # greedy played as if it were the checkpoint file `new`
+        text = json.dumps(report).replace('"greedy"', json.dumps(new))
+        assert text != json.dumps(report)
+        return text
+
+    (tmp_path / "old.json").write_text(renamed(a, str(agent)))
+    (tmp_path / "new.json").write_text(renamed(b, "runs/agent.pt"))
+    monkeypatch.chdir(tmp_path)
+    assert evaluate_script.main(["--merge", "old.json", "new.json", "--out", "merged", "--no-progress"]) == 0
+    merged = json.loads((tmp_path / "merged" / "report.json").read_text())
+    by = {p["name"]: p for p in merged["players"]}
+    assert list(by) == ["random", "runs/agent.pt"]
+    assert by["runs/agent.pt"]["games"] == 8 and len(merged["games"]) == 8
+    assert all(set(g["seats"]) == {"random", "runs/agent.pt"} for g in merged["games"])
+    assert {name for lu in merged["lineups"] for name in lu["seats"]} == {"random", "runs/agent.pt"}
