@@ -134,8 +134,8 @@ def vector_env_benchmark(
 def vector_step_breakdown(num_envs: int = 64, seconds: float = 5.0, seed: int = 0, **options: Any) -> dict[str, Any]:
     """CPU time per batched step of the compiled vector env on one thread, in the benchmark's loop
     (``env.step(env.sample_legal_actions(rng))``): ``kernel_us`` (the compiled step), ``prepare_us`` (the
-    next draw orders of the games the last step restarted and the next step's fresh output arrays:
-    Python, which a threaded step runs in a helper thread while the other threads step games), ``sample_us`` (the policy's compiled scan of the masks,
+    next draw orders of the games the last step restarted: Python, which a threaded step runs in a helper
+    thread while the other threads step games), ``sample_us`` (the policy's compiled scan of the masks,
     which a threaded env runs on its threads), ``policy_us`` (the rest of the policy: its draws and call),
     ``python_us`` (the rest of ``step()``); ``serial_share``, the part that runs on one core whatever the
     threads (python and policy), with ``amdahl_2_threads``, the most two threads can give then (thread

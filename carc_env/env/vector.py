@@ -205,7 +205,7 @@ class CarcassonneVectorEnv(VectorEnv):
 
             self.threads = threads or min(default_threads(), num_envs)
             self._batch = FastBatch(self.options, num_envs, threads=self.threads)
-            self._batch.extra_outputs = partial(_step_outputs, num_envs, n)  # (allocated ahead by the step)
+            self._batch.extra_outputs = partial(_step_outputs, num_envs, n)  # (take_extra: one set a step)
             from ..fast.kernels import G_OUTSIDE
 
             self._outside_col = G_OUTSIDE

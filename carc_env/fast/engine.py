@@ -190,10 +190,7 @@ class FastBatch:
         self._epoch = 0  # bumped by every batched step (all games change)
         self._vers = [0] * num_games  # bumped by every change of one game
         self._unprepared: list[int] = []  # games restarted by the last step whose successor is not loaded yet
-        self._spare: tuple[Any, ...] | None = None  # the next step's output arrays, allocated ahead (_ahead)
-        self._spare_next = False
-        self.extra_outputs: Any = None  # a caller's own arrays for each step, allocated ahead (take_extra)
-        self._extra: Any = None
+        self.extra_outputs: Any = None  # a caller's own arrays for each step (take_extra)
         lay = self.layout
         self._off = {
             k: int(self.tables.P[k])
@@ -220,7 +217,6 @@ class FastBatch:
         self._flush()
         d = self.__dict__.copy()
         d["_helpers"] = None
-        d["_spare"] = d["_extra"] = None  # (fresh arrays, allocated again)
         d.pop("_feature_kernels", None)  # scratch arrays of carc_env.fast.features, rebuilt on use
         d["_entries"] = {}  # machine-code entries (direct()), found again on use
         d["_shadow"] = [None] * self.num_games
@@ -230,10 +226,9 @@ class FastBatch:
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d.setdefault("_unprepared", [])  # pickled before the deferred preparation existed
-        d.setdefault("_spare", None)
-        d.setdefault("_spare_next", False)
+        for k in ("_spare", "_spare_next", "_extra"):  # pickled when a helper allocated the next step's arrays
+            d.pop(k, None)
         d.setdefault("extra_outputs", None)
-        d.setdefault("_extra", None)
         d["_entries"] = {}
         d.pop("_pool", None)  # pickled when a thread pool ran the threads
         d.setdefault("_helpers", None)
@@ -399,23 +394,22 @@ class FastBatch:
     def _ahead(self, games: list[int]) -> int:
         """What a step does for the next one while the games are stepped (with threads, in the first
         helper to join the step while the other threads step games, else after the step; Python, which
-        holds the GIL that the kernels release):
-        the draw orders of the games the last step restarted (:meth:`_prepare_all`), and the next step's
-        fresh output arrays and ``extra_outputs()`` (where this step observes: the next one most likely
-        does too)."""
-        self._prepare_all(games)
-        if self._spare_next:
-            self._spare = self._outputs(self.num_games)
-            if self.extra_outputs is not None:
-                self._extra = self.extra_outputs()
-        return 0
+        holds the GIL that the kernels release): the draw orders of the games the last step restarted
+        (:meth:`_prepare_all`).
+
+        It allocates nothing: a step's output arrays are allocated by the thread that calls :meth:`step`
+        (:meth:`_outputs`, :meth:`take_extra`).  Allocated in a helper thread, they came from that thread's
+        malloc arena, which gave their pages back to the system as the caller freed the last step's
+        arrays: every threaded step then faulted in about 270 fresh pages (a megabyte at 64 games, the
+        base game with 4 players) and the two threads queued on the process's memory map lock; allocated
+        by the caller, no step faults a page once the arrays' sizes have been met (docs/benchmark.md,
+        "Session 11")."""
+        return self._prepare_all(games)
 
     def take_extra(self) -> Any:
         """``extra_outputs()`` (a function of no argument that a caller of :meth:`step` sets: the fresh arrays
-        it fills after each step), allocated by the last step ahead of time where it could (in the first
-        helper thread, while the games were stepped), else now."""
-        extra, self._extra = self._extra, None
-        return self.extra_outputs() if extra is None else extra
+        it fills after each step), allocated now, by the calling thread (see :meth:`_ahead`)."""
+        return self.extra_outputs()
 
     def _flush(self) -> None:
         """Prepare the successors a step deferred (see :meth:`step`): what a reset, a pickle or a saved copy
@@ -494,11 +488,8 @@ class FastBatch:
                 g = int(np.flatnonzero((arr < 0) | (arr >= self.codec.n))[0])
                 raise IllegalActionError(f"game {g}: action {arr[g]} is outside the action space 0..{self.codec.n - 1}")
             actions = np.ascontiguousarray(arr, dtype=np.int64)
-        # fresh output arrays: those the last step allocated ahead (see _ahead), or new ones
-        outputs = self._spare if observe else None
-        self._spare = None
-        rewards, dones, final, eplen, seats, obs = outputs or self._outputs(G if observe else 1)
-        self._spare_next = observe
+        # fresh output arrays, allocated by this thread (see _ahead)
+        rewards, dones, final, eplen, seats, obs = self._outputs(G if observe else 1)
         # reference games someone holds follow the step (decoded before the kernel moves the window)
         follow = []
         if self._shadow.count(None) < G:
@@ -540,8 +531,8 @@ class FastBatch:
             # compiled code (an atomic add), so they come back to Python (and the GIL) once per step, not
             # once per chunk, and a thread the OS deschedules leaves its chunks to the others.  The helper
             # threads wait for the step in compiled code (_Helpers); the first to join it prepares the draw
-            # orders and the next step's output arrays first (_ahead), holding the GIL while the calling
-            # thread has released it in its kernel (if none joins, the calling thread does after the step).
+            # orders first (_ahead), holding the GIL while the calling thread has released it in its kernel
+            # (if none joins, the calling thread does after the step).
             helpers = self._started_helpers()
             job = (T, S, helpers.ctl, self._chunk, 0, helpers.n + 1, *args)
             bad = helpers.step(self._ahead, unprepared, step_chunks, job, me=4)

@@ -11,8 +11,8 @@ calls that release the GIL:
 * :func:`post_step`: from the engine's outputs, the acting seats' rewards, the seats' rewards as
   float32, the next acting seats (written into the env's ``seats`` in place, and a copy for the infos),
   the winners of the games that ended, the episode counters, the placements outside the window, written
-  into fresh arrays that the step allocated ahead of time, in its first helper thread while the games
-  were stepped (allocating them here, after the kernel, cost about 4 us of the one core's share).
+  into fresh arrays that the calling thread allocated (:meth:`carc_env.fast.engine.FastBatch.take_extra`;
+  allocated by a helper thread they cost each step page faults: :meth:`carc_env.fast.engine.FastBatch._ahead`).
 
 and the handshake of a threaded batched step (:class:`carc_env.fast.engine.FastBatch` with ``threads > 1``):
 the helper threads are started once and wait for the next step in compiled code that releases the GIL,
@@ -262,7 +262,7 @@ def post_step(
     rewards, dones, final, seats, acting, episodes, gi, outside_col, own, seat_rewards, nxt, winners, outside
 ):  # pragma: no cover - compiled
     """What ``step()`` hands out after a batched step, in one pass over the games, written into fresh arrays
-    the caller allocated (ahead of time: :meth:`carc_env.fast.engine.FastBatch.take_extra`).
+    the calling thread allocated (:meth:`carc_env.fast.engine.FastBatch.take_extra`).
 
     ``rewards`` float64 (N, P), ``dones`` bool (N,), ``final`` int64 (N, P), ``seats`` int64 (N,): the
     engine's outputs; ``acting`` int64 (N,): the seats that chose this step's actions, overwritten in

@@ -1,9 +1,8 @@
-"""Every array the batched vector env hands out is its own, also where a step allocated it ahead of time.
+"""Every array the batched vector env hands out is its own.
 
-On the compiled engine a step allocates the next step's output arrays while the games are stepped (in
-its first helper thread with threads: :meth:`carc_env.fast.engine.FastBatch.take_extra`); each step must
-still hand out fresh arrays that no later step writes into, and the same values as a step that allocates
-them after the kernel (the Python engine's path, and the first step after a reset)."""
+On the compiled engine the calling thread allocates each step's output arrays (the step's and the vector
+env's own: :meth:`carc_env.fast.engine.FastBatch.take_extra`), on one thread or several; each step must
+hand out fresh arrays that no later step writes into, with the same values as the Python engine's."""
 
 from __future__ import annotations
 

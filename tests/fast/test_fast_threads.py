@@ -10,6 +10,8 @@ seats) and the whole state afterwards, across automatic resets.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -302,3 +304,40 @@ def test_a_thread_takes_its_own_games_first_then_the_rest():
         if not progress:
             break
     assert sorted(rows) == list(range(11)) and first == {0: 0, 1: 3, 2: 7}
+
+
+_FAULTS = """
+import json, resource
+import numpy as np
+from carc_env.env.vector import CarcassonneVectorEnv
+
+rng = np.random.default_rng(0)
+per_step = {}
+for threads in (1, 2):
+    env = CarcassonneVectorEnv(64, seed=3, engine="numba", threads=threads, num_players=4)
+    env.reset()
+    for _ in range(100):  # the arrays' sizes met, the allocator's thresholds settled
+        env.step(env.sample_legal_actions(rng))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(200):
+        env.step(env.sample_legal_actions(rng))
+    per_step[threads] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 200
+    env.close()
+print(json.dumps(per_step))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts the process's page faults in Linux's rusage")
+def test_a_threaded_vector_step_faults_in_no_fresh_pages():
+    """Once the arrays' sizes have been met, a threaded step of the vector env reuses memory the process
+    holds: it faults in no fresh pages (a few at most, from a restarted game's draw order).  While a helper
+    thread allocated the next step's arrays, they came from its malloc arena, which gave their pages back as
+    the caller freed the last step's: about 270 page faults a step after a one-thread env had run in the
+    process (as in a benchmark's pairs), and the two threads queued on the memory map's lock.  Measured in a
+    fresh interpreter: what malloc does depends on what the process allocated and freed before."""
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, timeout=600, check=True)
+    per_step = json.loads(out.stdout.strip().splitlines()[-1])
+    assert per_step["1"] < 20 and per_step["2"] < 20, f"page faults a step, by threads: {per_step}"
