@@ -36,6 +36,14 @@ plays a share of the games against greedy (one searched seat, the cheaper games)
 ``playout`` mixes one random play-out into each leaf's value with that weight (the search of ``ppo-mcts``'s
 ``playout=F``).
 
+Options that focus the policy's learning on what the search adds: a searched decision *disagrees* when the
+search's most visited action is not the network's top prior at the root (before any noise) and its mean
+value beats that action's by at least ``min_gap`` (in the guide's value units; an unvisited top prior
+counts as beaten).  ``agree_weight`` w < 1 weighs the other decisions' policy cross-entropy by w, the
+disagreeing ones by 1, normalised by the minibatch's summed weight (w 0: the policy learns from
+disagreements only; the anchors and the value still see every sample).  Defaults (1, 0): every sample
+alike, the training of before.
+
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
 from the same seed, so the same training, about 2.3x faster per searched decision.
@@ -82,6 +90,8 @@ class ExpertConfig:
     temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
     target_temperature: float = 1.0  # policy target = visits ** (1 / T), normalised (1: the visit distribution)
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
+    agree_weight: float = 1.0  # policy-loss weight of a decision where the search did not beat the network's choice
+    min_gap: float = 0.0  # a search's choice beats the network's when its mean value is higher by at least this
     value_anchor_coef: float = 0.0  # weight of the squared gap between the value and the start's value (0: none)
     value_view: str = "seat"  # the search's leaf values: each seat's own view, or "decider" (agents/search.py)
     playout: float = 0.0  # weight of one random play-out in a leaf's value (agents/search.py; 0: the network's)
@@ -166,6 +176,8 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.p_greedy": (e.p_greedy, 0 <= e.p_greedy <= 1, "a probability in [0, 1]"),
         "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
         "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
+        "expert.agree_weight": (e.agree_weight, 0 <= e.agree_weight <= 1, "a number in [0, 1]"),
+        "expert.min_gap": (e.min_gap, e.min_gap >= 0, "a number >= 0"),
         "expert.value_anchor_coef": (e.value_anchor_coef, e.value_anchor_coef >= 0, "a number >= 0"),
         "expert.playout": (e.playout, 0 <= e.playout <= 1, "a number in [0, 1]"),
         "expert.lr": (e.lr, e.lr > 0, "a number > 0"),
@@ -234,6 +246,7 @@ class _RootNoise:
     def __init__(self, guide: NetworkGuide, alpha: float, frac: float, rng: np.random.Generator) -> None:
         self.guide, self.alpha, self.frac, self.rng = guide, alpha, frac, rng
         self._root = False
+        self.root_priors: list[float] | None = None  # the last search root's priors before the noise
 
     def begin(self, game: Any) -> None:
         self._root = True
@@ -244,6 +257,8 @@ class _RootNoise:
 
     def expand(self, game: Any, actions: Any, rng: Any) -> tuple[list[float], list[float]]:
         priors, values = self.guide.expand(game, actions, rng)
+        if self._root:
+            self.root_priors = list(priors)
         if self._root and self.frac > 0 and len(actions) > 1:
             noise = self.rng.dirichlet([self.alpha] * len(actions))
             priors = [(1 - self.frac) * p + self.frac * float(q) for p, q in zip(priors, noise, strict=True)]
@@ -272,6 +287,18 @@ def policy_target(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     logits = np.log(v) / temperature
     w = np.exp(logits - logits.max())
     return (w / w.sum()).astype(np.float32)
+
+
+def disagreement(priors: Any, visits: Any, values: Any, best: int, min_gap: float = 0.0) -> tuple[bool, float]:
+    """Whether a search's choice ``best`` beats the network's at a root with ``priors`` (the network's, over
+    the same actions as ``visits`` and the mean ``values``; nan: unvisited), and by how much: the value gap
+    from the network's top prior to ``best`` (inf if that action was never visited; 0 if it is ``best``).
+    It disagrees when the actions differ and the gap is at least ``min_gap``."""
+    top = int(np.argmax(np.asarray(priors, dtype=np.float64)))
+    if top == best:
+        return False, 0.0
+    gap = math.inf if visits[top] == 0 or math.isnan(values[top]) else float(values[best]) - float(values[top])
+    return gap >= min_gap, gap
 
 
 def _margins(scores: list[int]) -> list[int]:
@@ -314,6 +341,7 @@ class ExpertTrainer:
         self.search_seconds = 0.0
         self.recent: list[dict[str, float]] = []
         self.visit_entropy: list[float] = []  # the root visits' entropy of this iteration's searches
+        self.disagreements: list[float] = []  # 1 / 0 per searched decision of this iteration
 
     # ---------------------------------------------------------------- games
     def play(self) -> list[dict[str, Any]]:
@@ -346,6 +374,13 @@ class ExpertTrainer:
             self.search_seconds += time.perf_counter() - t0
             self.decisions += 1
             visits = np.asarray(res.visits, dtype=np.float64)
+            noise = self.mcts.guide
+            disagrees, gap = (
+                disagreement(noise.root_priors, res.visits, res.values, res.best(), c.min_gap)
+                if noise.root_priors is not None and len(noise.root_priors) == len(visits)
+                else (False, 0.0)
+            )
+            self.disagreements.append(float(disagrees))
             if moves < c.temperature_moves:
                 pick = int(self.rng.choice(len(visits), p=visits / visits.sum()))
             else:
@@ -356,6 +391,7 @@ class ExpertTrainer:
             keep = visits > 0
             sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
             sample["pi"] = policy_target(visits[keep], c.target_temperature)
+            sample["disagrees"] = disagrees
             self.visit_entropy.append(float(-(visits[keep] / visits.sum() * np.log(visits[keep] / visits.sum())).sum()))
             pending.append((sample, seat, _margins(list(game.scores))[seat]))
             env.step(int(indices[pick]))
@@ -384,6 +420,10 @@ class ExpertTrainer:
         mask[s["mask"]] = True
         return {**s, "mask": mask}
 
+    def _focus(self, sample: dict[str, Any]) -> float:
+        """A sample's policy-loss weight: 1 where the search disagreed with the network, else ``agree_weight``."""
+        return 1.0 if sample.get("disagrees", False) else self.cfg.agree_weight
+
     def update(self) -> dict[str, float]:
         """``steps_per_iteration`` gradient steps on minibatches drawn from the buffer."""
         c = self.cfg
@@ -400,6 +440,7 @@ class ExpertTrainer:
         }
         for _ in range(c.steps_per_iteration):
             mb = self.rng.choice(len(buf), size=min(c.batch, len(buf)), replace=False)
+            total = None if c.agree_weight == 1.0 else float(sum(self._focus(buf[k]) for k in mb))
             area = np.array([buf[k]["board"].shape[1] * buf[k]["board"].shape[2] for k in mb])
             order = mb[np.argsort(area, kind="stable")]
             chunks = [order[j : j + c.chunk] for j in range(0, len(order), c.chunk)]
@@ -423,7 +464,12 @@ class ExpertTrainer:
                 for j, s in enumerate(rows):
                     idx[j, : len(s["pi_index"])] = torch.from_numpy(s["pi_index"])
                     pi[j, : len(s["pi"])] = torch.from_numpy(s["pi"])
-                p_loss = -(pi * logp.gather(1, idx)).sum(dim=1).mean()
+                ce = -(pi * logp.gather(1, idx)).sum(dim=1)
+                if total is None:
+                    p_loss = ce.mean()
+                else:  # the chunk's share of the minibatch's weighted mean (0 when nothing in it weighs)
+                    fw = torch.tensor([self._focus(s) for s in rows], dtype=torch.float32)
+                    p_loss = (ce * fw).sum() / (total * w) if total > 0 else ce.sum() * 0.0
                 z = torch.tensor([float(s["z"]) for s in rows])
                 v_loss = 0.5 * (v - z).pow(2).mean()
                 loss = p_loss + c.value_coef * v_loss
@@ -469,6 +515,8 @@ class ExpertTrainer:
         stats["target_entropy"] = float(np.mean(ent)) if ent else float("nan")
         stats["new_samples"] = float(len(new))
         vh, self.visit_entropy = self.visit_entropy, []
+        dis, self.disagreements = self.disagreements, []
+        stats["disagreement_rate"] = float(np.mean(dis)) if dis else float("nan")
         stats["visit_entropy"] = float(np.mean(vh)) if vh else float("nan")
         rec, self.recent = self.recent, []
         if rec:
@@ -526,6 +574,7 @@ PROGRESS_FIELDS = [
     "visit_entropy",
     "anchor_kl",
     "value_anchor",
+    "disagreement_rate",
 ]
 
 

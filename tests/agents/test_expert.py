@@ -99,6 +99,8 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"value_view": "mine"}}, "expert.value_view"),
         ({"expert": {"value_anchor_coef": -1}}, "expert.value_anchor_coef"),
         ({"expert": {"playout": 1.5}}, "expert.playout"),
+        ({"expert": {"agree_weight": 1.5}}, "expert.agree_weight"),
+        ({"expert": {"min_gap": -0.1}}, "expert.min_gap"),
         ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
@@ -214,3 +216,63 @@ def test_the_playout_option_reaches_the_search():
     assert any(
         x["pi"].shape != y["pi"].shape or not np.array_equal(x["pi"], y["pi"]) for x, y in zip(a, b, strict=False)
     )
+
+
+def test_disagreement_is_the_searchs_choice_beating_the_networks_top_prior():
+    from agents.expert import disagreement
+
+    priors, visits, values = [0.1, 0.6, 0.3], [5, 3, 2], [0.4, 0.25, float("nan")]
+    assert disagreement(priors, visits, values, best=1) == (False, 0.0)  # the search chose the top prior
+    dis, gap = disagreement(priors, visits, values, best=0)
+    assert dis and gap == pytest.approx(0.15)
+    assert disagreement(priors, visits, values, best=0, min_gap=0.2) == (False, pytest.approx(0.15))
+    # the network's top prior never visited: beaten by any margin
+    assert disagreement([0.1, 0.2, 0.7], [5, 3, 0], values, best=0, min_gap=5.0) == (True, float("inf"))
+
+
+def test_samples_record_whether_the_search_overrode_the_networks_top_prior(played):
+    tr, samples = played
+    flags = [bool(s["disagrees"]) for s in samples]
+    # a tiny fresh network and 3 simulations: the search both keeps and overrides its top prior
+    assert any(flags) and not all(flags)
+
+
+def _flagged(tr, every: int) -> list[dict]:
+    return [{**s, "disagrees": k % every == 0} for k, s in enumerate(tr.buffer[:60])]
+
+
+def test_agree_weight_zero_learns_the_policy_from_the_disagreements_alone(played):
+    """With ``agree_weight`` 0 the policy loss is the cross-entropy over the disagreeing samples only: the same
+    figure as training with a buffer of those samples alone, and no policy gradient at all without them."""
+    tr0, _ = played
+    torch.set_num_threads(1)
+
+    def first_loss(buffer: list[dict], **cfg) -> tuple[float, ExpertTrainer]:
+        ex = ExpertConfig(
+            simulations=3, net=NetConfig(**TINY), steps_per_iteration=1, batch=256, chunk=16, value_coef=0.0, **cfg
+        )
+        tr = ExpertTrainer(GAME, ex, seed=5)
+        tr.net.load_state_dict(tr0.net.state_dict())
+        tr.buffer = buffer
+        return tr.update()["policy_loss"], tr
+
+    mixed = _flagged(tr0, 3)
+    focused, _ = first_loss(mixed, agree_weight=0.0)
+    alone, _ = first_loss([s for s in mixed if s["disagrees"]])
+    everything, _ = first_loss(mixed)
+    assert focused == pytest.approx(alone, rel=1e-5) and focused != pytest.approx(everything, rel=1e-3)
+    # no disagreement in the buffer: nothing moves the weights (no value loss, no anchor)
+    before = {k: v.clone() for k, v in tr0.net.state_dict().items()}
+    loss, tr = first_loss([{**s, "disagrees": False} for s in mixed], agree_weight=0.0)
+    assert loss == 0.0
+    assert all(torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
+
+
+def test_agree_weight_one_is_the_training_of_before(played):
+    tr0, _ = played
+    a = ExpertTrainer(GAME, ExpertConfig(simulations=3, net=NetConfig(**TINY), steps_per_iteration=2), seed=5)
+    b = ExpertTrainer(GAME, ExpertConfig(simulations=3, net=NetConfig(**TINY), steps_per_iteration=2), seed=5)
+    a.buffer = [{k: v for k, v in s.items() if k != "disagrees"} for s in tr0.buffer]
+    b.buffer = _flagged(tr0, 2) + tr0.buffer[60:]
+    assert a.update() == b.update()
+    assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values(), strict=True))
