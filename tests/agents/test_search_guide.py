@@ -201,7 +201,7 @@ def test_ppo_search_policy_plays_the_same_game_either_way():
     game against itself; the compiled one searched on the compiled state."""
     kw = {"num_players": 2}
     net = _net(kw, seed=1)
-    pols = [PPOSearchPolicy(net, kw, simulations=24, seed=9, engine=e) for e in ("auto", "python")]
+    pols = [PPOSearchPolicy(net, kw, simulations=12, seed=9, engine=e) for e in ("auto", "python")]
     env = carc_env.raw_env(**kw)
     env.reset(seed=12)
     searched = 0
