@@ -36,6 +36,12 @@ plays a share of the games against greedy (one searched seat, the cheaper games)
 ``playout`` mixes one random play-out into each leaf's value with that weight (the search of ``ppo-mcts``'s
 ``playout=F``).
 
+``target: gumbel`` trains the policy on Gumbel MuZero's improved policy instead of the visits
+(:func:`improved_policy`): softmax(log prior + (``gumbel_c_visit`` + the most visits) x ``gumbel_c_scale`` x
+the root actions' mean values, rescaled to [0, 1] over the visited ones, the unvisited ones completed by
+the prior-weighted mean of the visited), over every root action: a step from the network's own policy
+towards the actions the search valued, as large as the evidence (visits) behind it.
+
 Options that focus the policy's learning on what the search adds: a searched decision *disagrees* when the
 search's most visited action is not the network's top prior at the root (before any noise) and its mean
 value beats that action's by at least ``min_gap`` (in the guide's value units; an unvisited top prior
@@ -89,6 +95,9 @@ class ExpertConfig:
     dirichlet_frac: float = 0.25  # ... mixed in with this weight (0 = no noise)
     temperature_moves: int = 16  # first searched decisions of a game drawn in proportion to the visits
     target_temperature: float = 1.0  # policy target = visits ** (1 / T), normalised (1: the visit distribution)
+    target: str = "visits"  # the policy target: the (powered) visits, or "gumbel": the improved policy
+    gumbel_c_visit: float = 50.0  # the improved policy's sigma(q) = (c_visit + max visits) x c_scale x q
+    gumbel_c_scale: float = 0.1
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
     agree_weight: float = 1.0  # policy-loss weight of a decision where the search did not beat the network's choice
     min_gap: float = 0.0  # a search's choice beats the network's when its mean value is higher by at least this
@@ -175,6 +184,8 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.temperature_moves": (e.temperature_moves, e.temperature_moves >= 0, "an integer >= 0"),
         "expert.p_greedy": (e.p_greedy, 0 <= e.p_greedy <= 1, "a probability in [0, 1]"),
         "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
+        "expert.gumbel_c_visit": (e.gumbel_c_visit, e.gumbel_c_visit >= 0, "a number >= 0"),
+        "expert.gumbel_c_scale": (e.gumbel_c_scale, e.gumbel_c_scale >= 0, "a number >= 0"),
         "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
         "expert.agree_weight": (e.agree_weight, 0 <= e.agree_weight <= 1, "a number in [0, 1]"),
         "expert.min_gap": (e.min_gap, e.min_gap >= 0, "a number >= 0"),
@@ -197,6 +208,8 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         raise TrainConfigError(
             f"expert.value_view: {e.value_view!r} is not allowed; it must be one of {list(VALUE_VIEWS)}"
         )
+    if e.target not in TARGETS:
+        raise TrainConfigError(f"expert.target: {e.target!r} is not allowed; it must be one of {list(TARGETS)}")
     if e.value_view == "decider" and int(cfg.game.get("num_players", 2)) != 2:
         raise TrainConfigError("expert.value_view: 'decider' is for two players; use 'seat' for this game")
     if not isinstance(e.init, str):
@@ -285,6 +298,28 @@ def policy_target(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     if temperature == 1.0:
         return (v / v.sum()).astype(np.float32)
     logits = np.log(v) / temperature
+    w = np.exp(logits - logits.max())
+    return (w / w.sum()).astype(np.float32)
+
+
+TARGETS = ("visits", "gumbel")
+
+
+def improved_policy(priors: Any, visits: Any, values: Any, c_visit: float = 50.0, c_scale: float = 0.1) -> np.ndarray:
+    """Gumbel MuZero's improved policy at a search root: softmax(log ``priors`` + sigma(completed q)) over
+    every root action, float32.  q: the actions' mean ``values`` (nan: unvisited), rescaled to [0, 1] over
+    the visited actions (all 0.5 when they are equal), an unvisited action's completed by the visited ones'
+    prior-weighted mean; sigma(q) = (``c_visit`` + the most ``visits``) x ``c_scale`` x q."""
+    p = np.maximum(np.asarray(priors, dtype=np.float64), 1e-12)
+    n = np.asarray(visits, dtype=np.float64)
+    seen = n > 0
+    q = np.asarray(values, dtype=np.float64).copy()
+    if not seen.any():
+        return (p / p.sum()).astype(np.float32)
+    lo, hi = q[seen].min(), q[seen].max()
+    q[seen] = (q[seen] - lo) / (hi - lo) if hi > lo else 0.5
+    q[~seen] = float((p[seen] * q[seen]).sum() / p[seen].sum())
+    logits = np.log(p) + (c_visit + n.max()) * c_scale * q
     w = np.exp(logits - logits.max())
     return (w / w.sum()).astype(np.float32)
 
@@ -389,8 +424,16 @@ class ExpertTrainer:
             sample = sample_from_obs(with_action_features(obs, env), crop=True)
             sample["mask"] = np.flatnonzero(sample["mask"]).astype(np.int32)  # legal indices: compact
             keep = visits > 0
-            sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
-            sample["pi"] = policy_target(visits[keep], c.target_temperature)
+            if c.target == "gumbel":
+                if noise.root_priors is None or len(noise.root_priors) != len(visits):
+                    raise RuntimeError("the improved policy needs the root's priors; the search gave none")
+                sample["pi_index"] = np.asarray(indices, dtype=np.int64)
+                sample["pi"] = improved_policy(
+                    noise.root_priors, res.visits, res.values, c.gumbel_c_visit, c.gumbel_c_scale
+                )
+            else:
+                sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
+                sample["pi"] = policy_target(visits[keep], c.target_temperature)
             sample["disagrees"] = disagrees
             self.visit_entropy.append(float(-(visits[keep] / visits.sum() * np.log(visits[keep] / visits.sum())).sum()))
             pending.append((sample, seat, _margins(list(game.scores))[seat]))
@@ -709,5 +752,6 @@ __all__ = [
     "expert_config_from_dict",
     "load_expert_config",
     "policy_target",
+    "improved_policy",
     "train_expert",
 ]

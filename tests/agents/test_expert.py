@@ -100,6 +100,8 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"value_anchor_coef": -1}}, "expert.value_anchor_coef"),
         ({"expert": {"playout": 1.5}}, "expert.playout"),
         ({"expert": {"agree_weight": 1.5}}, "expert.agree_weight"),
+        ({"expert": {"target": "logits"}}, "expert.target"),
+        ({"expert": {"gumbel_c_scale": -1}}, "expert.gumbel_c_scale"),
         ({"expert": {"min_gap": -0.1}}, "expert.min_gap"),
         ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
@@ -276,3 +278,39 @@ def test_agree_weight_one_is_the_training_of_before(played):
     b.buffer = _flagged(tr0, 2) + tr0.buffer[60:]
     assert a.update() == b.update()
     assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values(), strict=True))
+
+
+def test_the_improved_policy_moves_the_prior_towards_the_valued_actions():
+    import math
+
+    from agents.expert import improved_policy
+
+    priors, visits, values = [0.5, 0.3, 0.2], [6, 3, 0], [0.2, 0.6, float("nan")]
+    # q rescaled over the visited: [0, 1]; the unvisited completed by their prior-weighted mean 0.3 / 0.8;
+    # sigma = (50 + 6) x 0.1 = 5.6
+    logits = [math.log(0.5), math.log(0.3) + 5.6, math.log(0.2) + 5.6 * 0.375]
+    z = sum(math.exp(x) for x in logits)
+    want = [math.exp(x) / z for x in logits]
+    got = improved_policy(priors, visits, values, c_visit=50.0, c_scale=0.1)
+    assert got.dtype == np.float32 and got.tolist() == pytest.approx(want, rel=1e-5)
+    assert got[1] > 0.9  # the best-valued action takes the mass its values earned
+    # equal values, or no scale: the prior itself; no visit: the prior
+    assert improved_policy(priors, [4, 4, 1], [0.3, 0.3, 0.3]).tolist() == pytest.approx(priors, rel=1e-6)
+    assert improved_policy(priors, visits, values, c_scale=0.0).tolist() == pytest.approx(priors, rel=1e-6)
+    assert improved_policy(priors, [0, 0, 0], [float("nan")] * 3).tolist() == pytest.approx(priors, rel=1e-6)
+
+
+def test_gumbel_targets_cover_every_root_action_and_leave_the_games_alone():
+    torch.set_num_threads(1)
+    net = NetConfig(**TINY)
+    plain = ExpertTrainer(GAME, ExpertConfig(simulations=4, net=net), seed=3)
+    gumbel = ExpertTrainer(GAME, ExpertConfig(simulations=4, net=net, target="gumbel"), seed=3)
+    a, b = plain.play(), gumbel.play()
+    assert len(a) == len(b) > 50  # the same searches and moves: only the targets differ
+    assert list(plain.env.game.scores) == list(gumbel.env.game.scores)
+    wider = 0
+    for x, y in zip(a, b, strict=True):
+        assert set(x["pi_index"].tolist()) <= set(y["pi_index"].tolist()) <= set(y["mask"].tolist())
+        assert y["pi"].sum() == pytest.approx(1.0, abs=1e-5) and (y["pi"] > 0).all()
+        wider += len(y["pi_index"]) > len(x["pi_index"])
+    assert wider > 0  # 4 simulations leave root actions unvisited: the improved policy still covers them
