@@ -263,6 +263,7 @@ class _RootNoise:
 
     def begin(self, game: Any) -> None:
         self._root = True
+        self.root_priors = None  # (never a previous search's)
         self.guide.begin(game)
 
     def compiled_state(self, game: Any) -> Any:  # the search's simulations where the guide runs them
@@ -410,7 +411,7 @@ class ExpertTrainer:
             self.decisions += 1
             visits = np.asarray(res.visits, dtype=np.float64)
             noise = self.mcts.guide
-            disagrees, gap = (
+            disagrees, _ = (
                 disagreement(noise.root_priors, res.visits, res.values, res.best(), c.min_gap)
                 if noise.root_priors is not None and len(noise.root_priors) == len(visits)
                 else (False, 0.0)
