@@ -38,8 +38,8 @@ plays a share of the games against greedy (one searched seat, the cheaper games)
 
 ``target: gumbel`` trains the policy on Gumbel MuZero's improved policy instead of the visits
 (:func:`improved_policy`): softmax(log prior + (``gumbel_c_visit`` + the most visits) x ``gumbel_c_scale`` x
-the root actions' mean values, rescaled to [0, 1] over the visited ones, the unvisited ones completed by
-the prior-weighted mean of the visited), over every root action: a step from the network's own policy
+the root actions' mean values, rescaled to [0, 1] over the actions with at least ``gumbel_min_visits``
+visits, the others completed by the prior-weighted mean of those), over every root action: a step from the network's own policy
 towards the actions the search valued, as large as the evidence (visits) behind it.
 
 Options that focus the policy's learning on what the search adds: a searched decision *disagrees* when the
@@ -98,6 +98,7 @@ class ExpertConfig:
     target: str = "visits"  # the policy target: the (powered) visits, or "gumbel": the improved policy
     gumbel_c_visit: float = 50.0  # the improved policy's sigma(q) = (c_visit + max visits) x c_scale x q
     gumbel_c_scale: float = 0.1
+    gumbel_min_visits: int = 1  # the improved policy's q: only actions with at least this many visits count as seen
     anchor_coef: float = 0.0  # weight of KL(start policy || network) over the legal actions (0: no anchor)
     agree_weight: float = 1.0  # policy-loss weight of a decision where the search did not beat the network's choice
     min_gap: float = 0.0  # a search's choice beats the network's when its mean value is higher by at least this
@@ -186,6 +187,13 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.target_temperature": (e.target_temperature, e.target_temperature > 0, "a number > 0"),
         "expert.gumbel_c_visit": (e.gumbel_c_visit, e.gumbel_c_visit >= 0, "a number >= 0"),
         "expert.gumbel_c_scale": (e.gumbel_c_scale, e.gumbel_c_scale >= 0, "a number >= 0"),
+        "expert.gumbel_min_visits": (
+            e.gumbel_min_visits,
+            isinstance(e.gumbel_min_visits, int)
+            and not isinstance(e.gumbel_min_visits, bool)
+            and e.gumbel_min_visits >= 1,
+            "an integer >= 1",
+        ),
         "expert.anchor_coef": (e.anchor_coef, e.anchor_coef >= 0, "a number >= 0"),
         "expert.agree_weight": (e.agree_weight, 0 <= e.agree_weight <= 1, "a number in [0, 1]"),
         "expert.min_gap": (e.min_gap, e.min_gap >= 0, "a number >= 0"),
@@ -306,14 +314,17 @@ def policy_target(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 TARGETS = ("visits", "gumbel")
 
 
-def improved_policy(priors: Any, visits: Any, values: Any, c_visit: float = 50.0, c_scale: float = 0.1) -> np.ndarray:
+def improved_policy(
+    priors: Any, visits: Any, values: Any, c_visit: float = 50.0, c_scale: float = 0.1, min_visits: int = 1
+) -> np.ndarray:
     """Gumbel MuZero's improved policy at a search root: softmax(log ``priors`` + sigma(completed q)) over
     every root action, float32.  q: the actions' mean ``values`` (nan: unvisited), rescaled to [0, 1] over
-    the visited actions (all 0.5 when they are equal), an unvisited action's completed by the visited ones'
-    prior-weighted mean; sigma(q) = (``c_visit`` + the most ``visits``) x ``c_scale`` x q."""
+    the seen actions (those with at least ``min_visits`` visits; all 0.5 when they are equal), an unseen
+    action's completed by the seen ones' prior-weighted mean; sigma(q) = (``c_visit`` + the most ``visits``)
+    x ``c_scale`` x q.  A ``min_visits`` above 1 keeps the means of one or two random play-outs out of it."""
     p = np.maximum(np.asarray(priors, dtype=np.float64), 1e-12)
     n = np.asarray(visits, dtype=np.float64)
-    seen = n > 0
+    seen = n >= max(1, min_visits)
     q = np.asarray(values, dtype=np.float64).copy()
     if not seen.any():
         return (p / p.sum()).astype(np.float32)
@@ -430,7 +441,12 @@ class ExpertTrainer:
                     raise RuntimeError("the improved policy needs the root's priors; the search gave none")
                 sample["pi_index"] = np.asarray(indices, dtype=np.int64)
                 sample["pi"] = improved_policy(
-                    noise.root_priors, res.visits, res.values, c.gumbel_c_visit, c.gumbel_c_scale
+                    noise.root_priors,
+                    res.visits,
+                    res.values,
+                    c.gumbel_c_visit,
+                    c.gumbel_c_scale,
+                    c.gumbel_min_visits,
                 )
             else:
                 sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]

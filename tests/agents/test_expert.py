@@ -102,6 +102,8 @@ def test_resume_continues_exactly(tmp_path):
         ({"expert": {"agree_weight": 1.5}}, "expert.agree_weight"),
         ({"expert": {"target": "logits"}}, "expert.target"),
         ({"expert": {"gumbel_c_scale": -1}}, "expert.gumbel_c_scale"),
+        ({"expert": {"gumbel_min_visits": 0}}, "expert.gumbel_min_visits"),
+        ({"expert": {"gumbel_min_visits": 2.5}}, "expert.gumbel_min_visits"),
         ({"expert": {"min_gap": -0.1}}, "expert.min_gap"),
         ({"game": {"num_players": 3}, "expert": {"value_view": "decider"}}, "two players"),
         ({"expert": {"bogus": 1}}, "bogus"),
@@ -298,6 +300,23 @@ def test_the_improved_policy_moves_the_prior_towards_the_valued_actions():
     assert improved_policy(priors, [4, 4, 1], [0.3, 0.3, 0.3]).tolist() == pytest.approx(priors, rel=1e-6)
     assert improved_policy(priors, visits, values, c_scale=0.0).tolist() == pytest.approx(priors, rel=1e-6)
     assert improved_policy(priors, [0, 0, 0], [float("nan")] * 3).tolist() == pytest.approx(priors, rel=1e-6)
+
+
+def test_the_improved_policy_leaves_out_the_values_of_too_few_visits():
+    from agents.expert import improved_policy
+
+    priors = [0.5, 0.3, 0.2]
+    # the third action's 0.9 rests on 2 visits: with min_visits 3 it is completed like an unvisited one,
+    # which gives exactly the numbers of the test above
+    few = improved_policy(priors, [6, 3, 2], [0.2, 0.6, 0.9], c_visit=50.0, c_scale=0.1, min_visits=3)
+    unvisited = improved_policy(priors, [6, 3, 0], [0.2, 0.6, float("nan")], c_visit=50.0, c_scale=0.1)
+    assert few.tolist() == pytest.approx(unvisited.tolist(), rel=1e-6)
+    # counted (the default), it takes the most mass
+    counted = improved_policy(priors, [6, 3, 2], [0.2, 0.6, 0.9], c_visit=50.0, c_scale=0.1)
+    assert int(np.argmax(counted)) == 2 and counted[2] > 0.85
+    # one seen action alone: no spread to rescale, so the prior itself
+    one = improved_policy(priors, [6, 2, 0], [0.2, 0.6, float("nan")], min_visits=3)
+    assert one.tolist() == pytest.approx(priors, rel=1e-6)
 
 
 def test_gumbel_targets_cover_every_root_action_and_leave_the_games_alone():
