@@ -8,6 +8,7 @@ import in_quarter``).  Test module names stay unique across the folders (pytest 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,3 +16,13 @@ TESTS = Path(__file__).resolve().parent
 for folder in [TESTS, *sorted(p for p in TESTS.iterdir() if p.is_dir() and any(p.glob("test_*.py")))]:
     if str(folder) not in sys.path:
         sys.path.append(str(folder))
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (pyproject's ``-n 2``), one torch and BLAS thread per worker process and its
+    children unless the caller chose otherwise: two workers of two threads each on a 2-core machine only
+    spin against each other (tiny networks).  Set before any test module imports torch; tests that need
+    threads set them themselves."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
