@@ -27,7 +27,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    own view, the default, or the deciding seat's, negated for the
                                    other: two players), ``playout=F`` (F in [0, 1]: a leaf's value
                                    is (1 - F) x the network's + F x one random play-out's, AlphaGo's
-                                   mix; default 0).  A separate agent from ``PATH``.
+                                   mix; default 0), ``top=K`` (the network read at the root only: plain
+                                   MCTS with random play-outs over its K most likely actions; not with
+                                   values= or playout=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -233,12 +235,14 @@ def split_path_options(arg: str) -> tuple[str, list[str]]:
 
 
 def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
-    from .search import PPOSearchPolicy
+    from .search import PPOSearchPolicy, PrunedSearchPolicy
 
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
-    own = ("values=", "playout=")  # ppo-mcts's own options: the leaf values' view, the play-outs' weight
+    # ppo-mcts's own options: the leaf values' view, the play-outs' weight, the root's short list
+    own = ("values=", "playout=", "top=")
     kw = parse_search_options([o for o in opts if not o.startswith(own)], spec, 100)
+    top = None
     for o in opts:
         key, _, val = o.partition("=")
         if key == "values":
@@ -247,17 +251,30 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             kw["value_view"] = val
         elif key == "playout":
             kw["playout"] = _float(val, f"player {spec!r}: playout", 0.0, 1.0)
+        elif key == "top":
+            if not val.isdigit() or int(val) < 1:
+                raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
+            top = int(val)
     for bad in ("rollout", "epsilon", "utility", "margin_scale"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
-                "engine=auto|python|numba, values=seat|decider, playout=F"
+                "engine=auto|python|numba, values=seat|decider, playout=F, top=K"
             )
+    if top is not None and ("value_view" in kw or "playout" in kw):
+        raise PlayerSpecError(
+            f"player {spec!r}: top=K searches the network's K best root actions with plain MCTS (random "
+            "play-outs, no network below the root): values= and playout= do not apply to it"
+        )
     if path.startswith("pretrained:"):  # a shipped agent (checked against the game); the default reward scales
         net = _pretrained(path.partition(":")[2], env_kwargs, seed).net
+        if top is not None:
+            return PrunedSearchPolicy(net, top, seed=seed, name=spec, **kw)
         return PPOSearchPolicy(net, env_kwargs, seed=seed, name=spec, **kw)
     if not path or not Path(path).is_file():
         raise PlayerSpecError(f"player {spec!r}: no checkpoint file {path!r} (or give pretrained:NAME)")
+    if top is not None:
+        return PrunedSearchPolicy(_ppo(path, env_kwargs, seed).net, top, seed=seed, name=spec, **kw)
     return PPOSearchPolicy.from_checkpoint(path, env_kwargs, seed=seed, name=spec, **kw)
 
 
@@ -342,7 +359,7 @@ register_player("pretrained", _pretrained, "an agent shipped with the package: p
 register_player(
     "ppo-mcts",
     _ppo_mcts,
-    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba]"
+    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba][:top=K]"
     "[:values=seat|decider][:playout=F]",
 )
 register_player(

@@ -57,6 +57,13 @@ as ``"python"`` (a Python ``Game`` per simulation, observations encoded in
 Python) from the same seed, tree node for node
 (``tests/agents/test_search_guide.py``).
 
+``top`` (:class:`PrunedSearchPolicy`, ``ppo-mcts:PATH:N:top=K``) is the other way to put the network
+and plain search together: the network is read once per decision, at the root, and keeps only its ``K``
+most likely legal actions (symmetric rotations merged, as the search merges them); plain MCTS
+(:class:`~carc_env.search.MCTSPolicy`: UCT, uniformly random play-outs on the compiled engine) spends
+every simulation on those.  A root of 30 to 100 actions leaves plain MCTS a few dozen play-outs each at
+5,000 simulations; the network's short list gives each kept action hundreds, at the cost of one forward.
+
 The tree, the determinised draws and the budget options are those of
 :mod:`carc_env.search.mcts` (PUCT selection with min-max normalised values,
 ``c`` default 1.5).  The plain checkpoint (argmax of the policy,
@@ -79,6 +86,7 @@ from carc_env.encoding.spots import spot_features
 from carc_env.fast import ENGINES
 from carc_env.fast.playout import FastPlayout
 from carc_env.search import MCTSPolicy
+from carc_env.search.mcts import SearchResult, root_choices
 from carc_env.search.rollout import random_action
 
 from .network import PolicyNet, masked_logits
@@ -381,4 +389,62 @@ class PPOSearchPolicy(MCTSPolicy):
         )
 
 
-__all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy"]
+class PrunedSearchPolicy(MCTSPolicy):
+    """Plain MCTS over the network's ``top`` most likely root actions: ``act(obs, env) -> int`` (see the
+    module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed`` and
+    ``engine`` (where the random play-outs run) are :class:`~carc_env.search.MCTSPolicy`'s; the play-outs
+    are uniformly random.  ``last_kept`` holds the last decision's number of root actions kept."""
+
+    uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
+
+    def __init__(
+        self,
+        net: PolicyNet,
+        top: int,
+        simulations: int | None = 1000,
+        time_per_move: float | None = None,
+        c: float | None = None,
+        seed: int | None = None,
+        name: str = "ppo-mcts",
+        engine: str = "auto",
+    ) -> None:
+        from .policy import PPOPolicy
+
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+            raise ValueError(f"top must be an integer >= 1 (the root actions kept), got {top!r}")
+        super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, name=name, engine=engine)
+        self.top = int(top)
+        self.network = PPOPolicy(net, name=name)  # reads the observation as the plain network does
+        self.last_kept = 0
+
+    def __repr__(self) -> str:
+        return f"PrunedSearchPolicy(top={self.top}, {super().__repr__()})"
+
+    @torch.inference_mode()
+    def _logits(self, obs: Any, env: Any) -> np.ndarray:
+        """The network's masked logits over the flat actions of ``obs``."""
+        batch = obs_to_tensors([self.network._prepare(obs, env)])
+        logits, _ = self.network.net(*batch.inputs())
+        return masked_logits(logits, batch.mask)[0].double().numpy()
+
+    def act(self, obs: Any, env: Any) -> int:
+        mask = obs["action_mask"]
+        game = getattr(env, "unwrapped", env).game
+        actions, indices = root_choices(game, getattr(env, "unwrapped", env).codec, mask, self.mcts._canon)
+        if not actions:
+            raise ValueError("PrunedSearchPolicy.act: the action mask is all zero (is it this agent's turn?)")
+        if len(actions) > self.top:
+            logits = self._logits(obs, env)
+            ranked = sorted(range(len(actions)), key=lambda i: -logits[indices[i]])  # stable: ties keep the order
+            keep = sorted(ranked[: self.top])
+            actions, indices = [actions[i] for i in keep], [indices[i] for i in keep]
+        self.last_kept = len(actions)
+        if len(actions) == 1:
+            self.last_search = SearchResult(actions, [0], [float("nan")], 0, 0.0)
+            return indices[0]
+        res = self.mcts.search(game, actions, self.simulations, self.time_per_move)
+        self.last_search = res
+        return indices[res.best()]
+
+
+__all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy", "PrunedSearchPolicy"]
