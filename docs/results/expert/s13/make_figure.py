@@ -34,7 +34,7 @@ def point(report: str, name: str | None) -> tuple[float, float, float, int]:
 
 
 def panel(ax, rows, bars: list[tuple[float, str]], title: str) -> None:
-    for y, (label, report, name) in enumerate(reversed(rows)):
+    for y, (_label, report, name) in enumerate(reversed(rows)):
         try:
             r, lo, hi, games = point(report, name)
         except FileNotFoundError:
