@@ -86,7 +86,7 @@ from carc_env.encoding.spots import spot_features
 from carc_env.fast import ENGINES
 from carc_env.fast.playout import FastPlayout
 from carc_env.search import MCTSPolicy
-from carc_env.search.mcts import SearchResult, root_choices
+from carc_env.search.mcts import root_choices
 from carc_env.search.rollout import random_action
 
 from .network import PolicyNet, masked_logits
@@ -428,23 +428,18 @@ class PrunedSearchPolicy(MCTSPolicy):
         return masked_logits(logits, batch.mask)[0].double().numpy()
 
     def act(self, obs: Any, env: Any) -> int:
+        """Plain MCTS's move (:meth:`MCTSPolicy.act`) on ``obs`` with its mask cut to the kept root actions."""
         mask = obs["action_mask"]
-        game = getattr(env, "unwrapped", env).game
-        actions, indices = root_choices(game, getattr(env, "unwrapped", env).codec, mask, self.mcts._canon)
-        if not actions:
-            raise ValueError("PrunedSearchPolicy.act: the action mask is all zero (is it this agent's turn?)")
+        base = getattr(env, "unwrapped", env)
+        actions, indices = root_choices(base.game, base.codec, mask, self.mcts._canon)
+        self.last_kept = min(len(actions), self.top)
         if len(actions) > self.top:
             logits = self._logits(obs, env)
             ranked = sorted(range(len(actions)), key=lambda i: -logits[indices[i]])  # stable: ties keep the order
-            keep = sorted(ranked[: self.top])
-            actions, indices = [actions[i] for i in keep], [indices[i] for i in keep]
-        self.last_kept = len(actions)
-        if len(actions) == 1:
-            self.last_search = SearchResult(actions, [0], [float("nan")], 0, 0.0)
-            return indices[0]
-        res = self.mcts.search(game, actions, self.simulations, self.time_per_move)
-        self.last_search = res
-        return indices[res.best()]
+            kept = np.zeros_like(mask)
+            kept[[indices[i] for i in ranked[: self.top]]] = 1
+            obs = {**obs, "action_mask": kept}
+        return super().act(obs, env)
 
 
 __all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy", "PrunedSearchPolicy"]
