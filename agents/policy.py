@@ -306,6 +306,14 @@ class PPOPolicy:
         return self.act_batch([self._prepare(obs, env)])[0]
 
     @torch.no_grad()
+    def logits(self, obs: dict, env: Any = None) -> np.ndarray:
+        """The network's logits over the flat actions of ``obs`` (float64; actions the mask disables get
+        the masked value of :func:`masked_logits`): what :meth:`act`'s argmax reads."""
+        batch = obs_to_tensors([self._prepare(obs, env)])
+        logits, _ = self.net(*batch.inputs())
+        return masked_logits(logits, batch.mask)[0].double().numpy()
+
+    @torch.no_grad()
     def act_envs(self, envs: Sequence[Any]) -> list[int]:
         """One action for the deciding agent of each env, with one batched forward."""
         return self.act_batch([self._prepare(e.observe(e.agent_selection), e) for e in envs])

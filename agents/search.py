@@ -420,13 +420,6 @@ class PrunedSearchPolicy(MCTSPolicy):
     def __repr__(self) -> str:
         return f"PrunedSearchPolicy(top={self.top}, {super().__repr__()})"
 
-    @torch.inference_mode()
-    def _logits(self, obs: Any, env: Any) -> np.ndarray:
-        """The network's masked logits over the flat actions of ``obs``."""
-        batch = obs_to_tensors([self.network._prepare(obs, env)])
-        logits, _ = self.network.net(*batch.inputs())
-        return masked_logits(logits, batch.mask)[0].double().numpy()
-
     def act(self, obs: Any, env: Any) -> int:
         """Plain MCTS's move (:meth:`MCTSPolicy.act`) on ``obs`` with its mask cut to the kept root actions."""
         mask = obs["action_mask"]
@@ -434,7 +427,7 @@ class PrunedSearchPolicy(MCTSPolicy):
         actions, indices = root_choices(base.game, base.codec, mask, self.mcts._canon)
         self.last_kept = min(len(actions), self.top)
         if len(actions) > self.top:
-            logits = self._logits(obs, env)
+            logits = self.network.logits(obs, env)
             ranked = sorted(range(len(actions)), key=lambda i: -logits[indices[i]])  # stable: ties keep the order
             kept = np.zeros_like(mask)
             kept[[indices[i] for i in ranked[: self.top]]] = 1
