@@ -280,6 +280,15 @@ def test_agree_weight_one_is_the_training_of_before(played):
     b.buffer = _flagged(tr0, 2) + tr0.buffer[60:]
     assert a.update() == b.update()
     assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values(), strict=True))
+    # the flags are read: below 1 the same flagged buffer trains another network from the same seed
+    c = ExpertTrainer(
+        GAME, ExpertConfig(simulations=3, net=NetConfig(**TINY), steps_per_iteration=2, agree_weight=0.5), seed=5
+    )
+    c.buffer = _flagged(tr0, 2) + tr0.buffer[60:]
+    c.update()
+    assert not all(
+        torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), c.net.state_dict().values(), strict=True)
+    )
 
 
 def test_the_improved_policy_moves_the_prior_towards_the_valued_actions():
