@@ -636,6 +636,9 @@ def engine() -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     K.H = module  # the engine's hook calls resolve here when the entry points compile
+    from .precompile import arrange
+
+    arrange(module, path)  # a first compile: a helper process compiles some entry points meanwhile
     _engine = module
     return module
 

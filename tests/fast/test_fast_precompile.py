@@ -1,0 +1,124 @@
+"""The first compile shares the helper's entry points with a helper process (carc_env.fast.precompile).
+
+One fresh process on an empty cache plays a short workload that calls every entry point of
+``precompile.HELPER`` (a batched step, a one-game step, the engine-alone games, a play-out), on a copy of
+the package that keeps only the base game's compiled part (as ``test_fast_cache.py`` does: a smaller
+engine, two compilations of about 20 s rather than 45-55 s).  Checked:
+
+* the helper started and compiled at least one of them (its claim), the process the rest;
+* each was compiled once in all: one loaded from the helper's compilation is a cache hit with no miss, and
+  one compiled by the process has exactly one overload, so the argument types of ``signature_args`` are
+  those of the call sites (a wrong one would compile a second overload at the call);
+* the games played are the games of the same workload with the helper off (``CARC_ENV_PRECOMPILE=0``) in
+  another empty cache;
+* the helper is gone once the process has exited.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WORK = """
+import hashlib, json, os
+import numpy as np
+from carc_env.env.options import EnvOptions
+from carc_env.fast.engine import FastBatch
+from carc_env.fast.precompile import HELPER
+from carc_env.fast.seam import engine as E
+
+fb = FastBatch(EnvOptions.from_kwargs(num_players=2), 2)
+for g in range(2):
+    fb.reset(g, 11 + g, prepare_next=True)
+digest = hashlib.sha256()
+rng = np.random.default_rng(3)
+for _ in range(40):
+    obs = fb.observe_acting()
+    digest.update(obs["board"].tobytes())
+    acts = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in obs["action_mask"]]
+    fb.step(np.array(acts, dtype=np.int64))
+fb.step_game(0, int(np.flatnonzero(fb.mask(0))[0]))
+digest.update(fb.observe(0, 1)["board"].tobytes())
+played = fb.play_random([5, 6], rng_seed=2, g=1)
+fb.reset(0, 21)
+E().play_out(fb.tables, fb.state, 0, 9)
+module = E()
+stats = {n: getattr(module, n).stats for n in HELPER}
+print(json.dumps({
+    "pid": os.getpid(),
+    "file": module.__file__,
+    "digest": digest.hexdigest(),
+    "played": played,
+    "out": fb.scores(0),
+    "hits": {n: sum(s.cache_hits.values()) for n, s in stats.items()},
+    "misses": {n: sum(s.cache_misses.values()) for n, s in stats.items()},
+    "overloads": {n: len(getattr(module, n).overloads) for n in HELPER},
+}))
+"""
+
+
+def _run(src: Path, cache: Path, helper: bool) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(src), "CARC_ENV_CACHE_DIR": str(cache)}
+    for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "CARC_ENV_PRECOMPILE"):
+        env.pop(key, None)
+    if not helper:
+        env["CARC_ENV_PRECOMPILE"] = "0"
+    res = subprocess.run([sys.executable, "-c", WORK], capture_output=True, text=True, env=env, cwd=src)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the helper runs where a process id can be asked if it lives")
+def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path):
+    from carc_env.fast.precompile import HELPER
+
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "carc_env", src / "carc_env", ignore=shutil.ignore_patterns("__pycache__"))
+    for fast in (src / "carc_env" / "expansions").glob("*/fast.py"):
+        if fast.parent.name != "base":
+            fast.unlink()  # a smaller composed engine: the games below enable no expansion
+
+    shared = _run(src, tmp_path / "with", helper=True)
+    module = Path(shared["file"])
+    lock = module.with_name(f"{module.stem}.precompile.lock")
+    helper = int(lock.read_text())
+    assert helper != shared["pid"]
+    claims = {n: int(module.with_name(f"{module.stem}.{n}.claim").read_text()) for n in HELPER}
+    assert set(claims.values()) <= {helper, shared["pid"]}
+    assert helper in claims.values(), claims  # the helper took the first (the batched step) at least
+    for name in HELPER:
+        assert module.with_name(f"{module.stem}.{name}.compiled").exists(), name
+        if claims[name] == helper:  # loaded from the helper's compilation
+            assert (shared["hits"][name], shared["misses"][name]) == (1, 0), name
+        else:  # compiled here, once: the call site's types were the signature's
+            assert (shared["hits"][name], shared["misses"][name]) == (0, 1), name
+        assert shared["overloads"][name] == 1, name
+
+    alone = _run(src, tmp_path / "without", helper=False)
+    assert not list((tmp_path / "without").glob("*.claim")) and not list((tmp_path / "without").glob("*.lock"))
+    assert all(alone["misses"][n] == 1 and alone["overloads"][n] == 1 for n in HELPER)
+    assert (shared["digest"], shared["played"], shared["out"]) == (alone["digest"], alone["played"], alone["out"])
+
+    deadline = time.monotonic() + 10
+    while _alive(helper) and time.monotonic() < deadline:  # (stopped at the caller's exit, reaped by init)
+        time.sleep(0.1)
+    assert not _alive(helper)
