@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 GAME = """
 import hashlib, json
@@ -72,12 +69,8 @@ def _play(src: Path, cache: Path) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def test_a_kernel_change_compiles_afresh_and_an_unchanged_engine_loads_from_disk(tmp_path):
-    src = tmp_path / "src"
-    shutil.copytree(ROOT / "carc_env", src / "carc_env", ignore=shutil.ignore_patterns("__pycache__"))
-    for fast in (src / "carc_env" / "expansions").glob("*/fast.py"):
-        if fast.parent.name != "base":
-            fast.unlink()  # a smaller composed engine: the game below enables no expansion
+def test_a_kernel_change_compiles_afresh_and_an_unchanged_engine_loads_from_disk(tmp_path, base_only_package):
+    src = base_only_package  # a smaller composed engine: the game below enables no expansion
     cache = tmp_path / "cache"
     kernels = src / "carc_env" / "fast" / "kernels.py"
     original = kernels.read_text()

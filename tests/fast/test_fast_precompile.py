@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,7 +27,6 @@ import pytest
 
 pytest.importorskip("numba")
 
-ROOT = Path(__file__).resolve().parents[2]
 
 WORK = """
 import hashlib, json, os
@@ -88,15 +86,10 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the helper runs where a process id can be asked if it lives")
-def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path):
+def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path, base_only_package):
     from carc_env.fast.precompile import HELPER
 
-    src = tmp_path / "src"
-    shutil.copytree(ROOT / "carc_env", src / "carc_env", ignore=shutil.ignore_patterns("__pycache__"))
-    for fast in (src / "carc_env" / "expansions").glob("*/fast.py"):
-        if fast.parent.name != "base":
-            fast.unlink()  # a smaller composed engine: the games below enable no expansion
-
+    src = base_only_package  # a smaller composed engine: the games below enable no expansion
     shared = _run(src, tmp_path / "with", helper=True)
     module = Path(shared["file"])
     lock = module.with_name(f"{module.stem}.precompile.lock")
