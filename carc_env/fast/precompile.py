@@ -71,15 +71,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _helper_pid(module_path: Path) -> int | None:
-    """The live helper of this composed module's cache, or None."""
-    try:
-        pid = int(_lock(module_path).read_text().strip() or 0)
-    except (OSError, ValueError):
-        return None
-    return pid if pid > 0 and _alive(pid) else None
-
-
 def _cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -96,7 +87,7 @@ def arrange(module: ModuleType, module_path: Path) -> None:
     pending = [n for n in HELPER if not _mark(module_path, n).exists()]
     if not pending:
         return
-    if _helper_pid(module_path) is None:
+    if _holder(_lock(module_path)) is None:
         if _cpus() < 2:
             return
         _start(module_path)
@@ -137,35 +128,44 @@ def obtain(entries: dict[str, Any], module_path: Path, name: str) -> None:
         time.sleep(0.02)
 
 
-def _claim(module_path: Path, name: str) -> bool:
-    """Claim the compilation of ``name`` for this process (a file holding its id); False if it is marked
-    done or a live process holds the claim."""
-    if _mark(module_path, name).exists():
-        return False
-    path = module_path.with_name(f"{module_path.stem}.{name}.claim")
+def _holder(path: Path) -> int | None:
+    """The live process whose id the file at ``path`` (a claim or the lock) holds, or None."""
+    try:
+        pid = int(path.read_text().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    return pid if pid > 0 and _alive(pid) else None
+
+
+def _create(path: Path) -> int | None:
+    """A file descriptor of ``path`` newly created for writing, taking over a file whose process has died;
+    None if a live process holds it (or it cannot be made)."""
     for _ in range(2):
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            return os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            try:
-                pid = int(path.read_text().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-            if pid and (pid == os.getpid() or _alive(pid)):
-                return False
-            if _mark(module_path, name).exists():
-                return False
-            try:  # its process died before the mark: take the claim over
+            if _holder(path) is not None:
+                return None
+            try:  # its process died: take the file over
                 path.unlink()
             except OSError:
-                return False
-            continue
+                return None
         except OSError:
-            return False
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        return True
-    return False
+            return None
+    return None
+
+
+def _claim(module_path: Path, name: str) -> bool:
+    """Claim the compilation of ``name`` for this process (a file holding its id); False if it is marked
+    done or a live process holds the claim (this one's other thread included)."""
+    if _mark(module_path, name).exists():
+        return False
+    fd = _create(module_path.with_name(f"{module_path.stem}.{name}.claim"))
+    if fd is None:
+        return False
+    with os.fdopen(fd, "w") as f:
+        f.write(str(os.getpid()))
+    return True
 
 
 _batch: list[Any] = []
@@ -186,20 +186,9 @@ def _compile(entries: dict[str, Any], module_path: Path, name: str) -> None:
 
 
 def _start(module_path: Path) -> int | None:
-    """Start the helper, holding the lock; its process id, or None if another process holds the lock."""
-    lock = _lock(module_path)
-    try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        pid = _helper_pid(module_path)
-        if pid is not None:
-            return pid
-        try:  # a dead helper's lock: take it over
-            lock.unlink()
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except OSError:
-            return None
-    except OSError:
+    """Start the helper, holding the lock; its process id, or None if a live process holds the lock."""
+    fd = _create(_lock(module_path))
+    if fd is None:
         return None
     env = dict(os.environ, **{ENV: "0"})
     proc = subprocess.Popen(
