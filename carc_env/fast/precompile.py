@@ -18,7 +18,9 @@ Windows, ``CARC_ENV_PRECOMPILE=0``) compiles every entry point itself, as before
 died is taken over.  One helper per cache: a lock file holds its process id, and another process that finds
 it alive shares the claims rather than starting a second (the pytest workers, a tournament's worker
 processes).  The helper is stopped when the process that started it exits (no compiler outlives the
-program that needed it; what it finished stays cached, and the next process claims the rest).
+program that needed it; what it finished stays cached, and the next process claims the rest): by an
+``atexit`` hook at a normal exit, and by the helper itself when it finds its parent gone (a process killed
+by a signal runs no hook).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ step's kernels, which the others call too (``docs/results/compile.md``, "Session
 
 ENV = "CARC_ENV_PRECOMPILE"
 """``0``: no helper (this process compiles every entry point it calls); the helper runs with it."""
+
+PARENT_POLL_S = 0.25
+"""How often the helper asks whether the process that started it still runs."""
 
 WAIT_S = 600.0
 """The longest a process waits for one mark of a live helper before it compiles the entry point itself."""
@@ -192,7 +197,7 @@ def _start(module_path: Path) -> int | None:
         return None
     env = dict(os.environ, **{ENV: "0"})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "carc_env.fast.precompile", str(module_path)],
+        [sys.executable, "-m", "carc_env.fast.precompile", str(module_path), str(os.getpid())],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -242,10 +247,26 @@ def signature_args(batch: Any) -> dict[str, tuple[Any, ...]]:
     }
 
 
+def _follow(parent: int) -> None:
+    """End this process as soon as it is no longer the child of ``parent`` (the process that started it
+    died: it was re-parented).  A daemon thread: the compiler holds the interpreter between short releases,
+    and ``os._exit`` ends it mid-compile, as the ``atexit`` hook's SIGTERM does."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="precompile-parent", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The helper: compile :data:`HELPER` into the cache of the composed module at ``argv[0]``."""
+    """The helper: compile :data:`HELPER` into the cache of the composed module at ``argv[0]``; with
+    ``argv[1]``, the process id of the process that started it, stop when that process is gone."""
     args = sys.argv[1:] if argv is None else argv
     module_path = Path(args[0])
+    if len(args) > 1:
+        _follow(int(args[1]))
     from .seam import engine
 
     module = engine()

@@ -11,13 +11,16 @@ engine, two compilations of about 20 s rather than 45-55 s).  Checked:
   those of the call sites (a wrong one would compile a second overload at the call);
 * the games played are the games of the same workload with the helper off (``CARC_ENV_PRECOMPILE=0``) in
   another empty cache;
-* the helper is gone once the process has exited.
+* the helper is gone once the process has exited;
+* and, in a second test, the helper of a process killed by SIGKILL (no ``atexit`` hook runs) stops
+  mid-compile on its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -82,7 +85,11 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    stat = Path(f"/proc/{pid}/stat")  # (a zombie nobody has reaped yet has stopped too)
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return stat.parent.exists() or not Path("/proc/self").exists()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the helper runs where a process id can be asked if it lives")
@@ -115,3 +122,44 @@ def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path,
     while _alive(helper) and time.monotonic() < deadline:  # (stopped at the caller's exit, reaped by init)
         time.sleep(0.1)
     assert not _alive(helper)
+
+
+STARTER = """
+import time
+from pathlib import Path
+from carc_env.fast.seam import engine
+
+module = Path(engine().__file__)  # an empty cache: this starts the helper and returns
+print(module, flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the helper runs where a process id can be asked if it lives")
+def test_the_helper_of_a_killed_process_stops_on_its_own(tmp_path, base_only_package):
+    env = {**os.environ, "PYTHONPATH": str(base_only_package), "CARC_ENV_CACHE_DIR": str(tmp_path / "cache")}
+    for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "CARC_ENV_PRECOMPILE"):
+        env.pop(key, None)
+    starter = subprocess.Popen(
+        [sys.executable, "-c", STARTER], stdout=subprocess.PIPE, text=True, env=env, cwd=base_only_package
+    )
+    try:
+        module = Path(starter.stdout.readline().strip())
+        helper = int(module.with_name(f"{module.stem}.precompile.lock").read_text())
+        claim = module.with_name(f"{module.stem}.step_chunks.claim")
+        deadline = time.monotonic() + 60
+        while not claim.exists() and time.monotonic() < deadline:  # the helper is compiling the batched step
+            time.sleep(0.05)
+        assert claim.exists() and int(claim.read_text()) == helper
+        assert _alive(helper)
+        starter.send_signal(signal.SIGKILL)  # no atexit hook runs
+        starter.wait(10)
+        deadline = time.monotonic() + 5  # the batched step alone takes about 20 s to compile here
+        while _alive(helper) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(helper)
+        assert not module.with_name(f"{module.stem}.step_chunks.compiled").exists()  # stopped mid-compile
+    finally:
+        if starter.poll() is None:
+            starter.kill()
+        starter.wait(10)
