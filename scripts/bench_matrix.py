@@ -100,7 +100,7 @@ def configurations(players: int = 2) -> list[tuple[str, tuple[str, ...]]]:
 def run_one(keys: tuple[str, ...], players: int, args: argparse.Namespace) -> dict:
     cmd = [
         sys.executable,
-        str(ROOT / "scripts" / "bench.py"),
+        "scripts/bench.py",  # (run in ROOT: the command recorded is the one a reader types there)
         "--json",
         "--players",
         str(players),
@@ -123,7 +123,7 @@ def run_one(keys: tuple[str, ...], players: int, args: argparse.Namespace) -> di
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
     if res.returncode:
-        return {"error": f"bench.py exited with status {res.returncode}", "command": " ".join(cmd[1:])}
+        return {"error": f"bench.py exited with status {res.returncode}", "command": "python " + " ".join(cmd[1:])}
     out = json.loads(res.stdout.strip().splitlines()[-1])
     out["command"] = "python " + " ".join(cmd[1:])
     return out
