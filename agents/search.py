@@ -422,17 +422,15 @@ class PrunedSearchPolicy(MCTSPolicy):
 
     def act(self, obs: Any, env: Any) -> int:
         """Plain MCTS's move (:meth:`MCTSPolicy.act`) on ``obs`` with its mask cut to the kept root actions."""
-        mask = obs["action_mask"]
         base = getattr(env, "unwrapped", env)
-        actions, indices = root_choices(base.game, base.codec, mask, self.mcts._canon)
+        actions, indices = root_choices(base.game, base.codec, obs["action_mask"], self.mcts._canon)
         self.last_kept = min(len(actions), self.top)
         if len(actions) > self.top:
             logits = self.network.logits(obs, env)
             ranked = sorted(range(len(actions)), key=lambda i: -logits[indices[i]])  # stable: ties keep the order
-            kept = np.zeros_like(mask)
-            kept[[indices[i] for i in ranked[: self.top]]] = 1
-            obs = {**obs, "action_mask": kept}
-        return super().act(obs, env)
+            kept = sorted(ranked[: self.top])  # (in the root's order: what root_choices lists for a mask of them)
+            actions, indices = [actions[i] for i in kept], [indices[i] for i in kept]
+        return self._search_root(base.game, actions, indices)
 
 
 __all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy", "PrunedSearchPolicy"]

@@ -531,6 +531,10 @@ class MCTSPolicy:
         env = _unwrap(env)
         game = env.game
         actions, indices = root_choices(game, env.codec, mask, self.mcts._canon)
+        return self._search_root(game, actions, indices)
+
+    def _search_root(self, game: Game, actions: list[Action], indices: list[int]) -> int:
+        """The search's move among the root's ``actions`` (flat ``indices``), as :func:`root_choices` lists them."""
         if not actions:
             raise ValueError("MCTSPolicy.act: the action mask is all zero (is it this agent's turn?)")
         if len(actions) == 1:

@@ -85,6 +85,25 @@ def test_the_search_spends_its_simulations_on_the_networks_best_root_actions():
     assert pruned > 10
 
 
+def test_the_pruned_search_is_plain_mcts_on_the_mask_cut_to_the_kept_actions():
+    """The same moves, visits and root order as plain MCTS from the same seed given a mask of only the K
+    kept actions (how sessions 13 and 14 ran it: the root is listed once, not once per cut)."""
+    net = _net(seed=1)
+    pol, plain = PrunedSearchPolicy(net, top=3, simulations=25, seed=7), MCTSPolicy(simulations=25, seed=7)
+    canon: dict = {}
+    pruned = 0
+    for env, obs in _decisions(seed=8, limit=30):
+        _, indices = root_choices(env.game, env.codec, obs["action_mask"], canon)
+        logits = _logits(net, obs, env)
+        kept = np.zeros_like(obs["action_mask"])
+        kept[sorted(indices, key=lambda i: -logits[i])[:3]] = 1
+        assert pol.act(obs, env) == plain.act({**obs, "action_mask": kept}, env)
+        assert pol.last_search.actions == plain.last_search.actions
+        assert pol.last_search.visits == plain.last_search.visits
+        pruned += len(indices) > 3
+    assert pruned > 10
+
+
 def test_one_kept_action_is_the_networks_choice_without_a_search():
     net = _net(seed=2)
     pol, plain = PrunedSearchPolicy(net, top=1, simulations=50, seed=0), PPOPolicy(net)
