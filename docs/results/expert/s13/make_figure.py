@@ -23,7 +23,7 @@ M5000 = [
     ("network argmax (s7, 64 games)", f"{D}/s7/Bs/report.json", None),
     ("ppo-mcts 400, playout 0.5 (s10)", f"{D}/s10/final_p05_400.json", None),
     ("ppo-mcts 4000, top=10 (s13)", f"{D}/s13/final_top10_4000_m5000.json", None),
-    ("ppo-mcts 4500, top=15 (s14, 130 games)", f"{D}/s14/final_top15_4500_m5000.json", None),
+    ("ppo-mcts 4500, top=15 (s14-15)", f"{D}/s15/final_top15_4500_m5000.json", None),
 ]
 
 
