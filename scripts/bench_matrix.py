@@ -121,12 +121,11 @@ def run_one(keys: tuple[str, ...], players: int, args: argparse.Namespace) -> di
     if args.quiet:
         cmd.append("--quiet")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command = "python " + " ".join(cmd[1:])
     res = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
     if res.returncode:
-        return {"error": f"bench.py exited with status {res.returncode}", "command": "python " + " ".join(cmd[1:])}
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    out["command"] = "python " + " ".join(cmd[1:])
-    return out
+        return {"error": f"bench.py exited with status {res.returncode}", "command": command}
+    return {**json.loads(res.stdout.strip().splitlines()[-1]), "command": command}
 
 
 def _num(v: float | None, digits: int = 0) -> str:

@@ -24,6 +24,7 @@ M5000 = [
     ("ppo-mcts 400, playout 0.5 (s10)", f"{D}/s10/final_p05_400.json", None),
     ("ppo-mcts 4000, top=10 (s13)", f"{D}/s13/final_top10_4000_m5000.json", None),
     ("ppo-mcts 4500, top=15 (s14-15)", f"{D}/s15/final_top15_4500_m5000.json", None),
+    ("ppo-mcts 4800, top=20 (s15)", f"{D}/s15/final_top20_4800_m5000.json", None),
 ]
 
 
