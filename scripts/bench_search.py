@@ -6,8 +6,8 @@
 
 States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
 turns 0, 20, 40 and 60 of the 72.  For each state and search kind one search
-of ``--sims`` simulations is timed (the Python play-outs and greedy rollouts:
-a quarter of them, they cost about ten times more):
+of ``--sims`` simulations is timed (the slower kinds a fraction of them, named
+below):
 
 * ``random rollouts``: the default (``engine="auto"``): where the compiled
   engine covers the game, every simulation's state work on it (redeal, the
@@ -18,7 +18,11 @@ a quarter of them, they cost about ten times more):
   same visits (checked here: ``same_visits``), so ``tree_ratio`` (its
   seconds over the first kind's) is the speed-up of the compiled state alone;
 * ``random rollouts, python``: everything on the Python engine;
-* ``greedy rollouts``, and ``ppo-mcts`` if a checkpoint is given.
+* ``greedy rollouts``: epsilon-greedy play-outs (the greedy baseline's
+  decisions) on the compiled state where its compiled greedy covers the game
+  (a quarter of the simulations), and ``greedy rollouts, python``: on the
+  Python engine (a sixteenth);
+* ``ppo-mcts`` if a checkpoint is given.
 
 ``--guide CKPT`` (a PPO checkpoint path, ``pretrained:NAME``, or ``fresh``: an
 untrained network of the default size for the configuration, for timing
@@ -218,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         ("random rollouts", RolloutGuide("random"), args.sims),  # compiled state where covered
         ("random, python tree", RolloutGuide("random", playout=FastPlayout()), args.sims),
         ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
-        ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),
+        ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),  # compiled state where covered
+        ("greedy rollouts, python", RolloutGuide("greedy", engine="python"), max(1, args.sims // 16)),
     ]
     if args.guide:
         try:

@@ -779,6 +779,44 @@ def greedy_range(T, S, X, W, games, picks, noise, noise_at, reserves, assets, ma
 
 
 @kernel
+def greedy_play_out(T, S, X, W, g, seed, epsilon, reserve, assets, mask, noise, rewards):
+    """Play game g to its end with epsilon-greedy decisions, seeded ``seed``: the leaf value of a tree search
+    with greedy play-outs on the compiled engine (:class:`carc_env.fast.playout.GreedyPlayout`).
+
+    Each decision is, with probability ``epsilon``, a uniformly random legal one
+    (:func:`~carc_env.fast.kernels.random_decision`, as the random play-out decides), else
+    :class:`~carc_env.policies.GreedyPolicy`'s choice (:func:`greedy_range`'s rule: :func:`greedy_tile` over
+    the placements inside the observation window, :func:`greedy_follower`, a plug-in's ``greedy_decision``)
+    with its tie-breaking noise (uniform in [0, 0.001) per legal placement or spot) drawn here from the
+    kernel's own stream.  Where the greedy has no legal choice (a plug-in's decision without a heuristic, a
+    tile whose legal placements all lie outside the window) the decision is random."""
+    np.random.seed(seed)
+    gi = S.gi
+    while gi[g, G_PHASE] != K.PH_OVER:
+        ph = gi[g, G_PHASE]
+        if epsilon > 0.0 and np.random.random() < epsilon:
+            K.random_decision(T, S, g)
+            continue
+        K.compute_view(T, S, g)  # (a random decision leaves the window and the legal counts unset)
+        mask[:] = 0
+        K.write_mask(T, S, g, mask)
+        if ph == PH_TILE:
+            for i in range(gi[g, K.G_NLEGAL]):
+                noise[i] = np.random.random() * 1e-3
+            a = greedy_tile(T, S, g, X, 0, W, mask, noise, assets)
+        elif ph == PH_FOLLOWER:
+            for i in range(gi[g, G_NSPOTS]):
+                noise[i] = np.random.random() * 1e-3
+            a = greedy_follower(T, S, g, noise, reserve)
+        else:
+            a = K.H.greedy_decision(T, S, g, X, 0)
+            if a >= mask.shape[0] or (a >= 0 and not mask[a]):
+                a = -1
+        if a < 0 or not K.step_game(T, S, g, -1, a, 0, 0, rewards):
+            K.random_decision(T, S, g)
+
+
+@kernel
 def legal_counts(T, S, games, mask, out):
     """Legal actions of the deciding seat of ``games[j]`` (tile: in-window placements; follower: spots +
     pass; a plug-in's decision: the entries of its mask; 0 once over), and in ``out[j, 1]`` the follower

@@ -209,7 +209,7 @@ INNER_OPTS = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True, "no_cfun
 """Everything the entry points call: compiled into them (no wrapper to call it from Python)."""
 
 ENTRY_POINTS = ("reset_range", "step_one", "step_chunks", "observe_range", "masks_range", "play_random", "play_out")
-FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_games")
+FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_games", "greedy_play_out")
 """The entry points of :mod:`carc_env.fast.features` (action features, greedy): composed and cached like
 the engine's, since they call its kernels (a copy cached beside that module's own file would outlive a
 change to a kernel or a plug-in)."""

@@ -476,7 +476,7 @@ class MCTSPolicy:
     ``rollout`` (``"random"`` or ``"greedy"``), ``epsilon`` (random actions in
     greedy rollouts), ``utility`` and ``margin_scale``: the play-outs
     (:class:`carc_env.search.rollout.RolloutGuide`); ``engine`` (``"auto"``,
-    ``"python"``, ``"numba"``): where random play-outs run (auto: the compiled
+    ``"python"``, ``"numba"``): where the play-outs run (auto: the compiled
     engine where it covers the game); or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     """

@@ -433,7 +433,11 @@ def test_engine_option_picks_the_playouts():
     assert isinstance(RolloutGuide()._playout_for(new_game(2, expansions=("base", "count"), seed=1)), FastPlayout)
     assert isinstance(RolloutGuide()._playout_for(glass), FastPlayout)  # the glass tokens' generator too
     assert RolloutGuide(engine="python")._playout_for(base) is None
-    assert RolloutGuide("greedy")._playout_for(base) is None
+    from carc_env.fast.playout import GreedyPlayout
+
+    assert isinstance(RolloutGuide("greedy")._playout_for(base), GreedyPlayout)  # the compiled greedy covers it
+    assert isinstance(RolloutGuide("greedy", engine="numba")._playout_for(glass), GreedyPlayout)
+    assert RolloutGuide("greedy", engine="python")._playout_for(base) is None
     from carc_env.core.expansion import Expansion, register, unregister
 
     class NoFast(Expansion):  # a user's plug-in without a fast part: the Python play-out
@@ -444,12 +448,13 @@ def test_engine_option_picks_the_playouts():
     try:
         other = new_game(2, expansions=("base", "test_no_fast"), seed=1)
         assert RolloutGuide()._playout_for(other) is None
+        assert RolloutGuide("greedy")._playout_for(other) is None
         with pytest.raises(ValueError, match="test_no_fast"):
             RolloutGuide(engine="numba")._playout_for(other)
+        with pytest.raises(ValueError, match="test_no_fast"):
+            RolloutGuide("greedy", engine="numba")._playout_for(other)
     finally:
         unregister("test_no_fast")
-    with pytest.raises(ValueError, match="random rollouts only"):
-        RolloutGuide("greedy", engine="numba")
     with pytest.raises(ValueError, match="engine must be one of"):
         RolloutGuide(engine="gpu")
 
@@ -612,7 +617,7 @@ def test_guide_values_are_the_utilities_bit_for_bit():
 @needs_numba
 def test_the_tournaments_mcts_searches_on_compiled_state_and_engine_python_does_not():
     """``mcts:N`` (engine auto) plays its simulations on the compiled state, under a time budget too;
-    ``engine=python`` and greedy rollouts keep the Python game."""
+    greedy rollouts too (on the compiled greedy); ``engine=python`` keeps the Python game."""
     from agents.players import make_player
 
     env = _state(seed=4, k=12)
@@ -621,7 +626,8 @@ def test_the_tournaments_mcts_searches_on_compiled_state_and_engine_python_does_
         ("mcts:60", "compiled"),
         ("mcts:time=0.05", "compiled"),
         ("mcts:30:engine=python", None),
-        ("mcts:5:greedy", None),
+        ("mcts:5:greedy", "compiled"),
+        ("mcts:5:greedy:engine=python", None),
     ]:
         p = make_player(spec, {"num_players": 2}, seed=1)
         assert obs["action_mask"][p.act(obs, env)]

@@ -29,6 +29,8 @@ def test_the_two_trees_give_the_same_visits_at_every_position():
     ref = [r for r in d["rows"] if r["search"] == "random, python tree"]
     assert len(ref) == 4 and all(r["same_visits"] and r["tree_ratio"] > 0 for r in ref)
     assert {r["state"] for r in d["rows"] if r["search"] == "random rollouts"} == {"compiled"}
+    assert {r["state"] for r in d["rows"] if r["search"] == "greedy rollouts"} == {"compiled"}
+    assert {r["state"] for r in d["rows"] if r["search"] == "greedy rollouts, python"} == {"python"}
 
 
 @needs_numba
