@@ -12,7 +12,7 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    random), ``eps=F`` (random moves in greedy rollouts), ``c=F``
                                    (exploration), ``utility=win|margin|mixed``, ``scale=F`` (margin
                                    scale), ``time=S`` (seconds per decision; with no N, time only),
-                                   ``engine=auto|python|numba`` (random play-outs on the compiled
+                                   ``engine=auto|python|numba`` (the play-outs on the compiled
                                    engine where it covers the game: auto, the default)
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
 ``pretrained:NAME``                an agent shipped with the package (:mod:`agents.pretrained`), e.g.
@@ -28,8 +28,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    other: two players), ``playout=F`` (F in [0, 1]: a leaf's value
                                    is (1 - F) x the network's + F x one random play-out's, AlphaGo's
                                    mix; default 0), ``top=K`` (the network read at the root only: plain
-                                   MCTS with random play-outs over its K most likely actions; not with
-                                   values= or playout=).  A separate agent from ``PATH``.
+                                   MCTS over its K most likely actions, random play-outs or with
+                                   ``greedy`` / ``eps=F`` mcts's greedy ones; not with values= or
+                                   playout=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -255,11 +256,12 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             if not val.isdigit() or int(val) < 1:
                 raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
             top = int(val)
-    for bad in ("rollout", "epsilon", "utility", "margin_scale"):
+    for bad in ("utility", "margin_scale") if top is not None else ("rollout", "epsilon", "utility", "margin_scale"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
-                "engine=auto|python|numba, values=seat|decider, playout=F, top=K"
+                "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also greedy and "
+                "eps=F: its play-outs)"
             )
     if top is not None and ("value_view" in kw or "playout" in kw):
         raise PlayerSpecError(

@@ -391,9 +391,9 @@ class PPOSearchPolicy(MCTSPolicy):
 
 class PrunedSearchPolicy(MCTSPolicy):
     """Plain MCTS over the network's ``top`` most likely root actions: ``act(obs, env) -> int`` (see the
-    module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed`` and
-    ``engine`` (where the random play-outs run) are :class:`~carc_env.search.MCTSPolicy`'s; the play-outs
-    are uniformly random.  ``last_kept`` holds the last decision's number of root actions kept."""
+    module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed``,
+    ``engine`` (where the play-outs run), ``rollout`` and ``epsilon`` (uniformly random play-outs, the
+    default, or epsilon-greedy ones) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
 
     uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
 
@@ -407,12 +407,23 @@ class PrunedSearchPolicy(MCTSPolicy):
         seed: int | None = None,
         name: str = "ppo-mcts",
         engine: str = "auto",
+        rollout: str = "random",
+        epsilon: float = 0.0,
     ) -> None:
         from .policy import PPOPolicy
 
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
             raise ValueError(f"top must be an integer >= 1 (the root actions kept), got {top!r}")
-        super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, name=name, engine=engine)
+        super().__init__(
+            simulations=simulations,
+            time_per_move=time_per_move,
+            rollout=rollout,
+            epsilon=epsilon,
+            c=c,
+            seed=seed,
+            name=name,
+            engine=engine,
+        )
         self.top = int(top)
         self.network = PPOPolicy(net, name=name)  # reads the observation as the plain network does
         self.last_kept = 0
