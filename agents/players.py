@@ -27,10 +27,12 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    own view, the default, or the deciding seat's, negated for the
                                    other: two players), ``playout=F`` (F in [0, 1]: a leaf's value
                                    is (1 - F) x the network's + F x one random play-out's, AlphaGo's
-                                   mix; default 0), ``top=K`` (the network read at the root only: plain
+                                   mix; default 0), ``batch=B`` (with values=decider: new leaves valued
+                                   B at a time, one forward each, virtual losses spreading a batch's
+                                   descents; default 1), ``top=K`` (the network read at the root only: plain
                                    MCTS over its K most likely actions, random play-outs or with
-                                   ``greedy`` / ``eps=F`` mcts's greedy ones; not with values= or
-                                   playout=).  A separate agent from ``PATH``.
+                                   ``greedy`` / ``eps=F`` mcts's greedy ones; not with values=,
+                                   playout= or batch=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -241,7 +243,7 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     path, opts = split_path_options(arg)
     spec = f"ppo-mcts:{arg}"
     # ppo-mcts's own options: the leaf values' view, the play-outs' weight, the root's short list
-    own = ("values=", "playout=", "top=")
+    own = ("values=", "playout=", "top=", "batch=")
     kw = parse_search_options([o for o in opts if not o.startswith(own)], spec, 100)
     top = None
     for o in opts:
@@ -252,6 +254,10 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             kw["value_view"] = val
         elif key == "playout":
             kw["playout"] = _float(val, f"player {spec!r}: playout", 0.0, 1.0)
+        elif key == "batch":
+            if not val.isdigit() or int(val) < 1:
+                raise PlayerSpecError(f"player {spec!r}: batch must be an integer >= 1 (leaves a forward), got {val!r}")
+            kw["batch"] = int(val)
         elif key == "top":
             if not val.isdigit() or int(val) < 1:
                 raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
@@ -263,10 +269,10 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
                 "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also greedy and "
                 "eps=F: its play-outs)"
             )
-    if top is not None and ("value_view" in kw or "playout" in kw):
+    if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(
             f"player {spec!r}: top=K searches the network's K best root actions with plain MCTS (random "
-            "play-outs, no network below the root): values= and playout= do not apply to it"
+            "play-outs, no network below the root): values=, playout= and batch= do not apply to it"
         )
     if path.startswith("pretrained:"):  # a shipped agent (checked against the game); the default reward scales
         net = _pretrained(path.partition(":")[2], env_kwargs, seed).net
@@ -361,8 +367,8 @@ register_player("pretrained", _pretrained, "an agent shipped with the package: p
 register_player(
     "ppo-mcts",
     _ppo_mcts,
-    "PUCT search guided by a PPO checkpoint: ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba][:top=K]"
-    "[:values=seat|decider][:playout=F]",
+    "PUCT search guided by a PPO checkpoint: "
+    "ppo-mcts:PATH[:N][:c=F][:time=S][:engine=auto|python|numba][:values=seat|decider][:playout=F][:batch=B][:top=K]",
 )
 register_player(
     "rllib",

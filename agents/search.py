@@ -116,6 +116,7 @@ class NetworkGuide:
         value_view: str = "seat",
         playout: float = 0.0,
         defer: bool = True,
+        batch: int = 1,
     ) -> None:
         import carc_env
 
@@ -141,6 +142,14 @@ class NetworkGuide:
             )
         self.playout = float(playout)
         self.playouts = 0
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise ValueError(f"batch must be an integer >= 1 (new leaves valued per forward), got {batch!r}")
+        if batch > 1 and (value_view != "decider" or self.playout):
+            raise ValueError(
+                "batch > 1 values a batch of leaves by the deciding seat's value head alone: it needs "
+                "value_view='decider' and playout=0"
+            )
+        self.batch = int(batch)
         # the forward takes the deciding seat's observation alone where no other seat's value is read
         self._one_row = value_view == "decider" or self.playout == 1.0
         self.defers_priors = self.playout == 1.0 and defer
@@ -222,14 +231,7 @@ class NetworkGuide:
         logits, values = self.net(*batch.inputs())
         self.forwards += 1
         row = 0 if self._one_row else decider
-        ml = masked_logits(logits[row : row + 1], batch.mask[row : row + 1])[0]
-        sel = torch.tensor([max(f, 0) for f in flat], dtype=torch.int64)
-        lg = ml[sel].double()
-        lg[torch.tensor([f < 0 for f in flat])] = -torch.inf
-        if torch.isinf(lg).all():
-            priors = [1.0] * len(flat)
-        else:
-            priors = torch.softmax(lg, dim=0).tolist()
+        priors = _priors(masked_logits(logits[row : row + 1], batch.mask[row : row + 1])[0], flat)
         n = len(scores)
         if self.playout == 1.0:  # the play-out alone values the leaf: the value head is not read
             return priors, [0.0] * n
@@ -302,6 +304,33 @@ class NetworkGuide:
             values = self._mix(values, sim.play_out(int(rng.integers(2**31 - 1))))
         return priors, values
 
+    # ------------------------------------------------------------------ batched leaves (batch > 1)
+    # The search (:meth:`carc_env.search.mcts.MCTS._search_compiled_batched`) captures each new leaf
+    # (:meth:`leaf_state`) and asks for ``batch`` of them at once (:meth:`evaluate_leaves`): one forward over
+    # their deciding seats' observations, the priors and values :meth:`expand_state` gives one by one.
+    def leaf_state(self, sim: Any, moves: Any) -> tuple[dict[str, np.ndarray], list[int], list[int], int]:
+        """What :meth:`evaluate_leaves` reads of the compiled state's slot at a new leaf: the deciding seat's
+        observation (copied: the slot moves on), the flat indices of ``moves``, the scores, the seat."""
+        obs = sim.observe()
+        p = sim.player
+        return {k: v[p : p + 1].copy() for k, v in obs.items()}, sim.flat_indices(moves), sim.scores(), p
+
+    @torch.inference_mode()
+    def evaluate_leaves(self, leaves: Sequence[Any]) -> list[tuple[list[float], list[float]]]:
+        """Priors and values (``value_view`` decider: two players) of :meth:`leaf_state` captures, in one
+        forward."""
+        obs = {k: np.concatenate([o[k] for o, _, _, _ in leaves]) for k in leaves[0][0]}
+        batch = stacked_to_tensors(obs, obs["place_count"].tolist())
+        logits, values = self.net(*batch.inputs())
+        self.forwards += 1
+        ml = masked_logits(logits, batch.mask)
+        vals = values.tolist()
+        out = []
+        for j, (_, flat, scores, decider) in enumerate(leaves):
+            d = self.score_scale * (scores[decider] - scores[1 - decider]) + vals[j]
+            out.append((_priors(ml[j], flat), [d, -d] if decider == 0 else [-d, d]))
+        return out
+
     # ------------------------------------------------------------------ deferred priors (playout 1)
     # With ``playout`` 1 a leaf's value is its play-out's alone, so the search asks for a new leaf's value
     # only (:meth:`leaf_values`, no forward) and for its priors when a simulation first comes back to it
@@ -342,6 +371,17 @@ class NetworkGuide:
         return self.values(list(game.scores))
 
 
+def _priors(ml: torch.Tensor, flat: Sequence[int]) -> list[float]:
+    """The softmax of one row of masked logits ``ml`` over the flat indices ``flat`` (-1: not expressible,
+    prior 0; all of them inexpressible: uniform)."""
+    sel = torch.tensor([max(f, 0) for f in flat], dtype=torch.int64)
+    lg = ml[sel].double()
+    lg[torch.tensor([f < 0 for f in flat])] = -torch.inf
+    if torch.isinf(lg).all():
+        return [1.0] * len(flat)
+    return torch.softmax(lg, dim=0).tolist()
+
+
 class PPOSearchPolicy(MCTSPolicy):
     """PUCT search guided by a PPO network: ``act(obs, env) -> int``.  A separate agent from the plain network."""
 
@@ -359,9 +399,17 @@ class PPOSearchPolicy(MCTSPolicy):
         engine: str = "auto",
         value_view: str = "seat",
         playout: float = 0.0,
+        batch: int = 1,
     ) -> None:
         guide = NetworkGuide(
-            net, env_kwargs, score_scale, win_bonus, engine=engine, value_view=value_view, playout=playout
+            net,
+            env_kwargs,
+            score_scale,
+            win_bonus,
+            engine=engine,
+            value_view=value_view,
+            playout=playout,
+            batch=batch,
         )
         super().__init__(simulations=simulations, time_per_move=time_per_move, c=c, seed=seed, guide=guide, name=name)
 

@@ -45,9 +45,9 @@ visited again and so never need a forward.
 
 Where the simulations run
 -------------------------
-A guide offering ``compiled_state(game)`` (:class:`RolloutGuide` with random
-rollouts and ``engine`` not ``"python"``, where the compiled engine covers
-the game) gets every simulation's state work done on the compiled engine
+A guide offering ``compiled_state(game)`` (:class:`RolloutGuide` with
+``engine`` not ``"python"``, where the compiled engine covers the game and,
+for greedy rollouts, its compiled greedy too) gets every simulation's state work done on the compiled engine
 (:meth:`MCTS._search_compiled` over :class:`carc_env.fast.playout.FastPlayout`):
 the same redeal, moves, keys, move orders and generator draws as the Python
 loop, so the same tree from the same seed (``tests/agents/test_search.py``).
@@ -57,8 +57,11 @@ rows) and a leaf lists its moves when a simulation first comes back to it
 ``compiled_state`` (the network guide of ``agents.search``) gets the same:
 its new leaves are evaluated on the engine's slot (``expand_state(sim,
 moves, rng)``, their moves listed at once), a plug-in's decision on the
-Python game of that state.  Every other guide runs the loop below on
-Python games.
+Python game of that state.  A guide with ``batch`` above 1 has its new
+leaves valued that many at a time (:meth:`MCTS._search_compiled_batched`:
+virtual losses on the pending paths, ``guide.leaf_state`` captures a leaf,
+``guide.evaluate_leaves`` values a batch).  Every other guide runs the loop
+below on Python games.
 
 Budget and determinism
 ----------------------
@@ -216,6 +219,8 @@ class MCTS:
         compiled = getattr(guide, "compiled_state", None)
         sim = compiled(game) if compiled is not None else None
         if sim is not None:
+            if getattr(guide, "batch", 1) > 1:
+                return self._search_compiled_batched(sim, game, actions, simulations, time_per_move, t0)
             return self._search_compiled(sim, game, actions, simulations, time_per_move, t0)
         prior, _ = guide.expand(game.clone(), actions, rng) if getattr(guide, "uses_priors", False) else (None, None)
         root = Node(game.player, actions, prior)
@@ -378,6 +383,134 @@ class MCTS:
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
         return SearchResult(actions, list(root.n), means, sims, seconds, root, {"state": "compiled"})
 
+    def _search_compiled_batched(
+        self,
+        sim: Any,
+        game: Game,
+        actions: list[Action],
+        simulations: int | None,
+        time_per_move: float | None,
+        t0: float,
+    ) -> SearchResult:
+        """:meth:`_search_compiled` for a guide that values its new leaves in batches (``guide.batch``
+        leaves a call of ``guide.evaluate_leaves``; the network guide of ``agents.search`` with ``batch``).
+
+        Each simulation descends as in :meth:`_search_compiled` (PUCT) and adds a *virtual loss* to every
+        (node, action) of its path: a visit valued at the worst value backed up so far, so the next descents
+        of the batch see the path as more visited and worse, and spread over other actions.  A new leaf's moves are listed and its evaluation
+        captured (``guide.leaf_state(sim, moves)``: what the batched forward reads) and the simulation stops
+        there, pending.  When ``batch`` leaves are pending, or the budget is reached, or a descent arrives at
+        a pending leaf (whose priors are not known yet; that descent is withdrawn, its virtual visits taken
+        back, and does not count), one call evaluates them; each leaf gets its priors and its path the
+        leaf's values in place of the virtual losses (a visit's count stays, its value becomes the
+        leaf's).  A terminal state or a plug-in's decision is valued at once, as :meth:`_search_compiled`
+        values it.  With ``batch`` 1 every leaf is evaluated before the next descent: the same tree as
+        :meth:`_search_compiled` (tested)."""
+        rng, guide = self.rng, self.guide
+        n_players = game.num_players
+        size = int(guide.batch)
+        prior, _ = guide.expand(game.clone(), actions, rng)
+        root = Node(game.player, actions, prior)
+        c = self.c if self.c is not None else DEFAULT_C_PUCT
+        bounds = [math.inf, -math.inf]
+        root_rows = [sim.row(0, a) for a in actions]
+        base = game._bag[::-1]
+        hooks = game.rules.h_order_unseen
+        hook_game = game.clone() if hooks else None
+        counts = sorted(base) if hooks else None
+        new_rng = sim.uses_rng
+        canon_cache = self._canon
+
+        def canon(t: int) -> tuple[int, ...]:
+            return canonical_rotations(game, t, canon_cache)
+
+        step, key_of, values_of, select_puct = sim.step, sim.key, guide.values, self._select_puct
+        pending: list[tuple[list[tuple[Node, int]], Node, float]] = []
+        captured: list[Any] = []
+        flushes = withdrawn = 0
+
+        def flush() -> int:
+            nonlocal flushes
+            if not pending:
+                return 0
+            flushes += 1
+            for (path, leaf, loss), (priors, values) in zip(pending, guide.evaluate_leaves(captured), strict=True):
+                leaf.set_prior(priors)
+                _settle(path, _utility_vector(values, n_players), bounds, loss)
+            done = len(pending)
+            pending.clear()
+            captured.clear()
+            return done
+
+        sims = 0
+        deadline = t0 + time_per_move if time_per_move is not None else math.inf
+        limit = simulations if simulations is not None else math.inf
+        while sims + len(pending) < limit and (sims + len(pending) == 0 or time.perf_counter() < deadline):
+            order = list(base)
+            rng.shuffle(order)
+            shuffled = order
+            for hook in hooks:
+                order = hook(hook_game, order if order is not shuffled else list(order))
+            if counts is not None and sorted(order) != counts:
+                raise ValueError("an order_unseen hook changed which tiles are left to draw")
+            seed = rng.integers(2**63)
+            sim.redeal(order, generator_words(np.random.default_rng(seed)) if new_rng else None)
+            node = root
+            path: list[tuple[Node, int]] = []
+            values = None
+            # the virtual visit's value: the worst value backed up so far (0 before any, and with batch 1)
+            loss = bounds[0] if size > 1 and math.isfinite(bounds[0]) else 0.0
+            while True:
+                if node.prior is None:  # a leaf of this batch, not evaluated yet: withdraw this descent
+                    for nd, i in path:
+                        nd.n[i] -= 1
+                        nd.visits -= 1
+                        nd.w[i] -= loss
+                        nd.wsum -= loss
+                    withdrawn += 1
+                    path = []
+                    break
+                i = select_puct(node, c, bounds)
+                row = root_rows[i] if node is root else node.actions[i]
+                if not step(row):
+                    raise RuntimeError(f"the compiled engine refuses move {row} of the search's tree (please report)")
+                node.n[i] += 1  # the virtual visit, settled when the simulation's value comes back
+                node.visits += 1
+                node.w[i] += loss
+                node.wsum += loss
+                path.append((node, i))
+                key = key_of()
+                if key is None:
+                    values = values_of(sim.scores())
+                    break
+                branches = node.children[i]
+                if branches is None:
+                    branches = node.children[i] = {}
+                child = branches.get(key)
+                if child is None:
+                    acts = sim.moves(canon)
+                    if acts is None:  # a plug-in's decision: the Python game of this state, evaluated now
+                        leaf = sim.python_leaf(game, shuffled, seed)
+                        py_acts = leaf.legal_actions()
+                        prior, values = guide.expand(leaf, py_acts, rng)
+                        branches[key] = Node(key[1], [sim.row(1, a) for a in py_acts], prior)
+                        break
+                    child = branches[key] = Node(key[1], acts)
+                    captured.append(guide.leaf_state(sim, acts))
+                    pending.append((path, child, loss))
+                    break
+                node = child
+            if values is not None:
+                _settle(path, _utility_vector(values, n_players), bounds, loss)
+                sims += 1
+            if len(pending) >= size or (not path and pending):
+                sims += flush()
+        sims += flush()
+        seconds = time.perf_counter() - t0
+        means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
+        extra = {"state": "compiled", "batches": flushes, "withdrawn": withdrawn}
+        return SearchResult(actions, list(root.n), means, sims, seconds, root, extra)
+
     @staticmethod
     def _select_uct(node: Node, c: float, rng: np.random.Generator) -> int:
         k = len(node.actions)
@@ -431,6 +564,20 @@ def _backup(path: list, values: Sequence[float], bounds: list[float] | None) -> 
                 bounds[0] = v
             if v > bounds[1]:
                 bounds[1] = v
+
+
+def _settle(path: list, values: Sequence[float], bounds: list[float], loss: float) -> None:
+    """:func:`_backup` of a simulation whose path already holds its visits (the batched search's virtual
+    visits, each valued ``loss``): the values in place of ``loss``, the min-max ``bounds`` widened."""
+    for nd, i in path:
+        v = values[nd.player] - loss if loss else values[nd.player]
+        nd.w[i] += v
+        nd.wsum += v
+    for v in values:
+        if v < bounds[0]:
+            bounds[0] = v
+        if v > bounds[1]:
+            bounds[1] = v
 
 
 def _unwrap(env: Any) -> Any:

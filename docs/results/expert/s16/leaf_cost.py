@@ -60,15 +60,15 @@ def main(argv: list[str] | None = None) -> int:
         gre.begin(game)
         seeds = iter(range(10**9))
 
-        def playout(f):
+        def playout(f, order=order, seeds=seeds):
             f.redeal(order)
             f.play_out(next(seeds))
 
         row = {
             "decisions_before": decisions,
             "tiles_left": len(order),
-            "random_playout_us": 1e6 * _per_call(lambda: playout(rnd), 400),
-            "greedy_playout_us": 1e6 * _per_call(lambda: playout(gre), 100),
+            "random_playout_us": 1e6 * _per_call(lambda f=rnd: playout(f), 400),
+            "greedy_playout_us": 1e6 * _per_call(lambda f=gre: playout(f), 100),
         }
         sim = guide.compiled_state(game)
         guide.begin(game)
