@@ -305,11 +305,7 @@ class MCTS:
                 "give it one (the leaf's priors and values on the compiled state) or return None from compiled_state"
             )
         root_rows = [sim.row(0, a) for a in actions]
-        base = game._bag[::-1]  # the tiles left, next drawn first: what Game.redeal shuffles
-        hooks = game.rules.h_order_unseen
-        hook_game = game.clone() if hooks else None  # the hooks read the root's public state
-        counts = sorted(base) if hooks else None
-        new_rng = sim.uses_rng
+        redeal = _redealer(game, sim, rng)
         canon_cache = self._canon
 
         def canon(t: int) -> tuple[int, ...]:
@@ -321,15 +317,7 @@ class MCTS:
         deadline = t0 + time_per_move if time_per_move is not None else math.inf
         limit = simulations if simulations is not None else math.inf
         while sims < limit and (sims == 0 or time.perf_counter() < deadline):
-            order = list(base)
-            rng.shuffle(order)
-            shuffled = order
-            for hook in hooks:
-                order = hook(hook_game, order if order is not shuffled else list(order))
-            if counts is not None and sorted(order) != counts:
-                raise ValueError("an order_unseen hook changed which tiles are left to draw")
-            seed = rng.integers(2**63)
-            sim.redeal(order, generator_words(np.random.default_rng(seed)) if new_rng else None)
+            shuffled, seed = redeal()
             node = root
             path: list[tuple[Node, int]] = []
             while True:
@@ -414,11 +402,7 @@ class MCTS:
         c = self.c if self.c is not None else DEFAULT_C_PUCT
         bounds = [math.inf, -math.inf]
         root_rows = [sim.row(0, a) for a in actions]
-        base = game._bag[::-1]
-        hooks = game.rules.h_order_unseen
-        hook_game = game.clone() if hooks else None
-        counts = sorted(base) if hooks else None
-        new_rng = sim.uses_rng
+        redeal = _redealer(game, sim, rng)
         canon_cache = self._canon
 
         def canon(t: int) -> tuple[int, ...]:
@@ -446,15 +430,7 @@ class MCTS:
         deadline = t0 + time_per_move if time_per_move is not None else math.inf
         limit = simulations if simulations is not None else math.inf
         while sims + len(pending) < limit and (sims + len(pending) == 0 or time.perf_counter() < deadline):
-            order = list(base)
-            rng.shuffle(order)
-            shuffled = order
-            for hook in hooks:
-                order = hook(hook_game, order if order is not shuffled else list(order))
-            if counts is not None and sorted(order) != counts:
-                raise ValueError("an order_unseen hook changed which tiles are left to draw")
-            seed = rng.integers(2**63)
-            sim.redeal(order, generator_words(np.random.default_rng(seed)) if new_rng else None)
+            shuffled, seed = redeal()
             node = root
             path: list[tuple[Node, int]] = []
             values = None
@@ -564,6 +540,32 @@ def _backup(path: list, values: Sequence[float], bounds: list[float] | None) -> 
                 bounds[0] = v
             if v > bounds[1]:
                 bounds[1] = v
+
+
+def _redealer(game: Game, sim: Any, rng: np.random.Generator) -> Any:
+    """The compiled-state searches' redeal of a simulation: ``redeal()`` shuffles the tiles left (next drawn
+    first: what ``Game.redeal`` shuffles) with ``rng``, applies the ``order_unseen`` hooks (they read the
+    root's public state), draws the new game generator's seed and loads slot 1 of ``sim`` with that order;
+    it returns the order before the hooks and the seed (what a Python leaf of this state is redealt with)."""
+    base = game._bag[::-1]
+    hooks = game.rules.h_order_unseen
+    hook_game = game.clone() if hooks else None
+    counts = sorted(base) if hooks else None
+    new_rng = sim.uses_rng
+
+    def redeal() -> tuple[list[int], Any]:
+        order = list(base)
+        rng.shuffle(order)
+        shuffled = order
+        for hook in hooks:
+            order = hook(hook_game, order if order is not shuffled else list(order))
+        if counts is not None and sorted(order) != counts:
+            raise ValueError("an order_unseen hook changed which tiles are left to draw")
+        seed = rng.integers(2**63)
+        sim.redeal(order, generator_words(np.random.default_rng(seed)) if new_rng else None)
+        return shuffled, seed
+
+    return redeal
 
 
 def _settle(path: list, values: Sequence[float], bounds: list[float], loss: float) -> None:
