@@ -101,7 +101,7 @@ class FastPlayout:
         self._fns: dict[str, Any] = {}  # machine-code entries of the kernels called per simulation (direct())
         self._gi1: Any = None  # slot 1's row of the state's integers (a view), with the batch
         self._obs: Any = None  # observe()'s arrays and constants, with the batch
-        self._noise: Any = None  # play_out_greedy()'s tie-breaking numbers (a scratch row)
+        self._noise: Any = None  # GreedyPlayout's tie-breaking numbers (a scratch row)
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
         return {
@@ -432,10 +432,11 @@ class FastPlayout:
 class GreedyPlayout(FastPlayout):
     """:class:`FastPlayout` whose play-outs are epsilon-greedy (:func:`carc_env.fast.features.greedy_play_out`):
     :class:`~carc_env.policies.GreedyPolicy`'s decisions, a uniformly random legal one with probability
-    ``epsilon``, ``reserve`` followers kept back for strong spots.  The decision rule of the Python greedy
-    play-out (:class:`carc_env.search.rollout.GreedyMover`) with the kernel's own random numbers; about 30
-    times the time of a random play-out, for play-outs that complete features and place followers as a
-    player would.  Where it may run: :func:`greedy_covers`."""
+    ``epsilon``, ``reserve`` followers kept back for strong spots; the greedy baseline's rule with the
+    kernel's own tie-breaking numbers (the Python engine's greedy play-out,
+    :class:`carc_env.search.rollout.GreedyMover`, also weighs placements outside the observation window).
+    About 20 times the time of a random play-out, for play-outs that complete features and place
+    followers as a player would.  Where it may run: :func:`greedy_covers`."""
 
     def __init__(self, config: EngineConfig | None = None, epsilon: float = 0.0, reserve: int = 2) -> None:
         super().__init__(config)

@@ -38,8 +38,8 @@ about ten times faster.  Greedy rollouts on the compiled engine
 covers the rule set too) decide as the greedy baseline
 (:class:`carc_env.policies.GreedyPolicy`: the placements inside the
 observation window, a plug-in's heuristic in its phases) with the kernel's
-own random numbers, about twenty times faster than on the Python engine; on
-the Python engine :class:`GreedyMover` decides (every legal placement, a
+own random numbers, 30-50 times the Python engine's simulations per second;
+on the Python engine :class:`GreedyMover` decides (every legal placement, a
 plug-in's decisions at random).
 
 Utilities (``utility``), per player ``p``, from the final scores:
