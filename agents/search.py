@@ -315,13 +315,18 @@ class NetworkGuide:
         p = sim.player
         return {k: v[p : p + 1].copy() for k, v in obs.items()}, sim.flat_indices(moves), sim.scores(), p
 
+    def leaf_forward(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The logits and values :meth:`evaluate_leaves` reads for a batch of leaves (a subclass may take
+        them from two networks)."""
+        return self.net(*batch.inputs())
+
     @torch.inference_mode()
     def evaluate_leaves(self, leaves: Sequence[Any]) -> list[tuple[list[float], list[float]]]:
         """Priors and values (``value_view`` decider: two players) of :meth:`leaf_state` captures, in one
         forward."""
         obs = {k: np.concatenate([o[k] for o, _, _, _ in leaves]) for k in leaves[0][0]}
         batch = stacked_to_tensors(obs, obs["place_count"].tolist())
-        logits, values = self.net(*batch.inputs())
+        logits, values = self.leaf_forward(batch)
         self.forwards += 1
         ml = masked_logits(logits, batch.mask)
         vals = values.tolist()

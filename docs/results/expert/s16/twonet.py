@@ -9,16 +9,12 @@ come from the shipped ``base-2p-160`` and whose leaf values come from a second n
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from agents.network import masked_logits
-from agents.policy import stacked_to_tensors
 from agents.pretrained import load_net
-from agents.search import NetworkGuide, PPOSearchPolicy, _priors
+from agents.search import NetworkGuide, PPOSearchPolicy
 
 
 class TwoNetGuide(NetworkGuide):
@@ -28,20 +24,8 @@ class TwoNetGuide(NetworkGuide):
         super().__init__(net, {}, value_view="decider", batch=batch)
         self.value_net = value_net.eval()
 
-    @torch.inference_mode()
-    def evaluate_leaves(self, leaves: Sequence[Any]) -> list[tuple[list[float], list[float]]]:
-        obs = {k: np.concatenate([o[k] for o, _, _, _ in leaves]) for k in leaves[0][0]}
-        batch = stacked_to_tensors(obs, obs["place_count"].tolist())
-        logits, _ = self.net(*batch.inputs())
-        _, values = self.value_net(*batch.inputs())
-        self.forwards += 1
-        ml = masked_logits(logits, batch.mask)
-        vals = values.tolist()
-        out = []
-        for j, (_, flat, scores, decider) in enumerate(leaves):
-            d = self.score_scale * (scores[decider] - scores[1 - decider]) + vals[j]
-            out.append((_priors(ml[j], flat), [d, -d] if decider == 0 else [-d, d]))
-        return out
+    def leaf_forward(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(*batch.inputs())[0], self.value_net(*batch.inputs())[1]
 
 
 def TwoNet() -> PPOSearchPolicy:  # noqa: N802 (a player factory, named as the spec names it)
