@@ -271,7 +271,7 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             )
     if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(
-            f"player {spec!r}: top=K searches the network's K best root actions with plain MCTS (random "
+            f"player {spec!r}: top=K searches the network's K best root actions with plain MCTS (its "
             "play-outs, no network below the root): values=, playout= and batch= do not apply to it"
         )
     if path.startswith("pretrained:"):  # a shipped agent (checked against the game); the default reward scales

@@ -792,12 +792,15 @@ def greedy_play_out(T, S, X, W, g, seed, epsilon, reserve, assets, mask, noise, 
     tile whose legal placements all lie outside the window) the decision is random."""
     np.random.seed(seed)
     gi = S.gi
+    stale = True  # the window and legal counts: step_game sets them, a random decision does not
     while gi[g, G_PHASE] != K.PH_OVER:
         ph = gi[g, G_PHASE]
         if epsilon > 0.0 and np.random.random() < epsilon:
             K.random_decision(T, S, g)
+            stale = True
             continue
-        K.compute_view(T, S, g)  # (a random decision leaves the window and the legal counts unset)
+        if stale:
+            K.compute_view(T, S, g)
         mask[:] = 0
         K.write_mask(T, S, g, mask)
         if ph == PH_TILE:
@@ -812,8 +815,11 @@ def greedy_play_out(T, S, X, W, g, seed, epsilon, reserve, assets, mask, noise, 
             a = K.H.greedy_decision(T, S, g, X, 0)
             if a >= mask.shape[0] or (a >= 0 and not mask[a]):
                 a = -1
-        if a < 0 or not K.step_game(T, S, g, -1, a, 0, 0, rewards):
+        if a >= 0 and K.step_game(T, S, g, -1, a, 0, 0, rewards):
+            stale = False
+        else:
             K.random_decision(T, S, g)
+            stale = True
 
 
 @kernel
