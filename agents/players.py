@@ -11,7 +11,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    decision; options ``random`` / ``greedy`` (rollout policy, default
                                    random), ``eps=F`` (random moves in greedy rollouts), ``c=F``
                                    (exploration), ``utility=win|margin|mixed``, ``scale=F`` (margin
-                                   scale), ``time=S`` (seconds per decision; with no N, time only),
+                                   scale), ``horizon=H`` (random play-outs end H tiles after the
+                                   root's, scored as the game's end there), ``time=S`` (seconds per
+                                   decision; with no N, time only),
                                    ``engine=auto|python|numba`` (the play-outs on the compiled
                                    engine where it covers the game: auto, the default)
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
@@ -30,9 +32,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    mix; default 0), ``batch=B`` (with values=decider: new leaves valued
                                    B at a time, one forward each, virtual losses spreading a batch's
                                    descents; default 1), ``top=K`` (the network read at the root only: plain
-                                   MCTS over its K most likely actions, random play-outs or with
-                                   ``greedy`` / ``eps=F`` mcts's greedy ones; not with values=,
-                                   playout= or batch=).  A separate agent from ``PATH``.
+                                   MCTS over its K most likely actions, with mcts's play-out
+                                   options ``greedy``, ``eps=F``, ``utility=``, ``scale=F``,
+                                   ``horizon=H``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -137,8 +139,8 @@ def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
 
 MCTS_OPTIONS = (
-    "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, time=S, "
-    "engine=auto|python|numba"
+    "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, horizon=H, "
+    "time=S, engine=auto|python|numba"
 )
 
 
@@ -165,6 +167,12 @@ def parse_search_options(parts: list[str], spec: str, default_sims: int | None) 
             kw["c"] = _float(val, f"player {spec!r}: c", 0.0)
         elif key == "scale":
             kw["margin_scale"] = _float(val, f"player {spec!r}: scale", 1e-9)
+        elif key == "horizon":
+            if not val.isdigit() or int(val) < 1:
+                raise PlayerSpecError(
+                    f"player {spec!r}: horizon must be an integer >= 1 (tiles drawn after the root), got {val!r}"
+                )
+            kw["horizon"] = int(val)
         elif key == "time":
             kw["time_per_move"] = _float(val, f"player {spec!r}: time", 1e-9)
             if not explicit_n:
@@ -262,12 +270,12 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             if not val.isdigit() or int(val) < 1:
                 raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
             top = int(val)
-    for bad in ("utility", "margin_scale") if top is not None else ("rollout", "epsilon", "utility", "margin_scale"):
+    for bad in () if top is not None else ("rollout", "epsilon", "utility", "margin_scale", "horizon"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
-                "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also greedy and "
-                "eps=F: its play-outs)"
+                "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also mcts's "
+                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H)"
             )
     if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(

@@ -306,6 +306,18 @@ class TurnFlow:
         self.player = nxt
         self.turn += 1
 
+    def end_here(self) -> None:
+        """End the game at this tile decision as if the bag were empty (a search's cut-short play-out, never
+        a rule): the drawn tile and the tiles left are not played; the final stages run, the plug-ins'
+        decisions before final scoring included (the game may wait on one of them).  Only for copies made
+        with :meth:`clone`."""
+        if self.over or self.phase != "tile":
+            raise ValueError(f"end_here: only at a tile decision (phase {self.phase!r}, over {self.over})")
+        self._bag = []
+        self._begin_ending()
+        self._next_stage()
+        self._run()
+
     def _begin_ending(self) -> None:
         """The last tile has been played: switch to the final stages (before_final, then scoring)."""
         self.current_tile = -1

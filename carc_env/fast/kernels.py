@@ -1623,11 +1623,27 @@ def play_random(T, S, g, bags, words, seed, stats):
 
 
 @kernel
-def play_out(T, S, g, seed):
+def play_out(T, S, g, seed, stop):
     """Play game g from its current state to the end with uniformly random legal decisions.
 
     The decisions of :func:`play_random` (:func:`random_decision`), which are the Python play-out's
-    (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search."""
+    (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search.  ``stop`` >= 0
+    cuts the play-out short: at the first tile decision with at most ``stop`` tiles left to draw, the game
+    ends there as if the bag were empty (:func:`end_here`); -1 plays to the real end."""
     np.random.seed(seed)
-    while S.gi[g, G_PHASE] != PH_OVER:
-        random_decision(T, S, g)
+    gi = S.gi
+    while gi[g, G_PHASE] != PH_OVER:
+        if stop >= 0 and gi[g, G_PHASE] == PH_TILE and gi[g, G_BAG_N] - gi[g, G_BAG_I] <= stop:
+            end_here(T, S, g)
+        else:
+            random_decision(T, S, g)
+
+
+@kernel
+def end_here(T, S, g):
+    """End game g at its tile decision as if the bag were empty: the drawn tile and the tiles left are not
+    played, and the final stages run (the plug-ins' decisions before final scoring, then final scoring):
+    ``Game.end_here``, for a search's cut-short play-outs."""
+    S.gi[g, G_BAG_I] = S.gi[g, G_BAG_N]
+    S.gi[g, G_CUR] = -1
+    final_from(T, S, g, 0)

@@ -102,6 +102,7 @@ class FastPlayout:
         self._gi1: Any = None  # slot 1's row of the state's integers (a view), with the batch
         self._obs: Any = None  # observe()'s arrays and constants, with the batch
         self._noise: Any = None  # GreedyPlayout's tie-breaking numbers (a scratch row)
+        self.stop = -1  # play-outs end at a tile decision with at most this many tiles left (-1: the real end)
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
         return {
@@ -113,12 +114,14 @@ class FastPlayout:
             "_gi1": None,
             "_obs": None,
             "_noise": None,
+            "stop": self.stop,
         }
 
     def __setstate__(self, d: dict) -> None:
         d.setdefault("config", None)  # pickled before the configuration existed
         d.setdefault("_obs", None)
         d.setdefault("_noise", None)
+        d.setdefault("stop", -1)
         self.__dict__.update(d)
 
     def __repr__(self) -> str:
@@ -315,9 +318,11 @@ class FastPlayout:
         return leaf
 
     def play_out(self, seed: int) -> list[int]:
-        """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores."""
+        """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores.  With
+        :attr:`stop` >= 0 the play-out ends at the first tile decision with at most ``stop`` tiles left to
+        draw, scored as if the bag were empty there (``Game.end_here``)."""
         b = self._batch
-        self._call("play_out", b.tables, b.state, 1, seed)
+        self._call("play_out", b.tables, b.state, 1, seed, self.stop)
         return self.scores()
 
     @property
@@ -424,7 +429,7 @@ class FastPlayout:
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)
         batch = self._batch
-        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)))
+        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)), self.stop)
         o = batch._off[P_O_SCORES]
         return batch.state.ls[g, o : o + game.num_players].tolist()
 

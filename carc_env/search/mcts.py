@@ -626,7 +626,9 @@ class MCTSPolicy:
     greedy rollouts), ``utility`` and ``margin_scale``: the play-outs
     (:class:`carc_env.search.rollout.RolloutGuide`); ``engine`` (``"auto"``,
     ``"python"``, ``"numba"``): where the play-outs run (auto: the compiled
-    engine where it covers the game); or pass any ``guide``.
+    engine where it covers the game); ``horizon`` (random rollouts): the
+    play-outs end H tiles after the root's, scored as the game's end there;
+    or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     """
 
@@ -645,6 +647,7 @@ class MCTSPolicy:
         guide: Any = None,
         name: str | None = None,
         engine: str = "auto",
+        horizon: int | None = None,
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
@@ -652,7 +655,9 @@ class MCTSPolicy:
         self.simulations = None if simulations is None else int(simulations)
         self.time_per_move = None if time_per_move is None else float(time_per_move)
         self.guide = (
-            guide if guide is not None else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine)
+            guide
+            if guide is not None
+            else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine, horizon=horizon)
         )
         self.c = c
         self._seed = seed

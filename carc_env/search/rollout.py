@@ -60,6 +60,16 @@ Rollout policies (``rollout``):
   same follower heuristic), made on the core game directly without the action
   codec; ``epsilon`` mixes in uniformly random actions (ε-greedy).  About ten
   times as costly as random play-outs.
+
+Cut-short play-outs (``horizon``, random rollouts): a play-out from a search
+whose root has B tiles left to draw ends at the first tile decision with at
+most B - H tiles left, and the utility is that of the scores the game's end
+would give there (``Game.end_here``: incomplete features and fields scored
+as at the real end; the drawn tile and the rest of the bag never played).  A
+search heuristic, not a rule: every leaf of one search is valued at the same
+point of the game, after fewer random moves (cheaper, less noisy, blind to
+what the last H tiles would complete).  Where the root has H tiles or fewer
+left, play-outs run to the real end.
 """
 
 from __future__ import annotations
@@ -209,6 +219,7 @@ class RolloutGuide:
         margin_scale: float = 20.0,
         playout: Callable[[Game, np.random.Generator], Sequence[int]] | None = None,
         engine: str = "auto",
+        horizon: int | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -220,6 +231,15 @@ class RolloutGuide:
             raise ValueError(f"rollout epsilon must be in [0, 1], got {epsilon!r}")
         if not margin_scale > 0:
             raise ValueError(f"margin_scale must be > 0, got {margin_scale!r}")
+        if horizon is not None:
+            if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+                raise ValueError(
+                    f"horizon must be an integer >= 1 (tiles drawn after the root) or None, got {horizon!r}"
+                )
+            if rollout != "random" or playout is not None:
+                raise ValueError(
+                    "horizon cuts the guide's own random play-outs short (rollout='random', no playout given)"
+                )
         self.rollout = rollout
         self.epsilon = float(epsilon)
         self.utility = utility
@@ -227,6 +247,8 @@ class RolloutGuide:
         self._greedy = GreedyMover() if rollout == "greedy" else None
         self._playout = playout
         self.engine = engine
+        self.horizon = None if horizon is None else int(horizon)
+        self._stop = -1  # this search's cut (begin): end play-outs at a tile decision with this many tiles left
         self._fast: dict[Any, Any] = {}  # rule set -> FastPlayout, or None where it does not cover them
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the compiled play-outs are rebuilt there
@@ -294,8 +316,15 @@ class RolloutGuide:
         return out
 
     def begin(self, game: Game) -> None:
-        """Called by the search once per decision with its root (a compiled play-out loads it once)."""
+        """Called by the search once per decision with its root (a compiled play-out loads it once).  With a
+        ``horizon`` H, this search's play-outs end when the bag holds H tiles fewer than at the root (at
+        that tile decision, the drawn tile not played), scored as the game's end (``Game.end_here``); where
+        fewer than H + 1 tiles are left, they play to the real end."""
+        stop = game.bag_size - self.horizon if self.horizon is not None else -1
+        self._stop = stop if stop > 0 else -1
         f = self._playout_for(game)
+        if f is not None and hasattr(f, "stop"):
+            f.stop = self._stop
         begin = getattr(f, "begin", None)
         if begin is not None:
             begin(game)
@@ -303,13 +332,17 @@ class RolloutGuide:
     def __repr__(self) -> str:
         eps = f", epsilon={self.epsilon}" if self.epsilon else ""
         eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
-        return f"RolloutGuide({self.rollout!r}{eps}, utility={self.utility!r}{eng})"
+        hor = f", horizon={self.horizon}" if self.horizon is not None else ""
+        return f"RolloutGuide({self.rollout!r}{eps}, utility={self.utility!r}{hor}{eng})"
 
     def playout(self, game: Game, rng: np.random.Generator) -> None:
         """Play ``game`` to its end with the rollout policy (changes ``game``)."""
-        greedy, eps = self._greedy, self.epsilon
+        greedy, eps, stop = self._greedy, self.epsilon, self._stop
         if greedy is None:
             while not game.over:
+                if stop >= 0 and game.phase == "tile" and game.bag_size <= stop:
+                    game.end_here()  # (a plug-in may still decide before final scoring)
+                    continue
                 game.apply(random_action(game, rng))
             return
         while not game.over:

@@ -141,12 +141,15 @@ def test_the_spec_takes_top(tmp_path):
     assert isinstance(greedy, PrunedSearchPolicy) and (greedy.guide.rollout, greedy.guide.epsilon) == ("greedy", 0.2)
     assert shipped.guide.rollout == "random" and shipped.guide.epsilon == 0.0
     assert obs["action_mask"][greedy.act(obs, env)]
+    cut = make_player("ppo-mcts:pretrained:base-2p:8:top=2:utility=win:horizon=10", KW, seed=0)  # mcts's play-outs
+    assert (cut.guide.utility, cut.guide.horizon) == ("win", 10)
     for bad, match in (
         ("top=0", "top must be"),
         ("top=x", "top must be"),
         ("top=3:playout=1", "do not apply"),
         ("greedy", "option of mcts rollouts"),  # below the root the network search has no play-out policy
-        ("top=3:utility=win", "option of mcts rollouts"),
+        ("utility=win", "option of mcts rollouts"),
+        ("horizon=10", "option of mcts rollouts"),
     ):
         with pytest.raises(PlayerSpecError, match=match):
             make_player(f"ppo-mcts:{path}:8:{bad}", KW, seed=0)

@@ -1,0 +1,153 @@
+"""Cut-short play-outs (``horizon``): the compiled play-out's end at a tile decision is ``Game.end_here`` on the
+reference, scored alike, in every part of the box; the search's option is checked and changes nothing where the
+game ends first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import carc_env
+from agents.players import PlayerSpecError, make_player
+from carc_env.core import PlaceTile
+from carc_env.fast.playout import FastPlayout
+from carc_env.search import MCTSPolicy, RolloutGuide
+
+CONFIGS = [
+    ({}, 3),
+    ({"num_players": 3}, 11),
+    ({"expansions": ("king_robber", "count", "darmstadt")}, 5),
+    ({"expansions": ("king_robber", "count", "darmstadt", "shrines"), "num_players": 5}, 9),
+    ({"expansions": ("stained_glass", "royal_gateways", "sagrada_familia"), "num_players": 3}, 13),
+    ({"expansions": ("maps_germany",)}, 15),
+    ({"expansions": ("shrines", "river2"), "num_players": 4}, 7),
+]
+
+
+def _root(kw: dict, seed: int, moves: int):
+    """A Python-engine env after ``moves`` uniformly random decisions of deal ``seed``."""
+    env = carc_env.raw_env(engine="python", **kw)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return env
+
+
+@pytest.mark.parametrize("kw,seed", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])
+def test_a_cut_play_out_ends_where_the_reference_ends_here_and_scores_alike(kw, seed):
+    """From a position mid-game, play slot 1 out at random with a cut; replay its actions on the Python game:
+    each is legal, the play-out stopped at the first tile decision with at most ``stop`` tiles left, and
+    ``Game.end_here`` there (then the same plug-in decisions, if any, before final scoring) gives the same final
+    scores.  Several cuts and seeds, so incomplete roads, cities, monasteries and fields are all scored."""
+    env = _root(kw, seed, 12)
+    root = env.unwrapped.game
+    f = FastPlayout()
+    f.begin(root)
+    bag = root.bag_size
+    checked = 0
+    for stop in (bag - 3, bag - 20, bag // 3, 1):
+        for k in range(3):
+            f.stop = stop
+            f.redeal(list(root._bag[::-1]))
+            scores = f.play_out(100 * seed + k)
+            game = root.clone()
+            ended = False
+            for a in f._batch.actions(1, len(root.history)):
+                if not ended and game.phase == "tile" and game.bag_size <= stop:
+                    game.end_here()
+                    ended = True
+                game.apply(a)  # raises on an illegal action: one past the cut, where the game is over or ending
+            if not ended and not game.over:
+                assert game.phase == "tile" and game.bag_size <= stop
+                game.end_here()
+                ended = True
+            assert ended and game.over
+            assert list(game.scores) == scores
+            checked += 1
+    assert checked == 12
+
+
+def test_without_a_cut_the_play_out_is_the_whole_game():
+    """stop -1 (the default) plays to the real end: the same game as a cut below every tile decision."""
+    env = _root({}, 4, 10)
+    root = env.unwrapped.game
+    f = FastPlayout()
+    f.begin(root)
+    order = list(root._bag[::-1])
+    f.redeal(order)
+    whole = f.play_out(17)
+    n = len(f._batch.actions(1, len(root.history)))
+    f.stop = 0  # at most 0 tiles left: the last tile's decision is cut
+    f.redeal(order)
+    cut = f.play_out(17)
+    assert len(f._batch.actions(1, len(root.history))) < n
+    assert sum(cut) <= sum(whole) + 60  # (a sanity bound, not the point: the point is the length)
+    f.stop = -1
+    f.redeal(order)
+    assert f.play_out(17) == whole
+
+
+def test_end_here_only_at_a_tile_decision():
+    env = _root({}, 2, 1)  # after the first tile: the follower decision
+    game = env.unwrapped.game.clone()
+    assert game.phase == "follower"
+    with pytest.raises(ValueError, match="tile decision"):
+        game.end_here()
+
+
+def test_the_python_play_out_cuts_at_the_same_point():
+    """engine='python': RolloutGuide's own play-out ends at the first tile decision with at most B - H tiles
+    left (B: the root's), and a horizon past the bag's end plays the whole game."""
+    env = _root({"expansions": ("king_robber", "count", "darmstadt")}, 6, 20)
+    root = env.unwrapped.game
+    guide = RolloutGuide(engine="python", horizon=10)
+    guide.begin(root)
+    assert guide._stop == root.bag_size - 10
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        g = root.clone()
+        g.redeal(rng)
+        guide.playout(g, rng)
+        assert g.over
+        placed = sum(type(a) is PlaceTile for a in g.history[len(root.history) :])
+        assert 8 <= placed <= 10  # 10 tiles drawn after the root's (fewer placed where one fit nowhere)
+    far = RolloutGuide(engine="python", horizon=root.bag_size)
+    far.begin(root)
+    assert far._stop == -1
+
+
+def test_a_horizon_beyond_the_bag_is_the_same_search():
+    """Where the root has no more than H tiles left the play-outs run to the end: the same tree, seed for seed."""
+    env = _root({}, 8, 70)
+    obs = env.observe(env.agent_selection)
+    bag = env.unwrapped.game.bag_size
+    runs = []
+    for horizon in (None, bag, bag + 5):
+        p = MCTSPolicy(60, seed=3, horizon=horizon)
+        runs.append((p.act(obs, env), list(p.last_search.visits)))
+        assert p.last_search.extra.get("state") == "compiled"
+    assert runs[0] == runs[1] == runs[2]
+    cut = MCTSPolicy(60, seed=3, horizon=max(1, bag - 4))
+    cut.act(obs, env)
+    assert cut.last_search.simulations == 60
+
+
+def test_the_options_are_checked():
+    env_kwargs = {"num_players": 2}
+    p = make_player("mcts:30:horizon=12", env_kwargs, seed=0)
+    assert p.guide.horizon == 12 and "horizon=12" in repr(p.guide)
+    for bad in ("mcts:30:horizon=0", "mcts:30:horizon=x", "mcts:30:horizon=-2"):
+        with pytest.raises(PlayerSpecError, match="horizon"):
+            make_player(bad, env_kwargs, seed=0)
+    with pytest.raises(ValueError, match="random play-outs"):
+        make_player("mcts:30:greedy:horizon=5", env_kwargs, seed=0)
+    with pytest.raises(ValueError, match="horizon"):
+        RolloutGuide(horizon=0)
+    with pytest.raises(PlayerSpecError, match="horizon is an option of mcts"):
+        make_player("ppo-mcts:pretrained:base-2p-160:30:horizon=5", env_kwargs, seed=0)
+    pruned = make_player(
+        "ppo-mcts:pretrained:base-2p-160:30:top=5:horizon=5:utility=margin:scale=10", env_kwargs, seed=0
+    )
+    assert pruned.guide.horizon == 5 and pruned.guide.utility == "margin" and pruned.guide.margin_scale == 10.0
