@@ -12,7 +12,8 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    random), ``eps=F`` (random moves in greedy rollouts), ``c=F``
                                    (exploration), ``utility=win|margin|mixed``, ``scale=F`` (margin
                                    scale), ``horizon=H`` (random play-outs end H tiles after the
-                                   root's, scored as the game's end there), ``time=S`` (seconds per
+                                   root's, scored as the game's end there), ``farmers=0`` (random
+                                   play-outs place no follower on a field), ``time=S`` (seconds per
                                    decision; with no N, time only),
                                    ``engine=auto|python|numba`` (the play-outs on the compiled
                                    engine where it covers the game: auto, the default)
@@ -34,7 +35,7 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    descents; default 1), ``top=K`` (the network read at the root only: plain
                                    MCTS over its K most likely actions, with mcts's play-out
                                    options ``greedy``, ``eps=F``, ``utility=``, ``scale=F``,
-                                   ``horizon=H``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
+                                   ``horizon=H``, ``farmers=0``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -140,7 +141,7 @@ def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
 MCTS_OPTIONS = (
     "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, horizon=H, "
-    "time=S, engine=auto|python|numba"
+    "farmers=0|1, time=S, engine=auto|python|numba"
 )
 
 
@@ -173,6 +174,12 @@ def parse_search_options(parts: list[str], spec: str, default_sims: int | None) 
                     f"player {spec!r}: horizon must be an integer >= 1 (tiles drawn after the root), got {val!r}"
                 )
             kw["horizon"] = int(val)
+        elif key == "farmers":
+            if val not in ("0", "1"):
+                raise PlayerSpecError(
+                    f"player {spec!r}: farmers must be 0 or 1 (followers on fields in play-outs), got {val!r}"
+                )
+            kw["farmers"] = val == "1"
         elif key == "time":
             kw["time_per_move"] = _float(val, f"player {spec!r}: time", 1e-9)
             if not explicit_n:
@@ -270,12 +277,12 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
             if not val.isdigit() or int(val) < 1:
                 raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
             top = int(val)
-    for bad in () if top is not None else ("rollout", "epsilon", "utility", "margin_scale", "horizon"):
+    for bad in () if top is not None else ("rollout", "epsilon", "utility", "margin_scale", "horizon", "farmers"):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
                 "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also mcts's "
-                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H)"
+                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H, farmers=0|1)"
             )
     if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(

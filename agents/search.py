@@ -446,8 +446,8 @@ class PrunedSearchPolicy(MCTSPolicy):
     """Plain MCTS over the network's ``top`` most likely root actions: ``act(obs, env) -> int`` (see the
     module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed``,
     ``engine`` (where the play-outs run), ``rollout`` and ``epsilon`` (uniformly random play-outs, the
-    default, or epsilon-greedy ones), ``utility``, ``margin_scale`` and ``horizon`` (the play-outs' value
-    and length) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
+    default, or epsilon-greedy ones), ``utility``, ``margin_scale``, ``horizon`` and ``farmers`` (the play-outs'
+    value, length and fields) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
 
     uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
 
@@ -466,6 +466,7 @@ class PrunedSearchPolicy(MCTSPolicy):
         utility: str = "mixed",
         margin_scale: float = 20.0,
         horizon: int | None = None,
+        farmers: bool = True,
     ) -> None:
         from .policy import PPOPolicy
 
@@ -479,6 +480,7 @@ class PrunedSearchPolicy(MCTSPolicy):
             utility=utility,
             margin_scale=margin_scale,
             horizon=horizon,
+            farmers=farmers,
             c=c,
             seed=seed,
             name=name,

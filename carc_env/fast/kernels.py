@@ -1623,20 +1623,44 @@ def play_random(T, S, g, bags, words, seed, stats):
 
 
 @kernel
-def play_out(T, S, g, seed, stop):
+def play_out(T, S, g, seed, stop, farmers):
     """Play game g from its current state to the end with uniformly random legal decisions.
 
     The decisions of :func:`play_random` (:func:`random_decision`), which are the Python play-out's
     (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search.  ``stop`` >= 0
     cuts the play-out short: at the first tile decision with at most ``stop`` tiles left to draw, the game
-    ends there as if the bag were empty (:func:`end_here`); -1 plays to the real end."""
+    ends there as if the bag were empty (:func:`end_here`); -1 plays to the real end.  ``farmers`` 0: a
+    follower decision is uniform over the spots not on a field and pass (:func:`follower_off_fields`)."""
     np.random.seed(seed)
     gi = S.gi
     while gi[g, G_PHASE] != PH_OVER:
         if stop >= 0 and gi[g, G_PHASE] == PH_TILE and gi[g, G_BAG_N] - gi[g, G_BAG_I] <= stop:
             end_here(T, S, g)
+        elif farmers == 0 and gi[g, G_PHASE] == PH_FOLLOWER:
+            follower_off_fields(T, S, g)
         else:
             random_decision(T, S, g)
+
+
+@kernel
+def follower_off_fields(T, S, g):
+    """A follower decision uniform over the legal spots whose feature is not a field, and pass."""
+    osp = T.P[P_O_SPOTS]
+    ns = S.gi[g, G_NSPOTS]
+    base = S.pl[g, S.gi[g, G_NPL] - 1, 4]
+    m = 0
+    for i in range(ns):
+        if S.nd[g, base + S.ls[g, osp + i], N_KIND] != FIELD:
+            m += 1
+    c = np.random.randint(0, m + 1)
+    for i in range(ns):
+        seg = S.ls[g, osp + i]
+        if S.nd[g, base + seg, N_KIND] != FIELD:
+            if c == 0:
+                apply_follower(T, S, g, seg)
+                return
+            c -= 1
+    apply_follower(T, S, g, -1)
 
 
 @kernel

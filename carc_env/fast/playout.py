@@ -103,6 +103,7 @@ class FastPlayout:
         self._obs: Any = None  # observe()'s arrays and constants, with the batch
         self._noise: Any = None  # GreedyPlayout's tie-breaking numbers (a scratch row)
         self.stop = -1  # play-outs end at a tile decision with at most this many tiles left (-1: the real end)
+        self.farmers = 1  # 0: play-outs place no follower on a field
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
         return {
@@ -115,6 +116,7 @@ class FastPlayout:
             "_obs": None,
             "_noise": None,
             "stop": self.stop,
+            "farmers": self.farmers,
         }
 
     def __setstate__(self, d: dict) -> None:
@@ -122,6 +124,7 @@ class FastPlayout:
         d.setdefault("_obs", None)
         d.setdefault("_noise", None)
         d.setdefault("stop", -1)
+        d.setdefault("farmers", 1)
         self.__dict__.update(d)
 
     def __repr__(self) -> str:
@@ -320,9 +323,10 @@ class FastPlayout:
     def play_out(self, seed: int) -> list[int]:
         """Play slot 1 to its end with uniformly random decisions seeded ``seed``; its final scores.  With
         :attr:`stop` >= 0 the play-out ends at the first tile decision with at most ``stop`` tiles left to
-        draw, scored as if the bag were empty there (``Game.end_here``)."""
+        draw, scored as if the bag were empty there (``Game.end_here``); with :attr:`farmers` 0 its follower
+        decisions are uniform over the spots not on a field and pass."""
         b = self._batch
-        self._call("play_out", b.tables, b.state, 1, seed, self.stop)
+        self._call("play_out", b.tables, b.state, 1, seed, self.stop, self.farmers)
         return self.scores()
 
     @property
@@ -429,7 +433,7 @@ class FastPlayout:
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)
         batch = self._batch
-        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)), self.stop)
+        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)), self.stop, self.farmers)
         o = batch._off[P_O_SCORES]
         return batch.state.ls[g, o : o + game.num_players].tolist()
 

@@ -628,7 +628,8 @@ class MCTSPolicy:
     ``"python"``, ``"numba"``): where the play-outs run (auto: the compiled
     engine where it covers the game); ``horizon`` (random rollouts): the
     play-outs end H tiles after the root's, scored as the game's end there;
-    or pass any ``guide``.
+    ``farmers`` False (random rollouts): the play-outs place no follower on
+    a field; or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     """
 
@@ -648,6 +649,7 @@ class MCTSPolicy:
         name: str | None = None,
         engine: str = "auto",
         horizon: int | None = None,
+        farmers: bool = True,
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
@@ -657,7 +659,7 @@ class MCTSPolicy:
         self.guide = (
             guide
             if guide is not None
-            else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine, horizon=horizon)
+            else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine, horizon=horizon, farmers=farmers)
         )
         self.c = c
         self._seed = seed

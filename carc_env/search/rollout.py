@@ -70,6 +70,11 @@ search heuristic, not a rule: every leaf of one search is valued at the same
 point of the game, after fewer random moves (cheaper, less noisy, blind to
 what the last H tiles would complete).  Where the root has H tiles or fewer
 left, play-outs run to the real end.
+
+Play-outs without farmers (``farmers=False``, random rollouts): a follower
+decision of the play-out is uniform over the legal spots not on a field, and
+pass.  Also a search heuristic: the tree's own decisions still include
+every field.
 """
 
 from __future__ import annotations
@@ -81,7 +86,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import Pass, PlaceFollower, PlaceTile
-from ..core.tiles import _geometry_key  # the same geometry test as TileType.distinct_rotations
+from ..core.tiles import (
+    FIELD,
+    _geometry_key,  # the same geometry test as TileType.distinct_rotations
+)
 from ..encoding.lookahead import immediate_points, leads, one_ply_gain, scan_placement
 from ..fast import ENGINES  # declared once, by the engine selection
 from ..policies import GreedyPolicy
@@ -145,6 +153,15 @@ def random_action(game: Game, rng: np.random.Generator) -> Action:
         return Pass() if k == len(spots) else PlaceFollower(spots[k])
     acts = game.legal_actions()
     return acts[int(rng.integers(len(acts)))]
+
+
+def follower_off_fields(game: Game, rng: np.random.Generator) -> Action:
+    """A follower decision uniform over the legal spots whose feature is not a field, and pass."""
+    base = game.placements[-1][4]
+    kind = game.kind
+    spots = [s for s in game._follower_spots if kind[base + s] != FIELD]
+    k = int(rng.integers(len(spots) + 1))
+    return Pass() if k == len(spots) else PlaceFollower(spots[k])
 
 
 class GreedyMover:
@@ -220,6 +237,7 @@ class RolloutGuide:
         playout: Callable[[Game, np.random.Generator], Sequence[int]] | None = None,
         engine: str = "auto",
         horizon: int | None = None,
+        farmers: bool = True,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -240,6 +258,11 @@ class RolloutGuide:
                 raise ValueError(
                     "horizon cuts the guide's own random play-outs short (rollout='random', no playout given)"
                 )
+        if not farmers and (rollout != "random" or playout is not None):
+            raise ValueError(
+                "farmers=False keeps the guide's own random play-outs off the fields (rollout='random', no playout "
+                "given; greedy play-outs place followers by the baseline's heuristic)"
+            )
         self.rollout = rollout
         self.epsilon = float(epsilon)
         self.utility = utility
@@ -248,6 +271,7 @@ class RolloutGuide:
         self._playout = playout
         self.engine = engine
         self.horizon = None if horizon is None else int(horizon)
+        self.farmers = bool(farmers)
         self._stop = -1  # this search's cut (begin): end play-outs at a tile decision with this many tiles left
         self._fast: dict[Any, Any] = {}  # rule set -> FastPlayout, or None where it does not cover them
 
@@ -325,6 +349,7 @@ class RolloutGuide:
         f = self._playout_for(game)
         if f is not None and hasattr(f, "stop"):
             f.stop = self._stop
+            f.farmers = int(self.farmers)
         begin = getattr(f, "begin", None)
         if begin is not None:
             begin(game)
@@ -333,15 +358,20 @@ class RolloutGuide:
         eps = f", epsilon={self.epsilon}" if self.epsilon else ""
         eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
         hor = f", horizon={self.horizon}" if self.horizon is not None else ""
+        hor += ", farmers=False" if not self.farmers else ""
         return f"RolloutGuide({self.rollout!r}{eps}, utility={self.utility!r}{hor}{eng})"
 
     def playout(self, game: Game, rng: np.random.Generator) -> None:
         """Play ``game`` to its end with the rollout policy (changes ``game``)."""
         greedy, eps, stop = self._greedy, self.epsilon, self._stop
         if greedy is None:
+            farmers = self.farmers
             while not game.over:
                 if stop >= 0 and game.phase == "tile" and game.bag_size <= stop:
                     game.end_here()  # (a plug-in may still decide before final scoring)
+                    continue
+                if not farmers and game.phase == "follower":
+                    game.apply(follower_off_fields(game, rng))
                     continue
                 game.apply(random_action(game, rng))
             return

@@ -1,6 +1,7 @@
-"""Cut-short play-outs (``horizon``): the compiled play-out's end at a tile decision is ``Game.end_here`` on the
-reference, scored alike, in every part of the box; the search's option is checked and changes nothing where the
-game ends first."""
+"""The play-outs' options on both engines.  Cut-short play-outs (``horizon``): the compiled play-out's end at a
+tile decision is ``Game.end_here`` on the reference, scored alike, in every part of the box; the search's option is
+checked and changes nothing where the game ends first.  Play-outs without farmers (``farmers=False``): no follower
+on a field, the rest legal and scored alike."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 import carc_env
 from agents.players import PlayerSpecError, make_player
-from carc_env.core import PlaceTile
+from carc_env.core import PlaceFollower, PlaceTile
+from carc_env.core.tiles import FIELD
 from carc_env.fast.playout import FastPlayout
 from carc_env.search import MCTSPolicy, RolloutGuide
 
@@ -151,3 +153,84 @@ def test_the_options_are_checked():
         "ppo-mcts:pretrained:base-2p-160:30:top=5:horizon=5:utility=margin:scale=10", env_kwargs, seed=0
     )
     assert pruned.guide.horizon == 5 and pruned.guide.utility == "margin" and pruned.guide.margin_scale == 10.0
+
+
+def _field_followers(root, actions) -> tuple[int, int]:
+    """Replay ``actions`` from ``root`` (a clone): (followers placed on fields, followers placed elsewhere)."""
+    game = root.clone()
+    fields = others = 0
+    for a in actions:
+        if game.phase == "follower" and type(a) is PlaceFollower:
+            if game.kind[game.placements[-1][4] + a.segment] == FIELD:
+                fields += 1
+            else:
+                others += 1
+        game.apply(a)
+    return fields, others
+
+
+@pytest.mark.parametrize("kw,seed", CONFIGS[:5], ids=[repr(c[0]) for c in CONFIGS[:5]])
+def test_compiled_play_outs_without_farmers_place_none_and_score_alike(kw, seed):
+    """farmers 0: over 12 play-outs from mid-game no follower goes on a field, followers still go elsewhere, and
+    the replay on the Python engine is legal and ends with the same scores; farmers 1 (the default) on the same
+    draws does put followers on fields (what the option removes)."""
+    env = _root(kw, seed, 8)
+    root = env.unwrapped.game
+    f = FastPlayout()
+    f.begin(root)
+    totals = {0: [0, 0], 1: [0, 0]}
+    for farmers in (0, 1):
+        f.farmers = farmers
+        for k in range(12):
+            f.redeal(list(root._bag[::-1]))
+            scores = f.play_out(7 * seed + k)
+            actions = f._batch.actions(1, len(root.history))
+            fields, others = _field_followers(root, actions)
+            totals[farmers][0] += fields
+            totals[farmers][1] += others
+            game = root.clone()
+            for a in actions:
+                game.apply(a)
+            assert game.over and list(game.scores) == scores
+    assert totals[0][0] == 0 and totals[0][1] > 0, totals
+    assert totals[1][0] > 0, totals
+
+
+def test_the_python_play_out_without_farmers_places_none():
+    env = _root({}, 12, 6)
+    root = env.unwrapped.game
+    rng = np.random.default_rng(1)
+    totals = {}
+    for farmers in (False, True):
+        guide = RolloutGuide(engine="python", farmers=farmers)
+        guide.begin(root)
+        fields = others = 0
+        for _ in range(6):
+            dealt = root.clone()
+            dealt.redeal(rng)
+            g = dealt.clone()
+            guide.playout(g, rng)
+            assert g.over
+            a, b = _field_followers(dealt, g.history[len(root.history) :])
+            fields, others = fields + a, others + b
+        totals[farmers] = (fields, others)
+    assert totals[False][0] == 0 and totals[False][1] > 0, totals
+    assert totals[True][0] > 0, totals
+
+
+def test_the_farmers_option_is_checked():
+    env_kwargs = {"num_players": 2}
+    p = make_player("mcts:30:farmers=0:horizon=8", env_kwargs, seed=0)
+    assert not p.guide.farmers and "farmers=False" in repr(p.guide)
+    assert make_player("mcts:30", env_kwargs, seed=0).guide.farmers
+    with pytest.raises(PlayerSpecError, match="farmers must be 0 or 1"):
+        make_player("mcts:30:farmers=2", env_kwargs, seed=0)
+    with pytest.raises(ValueError, match="farmers=False"):
+        make_player("mcts:30:greedy:farmers=0", env_kwargs, seed=0)
+    with pytest.raises(PlayerSpecError, match="farmers is an option of mcts"):
+        make_player("ppo-mcts:pretrained:base-2p-160:30:farmers=0", env_kwargs, seed=0)
+    pruned = make_player("ppo-mcts:pretrained:base-2p-160:30:top=5:farmers=0", env_kwargs, seed=0)
+    assert not pruned.guide.farmers
+    env = _root({}, 3, 10)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][p.act(obs, env)] and p.last_search.extra.get("state") == "compiled"
