@@ -2,7 +2,8 @@
 """Simulations per second of the tree search, by rollout kind and game stage.
 
     python scripts/bench_search.py [--sims 200] [--players 2] [--expansions base,...] [--seed 0]
-                                   [--repeat 1] [--checkpoint PATH] [--guide CKPT] [--game] [--json]
+                                   [--repeat 1] [--horizon 20] [--checkpoint PATH] [--guide CKPT] [--game]
+                                   [--json]
 
 States: one greedy-vs-greedy game (deal ``--seed``), the tile decisions at
 turns 0, 20, 40 and 60 of the 72.  For each state and search kind one search
@@ -18,6 +19,9 @@ below):
   same visits (checked here: ``same_visits``), so ``tree_ratio`` (its
   seconds over the first kind's) is the speed-up of the compiled state alone;
 * ``random rollouts, python``: everything on the Python engine;
+* ``random, horizon H``: the first kind with play-outs cut ``--horizon`` tiles
+  after the root's (``mcts:N:horizon=H``), and ``random, no farmers``: with
+  play-outs that put no follower on a field (``mcts:N:farmers=0``);
 * ``greedy rollouts``: epsilon-greedy play-outs (the greedy baseline's
   decisions) on the compiled state where its compiled greedy covers the game
   (a quarter of the simulations), and ``greedy rollouts, python``: on the
@@ -206,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=_nonneg, default=0)
     ap.add_argument("--repeat", type=_positive, default=1, help="time each search this often, keep the fastest")
     ap.add_argument("--game", action="store_true", help="time one whole game against greedy (see above)")
+    ap.add_argument("--horizon", type=_positive, default=20, help="the cut of the 'random, horizon H' kind")
     ap.add_argument("--checkpoint", default=None, help="a PPO checkpoint: also time ppo-mcts")
     ap.add_argument(
         "--guide", default=None, help="a PPO checkpoint, pretrained:NAME or fresh: ppo-mcts on compiled state vs python"
@@ -222,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         ("random rollouts", RolloutGuide("random"), args.sims),  # compiled state where covered
         ("random, python tree", RolloutGuide("random", playout=FastPlayout()), args.sims),
         ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
+        (f"random, horizon {args.horizon}", RolloutGuide("random", horizon=args.horizon), args.sims),
+        ("random, no farmers", RolloutGuide("random", farmers=False), args.sims),
         ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),  # compiled state where covered
         ("greedy rollouts, python", RolloutGuide("greedy", engine="python"), max(1, args.sims // 16)),
     ]

@@ -31,6 +31,10 @@ def test_the_two_trees_give_the_same_visits_at_every_position():
     assert {r["state"] for r in d["rows"] if r["search"] == "random rollouts"} == {"compiled"}
     assert {r["state"] for r in d["rows"] if r["search"] == "greedy rollouts"} == {"compiled"}
     assert {r["state"] for r in d["rows"] if r["search"] == "greedy rollouts, python"} == {"python"}
+    assert {r["state"] for r in d["rows"] if r["search"] in ("random, horizon 20", "random, no farmers")} == {
+        "compiled"
+    }
+    assert sum(r["search"] == "random, horizon 20" for r in d["rows"]) == 4
 
 
 @needs_numba
