@@ -285,3 +285,15 @@ def torch_threads(n: int):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def env_after_random_moves(kw: dict, seed: int, moves: int):
+    """A Python-engine ``raw_env(**kw)`` after ``moves`` uniformly random decisions of deal ``seed`` (a position
+    mid-game for the search and play-out tests)."""
+    env = carc_env.raw_env(engine="python", **kw)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return env

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _helpers import env_after_random_moves
 
-import carc_env
 from carc_env.fast.playout import FastPlayout, GreedyPlayout
 from carc_env.policies import GreedyPolicy
 from carc_env.search import MCTSPolicy, RolloutGuide
@@ -37,15 +37,7 @@ class _Favour:
         raise AssertionError("a greedy decision with epsilon 0 draws no uniform pick")
 
 
-def _root(kw: dict, seed: int, moves: int):
-    """A Python-engine env after ``moves`` uniformly random decisions of deal ``seed``."""
-    env = carc_env.raw_env(engine="python", **kw)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
-    return env
+_root = env_after_random_moves
 
 
 @pytest.mark.parametrize("kw,seed", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])

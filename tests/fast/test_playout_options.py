@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _helpers import env_after_random_moves
 
-import carc_env
 from agents.players import PlayerSpecError, make_player
 from carc_env.core import PlaceFollower, PlaceTile
 from carc_env.core.tiles import FIELD
@@ -26,15 +26,7 @@ CONFIGS = [
 ]
 
 
-def _root(kw: dict, seed: int, moves: int):
-    """A Python-engine env after ``moves`` uniformly random decisions of deal ``seed``."""
-    env = carc_env.raw_env(engine="python", **kw)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
-    return env
+_root = env_after_random_moves
 
 
 @pytest.mark.parametrize("kw,seed", CONFIGS, ids=[repr(c[0]) for c in CONFIGS])
