@@ -25,6 +25,7 @@ M5000 = [
     ("ppo-mcts 4000, top=10 (s13)", f"{D}/s13/final_top10_4000_m5000.json", None),
     ("ppo-mcts 4500, top=15 (s14-15)", f"{D}/s15/final_top15_4500_m5000.json", None),
     ("ppo-mcts 4800, top=20 (s15)", f"{D}/s15/final_top20_4800_m5000.json", None),
+    ("ppo-mcts 6000, top=15, horizon=20 (s17)", f"{D}/s17/final_top15_6000_h20_m5000.json", None),
 ]
 
 
