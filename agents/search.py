@@ -447,7 +447,7 @@ class PrunedSearchPolicy(MCTSPolicy):
     module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed``,
     ``engine`` (where the play-outs run), ``rollout`` and ``epsilon`` (uniformly random play-outs, the
     default, or epsilon-greedy ones), ``utility``, ``margin_scale``, ``horizon`` and ``farmers`` (the play-outs'
-    value, length and fields) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
+    value, length and fields) and ``tree`` (where the tree lives) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
 
     uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
 
@@ -467,6 +467,7 @@ class PrunedSearchPolicy(MCTSPolicy):
         margin_scale: float = 20.0,
         horizon: int | None = None,
         farmers: bool = True,
+        tree: str = "auto",
     ) -> None:
         from .policy import PPOPolicy
 
@@ -485,6 +486,7 @@ class PrunedSearchPolicy(MCTSPolicy):
             seed=seed,
             name=name,
             engine=engine,
+            tree=tree,
         )
         self.top = int(top)
         self.network = PPOPolicy(net, name=name)  # reads the observation as the plain network does

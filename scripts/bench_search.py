@@ -10,18 +10,26 @@ turns 0, 20, 40 and 60 of the 72.  For each state and search kind one search
 of ``--sims`` simulations is timed (the slower kinds a fraction of them, named
 below):
 
-* ``random rollouts``: the default (``engine="auto"``): where the compiled
-  engine covers the game, every simulation's state work on it (redeal, the
-  path's moves, the leaf's moves, the play-out);
+* ``random rollouts``: the search with its tree in Python nodes
+  (``tree="python"``) and, where the compiled engine covers the game, every
+  simulation's state work on it (redeal, the path's moves, the leaf's moves,
+  the play-out): the default before session 18;
 * ``random, python tree``: the same search with a Python game per simulation
   and only the play-out compiled (the path before this session's change:
   ``RolloutGuide(playout=FastPlayout())``); from the same seed it gives the
   same visits (checked here: ``same_visits``), so ``tree_ratio`` (its
   seconds over the first kind's) is the speed-up of the compiled state alone;
+* ``random, compiled tree``: the default (``tree="auto"``): the whole search,
+  tree included, in one compiled kernel (:mod:`carc_env.fast.tree`) where the
+  redeal is a plain shuffle (else the first kind's search); not the same
+  random numbers, so not the same visits: ``tree_speedup`` is the first
+  kind's seconds over its own;
 * ``random rollouts, python``: everything on the Python engine;
-* ``random, horizon H``: the first kind with play-outs cut ``--horizon`` tiles
-  after the root's (``mcts:N:horizon=H``), and ``random, no farmers``: with
-  play-outs that put no follower on a field (``mcts:N:farmers=0``);
+* ``random, horizon H``: play-outs cut ``--horizon`` tiles after the root's
+  (``mcts:N:horizon=H``), compiled tree, and ``random, horizon H, python
+  nodes``: the same with the tree in Python nodes (``tree_speedup`` again);
+  ``random, no farmers``: with play-outs that put no follower on a field
+  (``mcts:N:farmers=0``), compiled tree;
 * ``greedy rollouts``: epsilon-greedy play-outs (the greedy baseline's
   decisions) on the compiled state where its compiled greedy covers the game
   (a quarter of the simulations), and ``greedy rollouts, python``: on the
@@ -40,9 +48,10 @@ the second with the first, and ``--game`` plays the whole game with each.
 One torch thread.
 
 ``--game``: instead, one whole game of ``mcts:--sims`` (seat 0) against
-greedy (deal ``--seed``), played once with each of the first two kinds: the
-mean seconds per search move of each, and whether both played the same
-game (they must: the same seed gives the same visits).
+greedy (deal ``--seed``), played once with each of the first two kinds and
+once with the compiled tree: the mean seconds per search move of each, and
+whether the first two played the same game (they must: the same seed gives
+the same visits).
 
 ``--repeat R`` times every search R times (the same seed: the same search)
 and keeps the fastest.  Speed depends on the machine and its load: compare the rows of one run, not
@@ -113,10 +122,10 @@ def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: li
     from carc_env.search import MCTSPolicy
 
     out = []
-    for name, guide, sims in kinds:
+    for name, guide, sims, tree in kinds:
         env = carc_env.raw_env(num_players=args.players, expansions=expansions)
         env.reset(seed=args.seed)
-        search = MCTSPolicy(sims, seed=args.seed, guide=guide)
+        search = MCTSPolicy(sims, seed=args.seed, guide=guide, tree=tree)
         others = [GreedyPolicy(seed=args.seed + p) for p in range(1, args.players)]
         moves, seconds, searched = [], 0.0, 0
         while not env.game.over:
@@ -143,7 +152,10 @@ def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: li
             }
         )
     same = out[0].pop("_m") == out[1].pop("_m")
+    for r in out[2:]:
+        r.pop("_m")
     ratio = round(out[1]["seconds"] / out[0]["seconds"], 2)
+    speedup = round(out[0]["s_per_search"] / out[2]["s_per_search"], 2) if len(out) > 2 else None
     if args.json:
         print(
             json.dumps(
@@ -155,6 +167,7 @@ def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: li
                     "games": out,
                     "same_game": same,
                     "tree_ratio": ratio,
+                    "tree_speedup": speedup,
                 }
             )
         )
@@ -165,6 +178,8 @@ def _whole_game(args: argparse.Namespace, expansions: tuple[str, ...], kinds: li
                 f"{r['s_per_search']:.4f} s/search  scores {r['scores']}"
             )
         print(f"python tree / compiled state: x{ratio}  same game: {same}")
+        if speedup is not None:
+            print(f"compiled state / compiled tree, seconds a search: x{speedup}")
     return 0
 
 
@@ -197,8 +212,8 @@ def _guide_kinds(spec: str, env_kwargs: dict, sims: int) -> list[tuple[str, obje
         pol = PPOSearchPolicy.from_checkpoint(spec, env_kwargs)
         net, scale, bonus = pol.guide.net, pol.guide.score_scale, pol.guide.win_bonus
     return [
-        ("ppo-mcts, compiled state", NetworkGuide(net, env_kwargs, scale, bonus), sims),
-        ("ppo-mcts, python", NetworkGuide(net, env_kwargs, scale, bonus, engine="python"), sims),
+        ("ppo-mcts, compiled state", NetworkGuide(net, env_kwargs, scale, bonus), sims, "auto"),
+        ("ppo-mcts, python", NetworkGuide(net, env_kwargs, scale, bonus, engine="python"), sims, "auto"),
     ]
 
 
@@ -223,15 +238,19 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bad key or combination: the configuration's own message
         print(f"error: --expansions {args.expansions!r}: {e}", file=sys.stderr)
         return 2
-    kinds: list[tuple[str, object, int]] = [
-        ("random rollouts", RolloutGuide("random"), args.sims),  # compiled state where covered
-        ("random, python tree", RolloutGuide("random", playout=FastPlayout()), args.sims),
-        ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4)),
-        (f"random, horizon {args.horizon}", RolloutGuide("random", horizon=args.horizon), args.sims),
-        ("random, no farmers", RolloutGuide("random", farmers=False), args.sims),
-        ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4)),  # compiled state where covered
-        ("greedy rollouts, python", RolloutGuide("greedy", engine="python"), max(1, args.sims // 16)),
+    horizon = f"random, horizon {args.horizon}"
+    kinds: list[tuple[str, object, int, str]] = [
+        ("random rollouts", RolloutGuide("random"), args.sims, "python"),  # compiled state where covered
+        ("random, python tree", RolloutGuide("random", playout=FastPlayout()), args.sims, "auto"),
+        ("random, compiled tree", RolloutGuide("random"), args.sims, "auto"),  # where the redeal is a shuffle
+        ("random rollouts, python", RolloutGuide("random", engine="python"), max(1, args.sims // 4), "auto"),
+        (horizon, RolloutGuide("random", horizon=args.horizon), args.sims, "auto"),
+        (f"{horizon}, python nodes", RolloutGuide("random", horizon=args.horizon), args.sims, "python"),
+        ("random, no farmers", RolloutGuide("random", farmers=False), args.sims, "auto"),
+        ("greedy rollouts", RolloutGuide("greedy"), max(1, args.sims // 4), "auto"),  # compiled state where covered
+        ("greedy rollouts, python", RolloutGuide("greedy", engine="python"), max(1, args.sims // 16), "auto"),
     ]
+    pairs = {"random, compiled tree": "random rollouts", horizon: f"{horizon}, python nodes"}
     if args.guide:
         try:
             kinds = _guide_kinds(args.guide, {"num_players": args.players, "expansions": expansions}, args.sims)
@@ -248,18 +267,19 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(1)
         pol = PPOSearchPolicy.from_checkpoint(args.checkpoint, {"num_players": args.players})
-        kinds.append(("ppo-mcts (network guide)", pol.guide, max(1, args.sims // 4)))
-    for _, guide, _ in kinds[:2]:  # compile (or load) the kernels before timing
-        MCTS(guide, rng=np.random.default_rng(0)).search(positions[0][1], simulations=2)
+        kinds.append(("ppo-mcts (network guide)", pol.guide, max(1, args.sims // 4), "auto"))
+    for _, guide, _, tree in kinds[:3]:  # compile (or load) the kernels before timing
+        MCTS(guide, rng=np.random.default_rng(0), tree=tree).search(positions[0][1], simulations=2)
     if args.game:
-        return _whole_game(args, expansions, kinds[:2])
+        return _whole_game(args, expansions, kinds[:2] if args.guide else kinds[:3])
     rows = []
     for turn, game in positions:
         first = None
-        for name, guide, sims in kinds:
+        timed: dict[str, float] = {}
+        for name, guide, sims, tree in kinds:
             dt = math.inf
             for _ in range(args.repeat):  # the same search each time (same seed): the fastest run counts
-                mcts = MCTS(guide, rng=np.random.default_rng(0))
+                mcts = MCTS(guide, rng=np.random.default_rng(0), tree=tree)
                 t0 = time.perf_counter()
                 res = mcts.search(game, simulations=sims)
                 dt = min(dt, time.perf_counter() - t0)
@@ -267,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
                 "turn": turn,
                 "search": name,
                 "state": res.extra.get("state", "python"),
+                "tree": res.extra.get("tree", "python"),
                 "actions": len(res.actions),
                 "simulations": sims,
                 "seconds": round(dt, 4),
@@ -277,11 +298,17 @@ def main(argv: list[str] | None = None) -> int:
             elif name in ("random, python tree", "ppo-mcts, python"):
                 row["same_visits"] = res.visits == first[0]
                 row["tree_ratio"] = round(dt / first[1], 2)
+            timed[name] = dt
             rows.append(row)
+        for row in rows[-len(kinds) :]:  # the compiled tree's speed-up over the same search in Python nodes
+            if row["search"] in pairs:
+                row["tree_speedup"] = round(timed[pairs[row["search"]]] / timed[row["search"]], 2)
             if not args.json:
+                name, sims, dt = row["search"], row["simulations"], timed[row["search"]]
                 more = f"  x{row['tree_ratio']:.2f} same visits: {row['same_visits']}" if "tree_ratio" in row else ""
+                more += f"  x{row['tree_speedup']:.2f} over Python nodes" if "tree_speedup" in row else ""
                 print(
-                    f"turn {turn:2d}  {name:26s} {len(res.actions):3d} actions  {sims:5d} sims  "
+                    f"turn {turn:2d}  {name:36s} {row['actions']:3d} actions  {sims:5d} sims  "
                     f"{dt:7.3f} s  {sims / dt:8.1f} sims/s{more}",
                     flush=True,
                 )

@@ -1632,6 +1632,13 @@ def play_out(T, S, g, seed, stop, farmers):
     ends there as if the bag were empty (:func:`end_here`); -1 plays to the real end.  ``farmers`` 0: a
     follower decision is uniform over the spots not on a field and pass (:func:`follower_off_fields`)."""
     np.random.seed(seed)
+    play_on(T, S, g, stop, farmers)
+
+
+@kernel
+def play_on(T, S, g, stop, farmers):
+    """:func:`play_out` drawing on from the kernels' random stream as it stands (no seed): the play-outs
+    of the compiled tree search (:mod:`carc_env.fast.tree`), many to one seed."""
     gi = S.gi
     while gi[g, G_PHASE] != PH_OVER:
         if stop >= 0 and gi[g, G_PHASE] == PH_TILE and gi[g, G_BAG_N] - gi[g, G_BAG_I] <= stop:

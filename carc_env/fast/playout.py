@@ -329,6 +329,126 @@ class FastPlayout:
         self._call("play_out", b.tables, b.state, 1, seed, self.stop, self.farmers)
         return self.scores()
 
+    # ------------------------------------------------------------------ the whole search compiled
+    def tree_covers(self, game: Game) -> bool:
+        """Whether :meth:`tree_search` may search from ``game``: every ``order_unseen`` hook of its rule set
+        (the Python redeal's) belongs to a plug-in whose fast part gives the compiled ``order_unseen``
+        kernel (the River II's), so the kernel's redeal deals what ``Game.redeal`` deals."""
+        from .seam import support
+
+        for hook in game.rules.h_order_unseen:
+            owner = getattr(hook, "__self__", None)
+            sup = support(owner.KEY) if owner is not None else None
+            if sup is None or "order_unseen" not in sup.kernels:
+                return False
+        return True
+
+    def redeal_in_kernel(self, seed: int) -> list[int]:
+        """Slot 1 := slot 0 redealt by the compiled tree search's redeal (:func:`carc_env.fast.tree.redeal`,
+        its stream seeded ``seed``); the tiles left in slot 1, next drawn first (tests)."""
+        b = self._batch
+        self._call("redeal_slot", b.tables, b.state, 0, 1, int(seed), int(self.uses_rng))
+        gi = b.state.gi[1]
+        o = b._off[P_O_BAG]
+        return b.state.ls[1, o + int(gi[_BAG_I]) : o + int(gi[_BAG_N])].tolist()
+
+    def tree_search(
+        self,
+        rows: list[Any],
+        order: list[int],
+        simulations: float,
+        deadline: float,
+        c: float,
+        utility: str,
+        margin_scale: float,
+        canon: np.ndarray,
+        rng: np.random.Generator,
+        full_copy: bool = False,
+        initial: tuple[int, int] | None = None,
+    ) -> tuple[list[int], list[float], int, dict[str, Any]]:
+        """Plain MCTS from slot 0 (:meth:`begin`) compiled whole (:mod:`carc_env.fast.tree`): the root's
+        moves ``rows`` (``(kind, a, b, c)``) tried first in ``order``, then UCT with constant ``c``; random
+        play-outs (with :attr:`stop` and :attr:`farmers`) valued by ``utility``; ``canon[t, r]``: whether
+        rotation r of tile t is searched.  Runs until ``simulations`` are done or ``time.perf_counter()``
+        passes ``deadline`` (checked between chunks of simulations, at least one simulation), the kernels'
+        random stream seeded once from ``rng`` (a call after a chunk or after growing the tree continues it:
+        the same search from the same seed whatever the arrays' first sizes, ``initial``).  Returns the root moves' visits and summed values, the simulations and
+        statistics (nodes, listed moves, plug-in decisions listed and those whose action range drops some of
+        their moves, kernel calls)."""
+        import math
+        import time
+
+        from . import tree as R
+
+        b = self._batch
+        S = b.state
+        for a in S:  # slot 1 := the root, every row (the kernel then copies only what a simulation touched)
+            a[1] = a[0]
+        k = len(rows)
+        finite = math.isfinite(simulations)
+        first = int(simulations) if finite else 256
+        mask = b.empty_obs(1)["action_mask"][0]
+        room = len(mask) + 4 * S.fr.shape[1] + 2
+        nodes, edges = initial if initial is not None else (first + 2, k + room + 8 * first)
+        tree = R.Tree(nodes, max(edges, k))
+        tree.e0[0], tree.ne[0], tree.player[0] = 0, k, self.player
+        tree.move[:k] = np.asarray(rows, dtype=np.int64).reshape(k, 4)
+        tree.perm[:k] = order
+        tree.counts[R.C_NODES], tree.counts[R.C_EDGES] = 1, k
+        canon = np.ascontiguousarray(canon, dtype=np.int8)
+        path = np.zeros(2 * R.MAX_DEPTH, dtype=np.int64)
+        values = np.zeros(b.num_players, dtype=np.float64)
+        kind = R.UTILITY_CODES[utility]
+        chunk = first if not math.isfinite(deadline) else 8
+        seed = int(rng.integers(2**31 - 1))  # the kernels' stream, seeded once: the later calls continue it
+        calls = 0
+        while True:
+            done = int(tree.counts[R.C_SIMS])
+            todo = min(chunk, int(simulations) - done) if finite else chunk
+            if todo <= 0:
+                break
+            t = time.perf_counter()
+            status = self._call(
+                "tree_run",
+                b.tables,
+                S,
+                todo,
+                seed if calls == 0 else -1,
+                float(c),
+                self.stop,
+                self.farmers,
+                kind,
+                float(margin_scale),
+                int(full_copy),
+                int(self.uses_rng),
+                canon,
+                mask,
+                b._scratch_rewards,
+                path,
+                values,
+                *tree.arrays(),
+            )
+            calls += 1
+            if status == R.REFUSED:
+                raise RuntimeError("the compiled engine refuses a move of the compiled search's tree (please report)")
+            now = time.perf_counter()
+            ran = int(tree.counts[R.C_SIMS]) - done
+            if status == R.FULL:
+                nodes, edges = int(tree.counts[R.C_NODES]), int(tree.counts[R.C_EDGES])
+                tree.grow(max(2 * len(tree.player), nodes + 2), max(2 * len(tree.n), edges + 2 * room))
+            if now >= deadline and tree.counts[R.C_SIMS] > 0:
+                break
+            if math.isfinite(deadline) and ran:  # chunks of about a fiftieth of a second
+                chunk = max(1, min(4096, int(ran * 0.02 / max(now - t, 1e-6))))
+        stats = {
+            "nodes": int(tree.counts[R.C_NODES]),
+            "moves": int(tree.counts[R.C_EDGES]),
+            "plugin_nodes": int(tree.counts[R.C_PLUG]),
+            "dropped": int(tree.counts[R.C_DROPPED]),
+            "calls": calls,
+        }
+        return tree.n[:k].tolist(), tree.w[:k].tolist(), int(tree.counts[R.C_SIMS]), stats
+
     @property
     def player(self) -> int:
         """Slot 1's deciding seat."""

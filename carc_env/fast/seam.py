@@ -114,6 +114,7 @@ HOOKS: dict[str, tuple[str, str]] = {
     "observe_windows": ("seat, windows", "each"),
     "setup_from_bag": ("", "each"),
     "after_setup_placement": ("t, x, y, r", "each"),
+    "order_unseen": ("", "each"),
 }
 """The compiled hooks, where the engine calls them:
 
@@ -191,6 +192,11 @@ HOOKS: dict[str, tuple[str, str]] = {
   (the reference's ``setup_from_bag``: a map's start squares), before the first draw;
 * ``after_setup_placement(t, x, y, r)``: a tile was laid at setup by no player (a map's start square,
   the reference's ``place_fixed(..., announce=True)``): plug-ins recording placed tiles record it.
+* ``order_unseen``: the tiles left to draw (``S.ls[g, T.P[P_O_BAG] + i]``, ``G_BAG_I <= i < G_BAG_N``,
+  next drawn first) were shuffled uniformly by a search's redeal (:mod:`carc_env.fast.tree`); impose
+  on them what every player knows of the real order (the reference's ``order_unseen``: the river's
+  tiles first).  A plug-in with a Python ``order_unseen`` hook and no such kernel keeps a search's
+  redeal in Python (``FastPlayout.tree_covers``).
 
 A plug-in's kernels that draw random numbers draw from the game's own generator (the reference's
 ``game.rng``, continued exactly: :mod:`carc_env.fast.rng`, ``FastSupport.random``).
@@ -213,6 +219,9 @@ FEATURE_ENTRY_POINTS = ("features_range", "greedy_range", "legal_counts", "step_
 """The entry points of :mod:`carc_env.fast.features` (action features, greedy): composed and cached like
 the engine's, since they call its kernels (a copy cached beside that module's own file would outlive a
 change to a kernel or a plug-in)."""
+TREE_ENTRY_POINTS = ("tree_run", "redeal_slot")
+"""The entry points of :mod:`carc_env.fast.tree` (plain MCTS compiled whole, and its redeal alone for the
+tests): composed and cached the same way."""
 
 
 SPECIALISE = ("anchor", "first")
@@ -539,13 +548,15 @@ def _source() -> str:
             }[how]
         )
     from . import features as F
+    from . import tree as R
 
     head.append("from carc_env.fast import features as F")
+    head.append("from carc_env.fast import tree as R")
     head.append("from carc_env.fast.seam import entry")
     lines.append("")
-    for mod, names in (("K", ENTRY_POINTS), ("F", FEATURE_ENTRY_POINTS)):
+    for mod, names in (("K", ENTRY_POINTS), ("F", FEATURE_ENTRY_POINTS), ("R", TREE_ENTRY_POINTS)):
         for name in names:
-            params = ", ".join(inspect.signature(getattr({"K": K, "F": F}[mod], name).py_func).parameters)
+            params = ", ".join(inspect.signature(getattr({"K": K, "F": F, "R": R}[mod], name).py_func).parameters)
             lines.append(f"{name} = entry({mod}.{name}, __file__)  # ({params})")
     lines = head + lines
     return "\n".join(lines) + "\n"
@@ -601,6 +612,7 @@ def _sources() -> list[Path]:
             "seam.py",
             "tables.py",
             "features.py",
+            "tree.py",
             "atomic.py",
             "rng.py",
             "printed.py",

@@ -100,6 +100,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_C_UCT = 0.7
 DEFAULT_C_PUCT = 1.5
+TREES = ("auto", "compiled", "python")
+"""Where plain MCTS's tree lives: ``compiled`` (the whole search in one kernel, :mod:`carc_env.fast.tree`),
+``python`` (Python nodes, each simulation's state on the compiled engine where it covers the game) or
+``auto`` (compiled where it may run: random play-outs on the compiled engine, a redeal the kernel deals)."""
 
 
 class Node:
@@ -186,14 +190,25 @@ class SearchResult:
 class MCTS:
     """The search itself, over any guide (see the module docstring)."""
 
-    def __init__(self, guide: Any, c: float | None = None, rng: np.random.Generator | None = None) -> None:
+    def __init__(
+        self, guide: Any, c: float | None = None, rng: np.random.Generator | None = None, tree: str = "auto"
+    ) -> None:
+        if tree not in TREES:
+            raise ValueError(f"tree must be one of {TREES}, got {tree!r}")
         self.guide = guide
         self.c = c
         self.rng = rng if rng is not None else np.random.default_rng()
+        self.tree = tree
         self._canon: dict = {}
+        self._canon_tables: dict = {}
+
+    def __setstate__(self, d: dict) -> None:
+        d.setdefault("tree", "auto")  # pickled before the compiled tree existed
+        d.setdefault("_canon_tables", {})
+        self.__dict__.update(d)
 
     def __getstate__(self) -> dict:  # pickled to tournament workers: the per-rule-set cache stays behind
-        return {**self.__dict__, "_canon": {}}
+        return {**self.__dict__, "_canon": {}, "_canon_tables": {}}
 
     def search(
         self,
@@ -218,6 +233,21 @@ class MCTS:
             begin(game)
         compiled = getattr(guide, "compiled_state", None)
         sim = compiled(game) if compiled is not None else None
+        if sim is not None and self.tree != "python" and not getattr(guide, "uses_priors", False):
+            tree_state = getattr(guide, "tree_state", None)
+            whole = tree_state(game) if tree_state is not None else None
+            if whole is not None:
+                return self._search_tree(whole, game, actions, simulations, time_per_move, t0)
+            if self.tree == "compiled":
+                raise ValueError(
+                    f"tree='compiled': {guide!r} cannot run its whole search compiled from this game (it needs "
+                    "random play-outs on the compiled engine, and a compiled order_unseen kernel for every "
+                    "plug-in with a Python order_unseen hook); use tree='auto'"
+                )
+        elif self.tree == "compiled":
+            raise ValueError(
+                f"tree='compiled' runs plain MCTS with compiled random play-outs, not {guide!r}; use tree='auto'"
+            )
         if sim is not None:
             if getattr(guide, "batch", 1) > 1:
                 return self._search_compiled_batched(sim, game, actions, simulations, time_per_move, t0)
@@ -267,6 +297,48 @@ class MCTS:
         seconds = time.perf_counter() - t0
         means = [root.w[i] / root.n[i] if root.n[i] else math.nan for i in range(len(actions))]
         return SearchResult(actions, list(root.n), means, sims, seconds, root)
+
+    def _search_tree(
+        self,
+        sim: Any,
+        game: Game,
+        actions: list[Action],
+        simulations: int | None,
+        time_per_move: float | None,
+        t0: float,
+    ) -> SearchResult:
+        """:meth:`search` compiled whole (:meth:`FastPlayout.tree_search
+        <carc_env.fast.playout.FastPlayout.tree_search>`, :mod:`carc_env.fast.tree`): the same UCT search
+        as :meth:`_search_compiled` over a plain random-play-out guide, its tree in arrays and every
+        simulation in the kernel.  The root's order of trying its actions comes from the search's
+        generator, the kernel's random numbers from seeds drawn from it: alike in distribution to the
+        Python tree, not seed for seed.  ``root`` of the result is None (no Python nodes)."""
+        rng, guide = self.rng, self.guide
+        rows = [sim.row(0, a) for a in actions]
+        k = len(actions)
+        order = rng.permutation(k).tolist() if k > 1 else [0]
+        canon = self._canon_table(game)
+        c = self.c if self.c is not None else DEFAULT_C_UCT
+        deadline = t0 + time_per_move if time_per_move is not None else math.inf
+        limit = simulations if simulations is not None else math.inf
+        n, w, sims, stats = sim.tree_search(
+            rows, order, limit, deadline, c, guide.utility, guide.margin_scale, canon, rng
+        )
+        seconds = time.perf_counter() - t0
+        means = [w[i] / n[i] if n[i] else math.nan for i in range(k)]
+        return SearchResult(actions, n, means, sims, seconds, None, {"state": "compiled", "tree": "compiled", **stats})
+
+    def _canon_table(self, game: Game) -> np.ndarray:
+        """Per tile type and rotation, 1 where the rotation is searched (:func:`canonical_rotations`)."""
+        table = self._canon_tables.get(game.rules)
+        if table is None:
+            table = np.zeros((len(game.rules.tiles), 4), dtype=np.int8)
+            for t in range(len(game.rules.tiles)):
+                canon = canonical_rotations(game, t, self._canon)
+                for r in range(4):
+                    table[t, r] = canon[r] == r
+            self._canon_tables[game.rules] = table
+        return table
 
     def _search_compiled(
         self,
@@ -631,6 +703,8 @@ class MCTSPolicy:
     ``farmers`` False (random rollouts): the play-outs place no follower on
     a field; or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
+    ``tree`` (``"auto"``, ``"compiled"``, ``"python"``): where the tree lives (:data:`TREES`; auto:
+    random play-outs on the compiled engine run the whole search compiled, :mod:`carc_env.fast.tree`).
     """
 
     uses_observation = False
@@ -650,6 +724,7 @@ class MCTSPolicy:
         engine: str = "auto",
         horizon: int | None = None,
         farmers: bool = True,
+        tree: str = "auto",
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
@@ -664,7 +739,7 @@ class MCTSPolicy:
         self.c = c
         self._seed = seed
         self.rng = np.random.default_rng(seed)
-        self.mcts = MCTS(self.guide, c, self.rng)
+        self.mcts = MCTS(self.guide, c, self.rng, tree=tree)
         self.last_search: SearchResult | None = None
         self.name = name or f"mcts:{simulations}"
 
@@ -701,4 +776,4 @@ class MCTSPolicy:
         return indices[res.best()]
 
 
-__all__ = ["MCTS", "MCTSPolicy", "Node", "SearchResult", "node_actions", "root_choices", "state_key"]
+__all__ = ["MCTS", "TREES", "MCTSPolicy", "Node", "SearchResult", "node_actions", "root_choices", "state_key"]

@@ -317,6 +317,16 @@ class RolloutGuide:
         f = self._playout_for(game)
         return f if hasattr(f, "redeal") else None
 
+    def tree_state(self, game: Game) -> Any:
+        """The compiled engine that runs this guide's whole search from ``game`` in one kernel (the tree too:
+        :meth:`FastPlayout.tree_search <carc_env.fast.playout.FastPlayout.tree_search>`), or None: random
+        rollouts on the compiled state (:meth:`compiled_state`, not greedy ones) where the kernel deals what
+        ``Game.redeal`` deals (``FastPlayout.tree_covers``).  Call after :meth:`begin`."""
+        f = self.compiled_state(game)
+        if f is None or self.rollout != "random" or not f.tree_covers(game):
+            return None
+        return f
+
     def values(self, scores: list[int]) -> list[float]:
         """The utility of final ``scores`` (what :meth:`expand` and :meth:`terminal` return): the floats of
         :func:`utilities`, bit for bit, computed once per score (the compiled-state search's leaves)."""

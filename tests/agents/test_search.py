@@ -160,7 +160,7 @@ def test_search_leaves_the_game_unchanged_and_branches_on_the_drawn_tile(engine)
         env.step(RandomPolicy(seed=1).act({"action_mask": env.match.mask()}, env))
     g = env.game
     before = (list(g.scores), list(g.history), list(g._bag), g.draw_order[:], dict(g.board))
-    res = MCTS(RolloutGuide(engine=engine), rng=np.random.default_rng(0)).search(g, simulations=200)
+    res = MCTS(RolloutGuide(engine=engine), rng=np.random.default_rng(0), tree="python").search(g, simulations=200)
     assert (list(g.scores), list(g.history), list(g._bag), g.draw_order[:], dict(g.board)) == before
     assert res.extra.get("state") == ("compiled" if engine == "auto" and _numba_available() else None)
     assert sum(res.visits) == 200 == res.simulations
@@ -537,7 +537,7 @@ def test_search_on_compiled_state_is_the_python_trees_search(n, expansions, monk
     for k, root in enumerate(roots):
         if root.over:
             continue
-        fast = MCTS(RolloutGuide(), rng=np.random.default_rng(k))
+        fast = MCTS(RolloutGuide(), rng=np.random.default_rng(k), tree="python")  # (compiled tree: test_tree_search)
         ref = MCTS(RolloutGuide(playout=FastPlayout()), rng=np.random.default_rng(k))
         a = fast.search(root, simulations=300)
         b = ref.search(root, simulations=300)

@@ -15,7 +15,9 @@ plug-in's own ``build_bag``.  Kernels:
 * ``after_placement``: the open ends, and the lake's extra turn;
 * ``no_follower`` / ``extra_turn``: the lake takes no follower and gives its
   player another turn (``lake_extra_turn``);
-* ``observe``: this plug-in's observe part (``river_end``, ``river_tiles_left``).
+* ``observe``: this plug-in's observe part (``river_end``, ``river_tiles_left``);
+* ``order_unseen``: a search's reshuffle of the tiles left put back in the order everyone knows (the
+  compiled tree search's redeal, :mod:`carc_env.fast.tree`).
 """
 
 from __future__ import annotations
@@ -25,15 +27,19 @@ from typing import Any
 import numpy as np
 
 from ...core.tiles import EDGE_CODES, RIVER
-from ...fast.kernels import DX, DY, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
-from ...fast.seam import B_LS, inline_kernel, kernel, own_positions
+from ...fast.kernels import DX, DY, G_BAG_I, G_BAG_N, G_CUR, G_NF, G_NPL, G_X0, G_Y0, put_tile
+from ...fast.seam import B_LS, B_TILE, inline_kernel, kernel, own_positions
 from ...fast.support import FastSupport
-from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
+from ...fast.tables import P_COLS, P_GOFF, P_NTYPES, P_O_BAG, P_O_FMASK, P_O_REM, P_ROWS, TC_EC, TC_RIVER
 from .rules import END_CITY, FORK, KEY, LAKE, SPRING, river_tile_set
 
 OWN = ("lake_tile", "lake_extra_turn", "river_tiles", "ch_river_end", "g_river_tiles_left", "spring_tile",
-       "spring_x", "spring_y")  # fmt: skip
-LAKE_T, LAKE_EXTRA, RIVER_TOTAL, CH_END, G_LEFT, SPRING_T, SPRING_X, SPRING_Y = own_positions(OWN)
+       "spring_x", "spring_y", "after_first", "after_second")  # fmt: skip
+LAKE_T, LAKE_EXTRA, RIVER_TOTAL, CH_END, G_LEFT, SPRING_T, SPRING_X, SPRING_Y, AFTER1, AFTER2 = own_positions(OWN)
+# AFTER1, AFTER2: the start tiles of other plug-ins drawn first after the river (start_tile="after_river";
+# -1: none), in the reference's order of moving them
+ORDER = 0  # its tile column: the tile type's place in build_bag's order (ORDER_* below)
+ORDER_LAND = 1000
 DONE, EXTRA, NENDS, ENDS = range(4)  # its per-game integers: ENDS_CAP open ends (x, y, side, turn) from ENDS
 ENDS_CAP = 8  # open river ends (the River II has at most 2 at a time)
 RIVER_EDGE = EDGE_CODES["I"]
@@ -200,6 +206,45 @@ def observe(T, S, g, pb, seat, board, glob):
     glob[T.P[pb + G_LEFT]] = left / T.P[pb + RIVER_TOTAL]
 
 
+@kernel
+def _to_front(S, g, ob, lo, hi, t):
+    """Move the first copy of tile type t among the land tiles (from ``lo``) to position ``lo``."""
+    for i in range(lo, hi):
+        if S.ls[g, ob + i] == t:
+            for j in range(i, lo, -1):
+                S.ls[g, ob + j] = S.ls[g, ob + j - 1]
+            S.ls[g, ob + lo] = t
+            return
+
+
+@kernel
+def order_unseen(T, S, g, pb):
+    """:meth:`.rules.River2.order_unseen` on the tiles left in game g (a search's redeal shuffled them): a
+    stable sort by ``build_bag``'s order (the fork, the other river tiles, the end city and the lake last,
+    then the land tiles), then, until the river is done (``start_tile="after_river"``), the start tiles
+    the spring replaced in front of the land tiles.  Once the river is done nothing is left to order."""
+    if S.ls[g, T.P[pb + B_LS] + DONE]:
+        return
+    ob = T.P[P_O_BAG]
+    lo = S.gi[g, G_BAG_I]
+    hi = S.gi[g, G_BAG_N]
+    c = T.P[pb + B_TILE] + ORDER
+    for i in range(lo + 1, hi):  # insertion sort, stable: few river tiles among the land tiles
+        t = S.ls[g, ob + i]
+        k = T.tile[t, c]
+        j = i - 1
+        while j >= lo and T.tile[S.ls[g, ob + j], c] > k:
+            S.ls[g, ob + j + 1] = S.ls[g, ob + j]
+            j -= 1
+        S.ls[g, ob + j + 1] = t
+    land = lo
+    while land < hi and T.tile[S.ls[g, ob + land], c] < ORDER_LAND:
+        land += 1
+    for a in (T.P[pb + AFTER1], T.P[pb + AFTER2]):
+        if a >= 0:
+            _to_front(S, g, ob, land, hi, a)
+
+
 def _beside(rules: Any, exp: Any) -> tuple[int, int] | None:
     """The spring's cell beside another enabled start layout (River2.setup), None: it is the start tile."""
     cells = [cell for key, cell in exp.START_COMBINES.items() if key in rules.by_key]
@@ -221,7 +266,40 @@ def params(rules: Any, exp: Any) -> dict[str, int]:
         "lake_tile": rules.tile_index[LAKE],
         "lake_extra_turn": 1 if exp.options.lake_extra_turn else 0,
         "river_tiles": max(1, river_tiles),
+        **_after(rules, exp),
     }  # fmt: skip
+
+
+def _after(rules: Any, exp: Any) -> dict[str, int]:
+    """The start tiles ``order_unseen`` moves in front of the land tiles (``_river_order``), -1 for none."""
+    rivers = river_tile_set(rules)
+    after = [rules.tile_index[start] for k, start in rules.start_tiles.items() if k != KEY]
+    after = [s for s in after if s not in rivers] if exp.options.start_tile == "after_river" else []
+    if len(after) > 2:  # pragma: no cover - no built-in plug-in has more start tiles
+        raise ValueError(f"the compiled river orders two start tiles after it, this rule set has {len(after)}")
+    after += [-1] * (2 - len(after))
+    return {"after_first": after[0], "after_second": after[1]}
+
+
+def tile_columns(rules: Any, exp: Any = None) -> np.ndarray:
+    """Per tile type its place in ``build_bag``'s order (``ORDER``): the keys of :func:`build_bags`."""
+    return _order_keys(rules, exp)[:, None].astype(np.int16)
+
+
+def _order_keys(rules: Any, exp: Any) -> np.ndarray:
+    rivers = river_tile_set(rules)
+    ids = [t.id for t in rules.tiles]
+    end_city_last = exp.options.end_city_last if exp is not None else rules.by_key[KEY].options.end_city_last
+    last_ids = (END_CITY, LAKE) if end_city_last else (LAKE,)
+    key = np.full(len(ids), ORDER_LAND, dtype=np.int64)  # land tiles
+    for t in rivers:
+        key[t] = 1  # river tiles between the fork and the last ones
+    for t, i in enumerate(ids):
+        if i == FORK:
+            key[t] = 0
+        elif i in last_ids:
+            key[t] = 2 + last_ids.index(i)
+    return key
 
 
 def positions(encoder: Any) -> dict[str, int]:
@@ -240,17 +318,7 @@ def build_bags(rules: Any, exp: Any, bags: np.ndarray) -> np.ndarray:
     fork, the other river tiles, the end city and the lake last, then the land tiles), the start tile the
     spring replaced moved to the front of the land tiles (``start_tile="after_river"``)."""
     rivers = river_tile_set(rules)
-    ids = [t.id for t in rules.tiles]
-    last_ids = (END_CITY, LAKE) if exp.options.end_city_last else (LAKE,)
-    key = np.full(len(ids), 1000, dtype=np.int64)  # land tiles
-    for t in rivers:
-        key[t] = 1  # river tiles between the fork and the last ones
-    for t, i in enumerate(ids):
-        if i == FORK:
-            key[t] = 0
-        elif i in last_ids:
-            key[t] = 2 + last_ids.index(i)
-    keys = key[bags]
+    keys = _order_keys(rules, exp)[bags]
     if exp.options.start_tile == "after_river":
         front = 999
         for k, start in rules.start_tiles.items():
@@ -265,7 +333,9 @@ def build_bags(rules: Any, exp: Any, bags: np.ndarray) -> np.ndarray:
 
 
 SUPPORT = FastSupport(
-    hooks=frozenset({"setup", "build_bag", "placement_veto", "after_placement", "follower_spots", "next_player"}),
+    hooks=frozenset(
+        {"setup", "build_bag", "order_unseen", "placement_veto", "after_placement", "follower_spots", "next_player"}
+    ),
     options=frozenset({"end_city_last", "start_tile", "lake_extra_turn"}),
     params=params,
     positions=positions,
@@ -276,8 +346,10 @@ SUPPORT = FastSupport(
         "no_follower": no_follower,
         "extra_turn": extra_turn,
         "observe": observe,
+        "order_unseen": order_unseen,
     },  # fmt: skip
     own=OWN,
+    tile_columns=tile_columns,
     slots=ENDS + 4 * ENDS_CAP,
     setup_tiles=setup_tiles,
     build_bags=build_bags,
