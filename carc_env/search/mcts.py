@@ -63,6 +63,17 @@ virtual losses on the pending paths, ``guide.leaf_state`` captures a leaf,
 ``guide.evaluate_leaves`` values a batch).  Every other guide runs the loop
 below on Python games.
 
+The tree compiled too
+---------------------
+With ``tree="auto"`` (the default) a guide offering ``tree_state(game)``
+(:class:`RolloutGuide` with compiled random play-outs, where the kernel's
+redeal deals what ``Game.redeal`` deals) gets the whole search in one kernel
+(:meth:`MCTS._search_tree`, :mod:`carc_env.fast.tree`): the same UCT search
+with its tree in arrays, alike in distribution and not seed for seed (the
+kernel draws its own random numbers, seeded from the search's generator);
+``root`` of its result is None.  ``tree="python"`` keeps the Python nodes
+above; ``tree="compiled"`` refuses a search it cannot compile.
+
 Budget and determinism
 ----------------------
 ``simulations`` and/or ``time_per_move`` (seconds): the search stops at the
