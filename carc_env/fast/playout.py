@@ -371,10 +371,10 @@ class FastPlayout:
         play-outs (with :attr:`stop` and :attr:`farmers`) valued by ``utility``; ``canon[t, r]``: whether
         rotation r of tile t is searched.  Runs until ``simulations`` are done or ``time.perf_counter()``
         passes ``deadline`` (checked between chunks of simulations, at least one simulation), the kernels'
-        random stream seeded once from ``rng`` (a call after a chunk or after growing the tree continues it:
-        the same search from the same seed whatever the arrays' first sizes, ``initial``).  Returns the root moves' visits and summed values, the simulations and
-        statistics (nodes, listed moves, plug-in decisions listed and those whose action range drops some of
-        their moves, kernel calls)."""
+        random stream seeded once from ``rng`` (a call after a chunk or after growing the tree continues
+        it: the same search from the same seed whatever the arrays' first sizes, ``initial``).  Returns the
+        root moves' visits and summed values, the simulations and statistics (nodes, listed moves, plug-in
+        decisions listed and those whose action range drops some of their moves, kernel calls)."""
         import math
         import time
 
@@ -388,7 +388,7 @@ class FastPlayout:
         finite = math.isfinite(simulations)
         first = int(simulations) if finite else 256
         mask = b.empty_obs(1)["action_mask"][0]
-        room = len(mask) + 4 * S.fr.shape[1] + 2
+        room = len(mask) + 4 * S.fr.shape[1] + 2  # the most moves one node can list (a plug-in's: the mask's)
         nodes, edges = initial if initial is not None else (first + 2, k + room + 8 * first)
         tree = R.Tree(nodes, max(edges, k))
         tree.e0[0], tree.ne[0], tree.player[0] = 0, k, self.player
@@ -413,6 +413,7 @@ class FastPlayout:
                 b.tables,
                 S,
                 todo,
+                room,
                 seed if calls == 0 else -1,
                 float(c),
                 self.stop,

@@ -329,6 +329,7 @@ def tree_run(
     T,
     S,
     sims,
+    room,
     seed,
     c,
     stop,
@@ -358,12 +359,12 @@ def tree_run(
     counts,
 ):
     """Up to ``sims`` simulations of the search whose root is game 0 (node 0, its moves listed by the
-    caller) on scratch game 1; returns the status (``OK``, ``FULL``: no room for one more simulation,
+    caller) on scratch game 1, while the arrays have room for one more node and ``room`` more moves (the
+    most one node can list); returns the status (``OK``, ``FULL``: no room for one more simulation,
     ``REFUSED``: the engine refused a move of the tree).  ``counts`` (``C_*``) carries the tree's sizes and
     the simulations done from call to call; ``seed`` >= 0 seeds the kernels' stream (-1: it goes on)."""
     if seed >= 0:
         np.random.seed(seed)
-    room = len(mask) + 4 * S.fr.shape[1] + 2  # the most moves one node can list
     nplayers = T.P[P_NPLAYERS]
     for _ in range(sims):
         if counts[C_NODES] + 1 > len(player) or counts[C_EDGES] + room > len(n):
