@@ -439,8 +439,8 @@ class FastPlayout:
                 tree.grow(max(2 * len(tree.player), nodes + 2), max(2 * len(tree.n), edges + 2 * room))
             if now >= deadline and tree.counts[R.C_SIMS] > 0:
                 break
-            if math.isfinite(deadline) and ran:  # chunks of about a fiftieth of a second
-                chunk = max(1, min(4096, int(ran * 0.02 / max(now - t, 1e-6))))
+            if math.isfinite(deadline) and ran:  # chunks of a fiftieth of a second, or what is left of the time
+                chunk = max(1, min(4096, int(ran * min(0.02, deadline - now) / max(now - t, 1e-6))))
         stats = {
             "nodes": int(tree.counts[R.C_NODES]),
             "moves": int(tree.counts[R.C_EDGES]),
