@@ -19,7 +19,9 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    engine where it covers the game: auto, the default),
                                    ``tree=auto|compiled|python`` (the whole search, tree included,
                                    in one compiled kernel where random play-outs run compiled:
-                                   auto, the default; python: the tree in Python nodes)
+                                   auto, the default; python: the tree in Python nodes),
+                                   ``root=uct|halving`` (how the root shares the budget: UCT, the
+                                   default, or sequential halving; halving: the compiled tree only)
 ``PATH`` / ``ppo:PATH``            a PPO checkpoint of ``agents/`` (argmax over its masked policy)
 ``pretrained:NAME``                an agent shipped with the package (:mod:`agents.pretrained`), e.g.
                                    ``pretrained:base-2p``
@@ -38,7 +40,7 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    descents; default 1), ``top=K`` (the network read at the root only: plain
                                    MCTS over its K most likely actions, with mcts's play-out
                                    options ``greedy``, ``eps=F``, ``utility=``, ``scale=F``,
-                                   ``horizon=H``, ``farmers=0``, ``tree=``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
+                                   ``horizon=H``, ``farmers=0``, ``tree=``, ``root=``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -144,7 +146,7 @@ def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
 MCTS_OPTIONS = (
     "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, horizon=H, "
-    "farmers=0|1, time=S, engine=auto|python|numba, tree=auto|compiled|python"
+    "farmers=0|1, time=S, engine=auto|python|numba, tree=auto|compiled|python, root=uct|halving"
 )
 
 
@@ -195,6 +197,12 @@ def parse_search_options(parts: list[str], spec: str, default_sims: int | None) 
             if val not in ("auto", "compiled", "python"):
                 raise PlayerSpecError(f"player {spec!r}: tree must be auto, compiled or python, got {val!r}")
             kw["tree"] = val
+        elif key == "root":
+            if val not in ("uct", "halving"):
+                raise PlayerSpecError(
+                    f"player {spec!r}: root must be uct or halving (sequential halving at the root), got {val!r}"
+                )
+            kw["root"] = val
         elif key == "utility":
             if val not in ("win", "margin", "mixed"):
                 raise PlayerSpecError(f"player {spec!r}: utility must be win, margin or mixed, got {val!r}")
@@ -285,13 +293,15 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
                 raise PlayerSpecError(f"player {spec!r}: top must be an integer >= 1 (root actions kept), got {val!r}")
             top = int(val)
     for bad in (
-        () if top is not None else ("rollout", "epsilon", "utility", "margin_scale", "horizon", "farmers", "tree")
+        ()
+        if top is not None
+        else ("rollout", "epsilon", "utility", "margin_scale", "horizon", "farmers", "tree", "root")
     ):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
                 "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also mcts's "
-                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H, farmers=0|1, tree=)"
+                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H, farmers=0|1, tree=, root=)"
             )
     if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(

@@ -447,7 +447,8 @@ class PrunedSearchPolicy(MCTSPolicy):
     module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed``,
     ``engine`` (where the play-outs run), ``rollout`` and ``epsilon`` (uniformly random play-outs, the
     default, or epsilon-greedy ones), ``utility``, ``margin_scale``, ``horizon`` and ``farmers`` (the play-outs'
-    value, length and fields) and ``tree`` (where the tree lives) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
+    value, length and fields), ``tree`` (where the tree lives) and ``root`` (UCT or sequential halving at the
+    root) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
 
     uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
 
@@ -468,6 +469,7 @@ class PrunedSearchPolicy(MCTSPolicy):
         horizon: int | None = None,
         farmers: bool = True,
         tree: str = "auto",
+        root: str = "uct",
     ) -> None:
         from .policy import PPOPolicy
 
@@ -487,6 +489,7 @@ class PrunedSearchPolicy(MCTSPolicy):
             name=name,
             engine=engine,
             tree=tree,
+            root=root,
         )
         self.top = int(top)
         self.network = PPOPolicy(net, name=name)  # reads the observation as the plain network does

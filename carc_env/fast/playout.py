@@ -365,6 +365,7 @@ class FastPlayout:
         rng: np.random.Generator,
         full_copy: bool = False,
         initial: tuple[int, int] | None = None,
+        halving: bool = False,
     ) -> tuple[list[int], list[float], int, dict[str, Any]]:
         """Plain MCTS from slot 0 (:meth:`begin`) compiled whole (:mod:`carc_env.fast.tree`): the root's
         moves ``rows`` (``(kind, a, b, c)``) tried first in ``order``, then UCT with constant ``c``; random
@@ -374,7 +375,13 @@ class FastPlayout:
         random stream seeded once from ``rng`` (a call after a chunk or after growing the tree continues
         it: the same search from the same seed whatever the arrays' first sizes, ``initial``).  Returns the
         root moves' visits and summed values, the simulations and statistics (nodes, listed moves, plug-in
-        decisions listed and those whose action range drops some of their moves, kernel calls)."""
+        decisions listed and those whose action range drops some of their moves, kernel calls).
+
+        ``halving``: sequential halving at the root (below it, UCT as ever).  The budget (simulations, or
+        time) is cut into ceil(log2 k) equal rounds; in a round each simulation takes the least visited
+        root move still in, so they share the round evenly; after it the better half by mean value stays
+        in.  ``stats["choice"]``: the move of best mean among the last ones in; ``stats["cuts"]``: per cut, the
+        worst mean kept and the means that went out."""
         import math
         import time
 
@@ -399,48 +406,70 @@ class FastPlayout:
         path = np.zeros(2 * R.MAX_DEPTH, dtype=np.int64)
         values = np.zeros(b.num_players, dtype=np.float64)
         kind = R.UTILITY_CODES[utility]
-        chunk = first if not math.isfinite(deadline) else 8
         seed = int(rng.integers(2**31 - 1))  # the kernels' stream, seeded once: the later calls continue it
+        alive = np.ones(k, dtype=np.int8)
+        rounds = max(1, math.ceil(math.log2(k))) if halving and k > 1 else 1
+        cuts: list[tuple[float, list[float]]] = []  # per cut: the worst mean kept, the means that went out
+        start = time.perf_counter()
         calls = 0
-        while True:
-            done = int(tree.counts[R.C_SIMS])
-            todo = min(chunk, int(simulations) - done) if finite else chunk
-            if todo <= 0:
-                break
-            t = time.perf_counter()
-            status = self._call(
-                "tree_run",
-                b.tables,
-                S,
-                todo,
-                room,
-                seed if calls == 0 else -1,
-                float(c),
-                self.stop,
-                self.farmers,
-                kind,
-                float(margin_scale),
-                int(full_copy),
-                int(self.uses_rng),
-                canon,
-                mask,
-                b._scratch_rewards,
-                path,
-                values,
-                *tree.arrays(),
-            )
-            calls += 1
-            if status == R.REFUSED:
-                raise RuntimeError("the compiled engine refuses a move of the compiled search's tree (please report)")
-            now = time.perf_counter()
-            ran = int(tree.counts[R.C_SIMS]) - done
-            if status == R.FULL:
-                nodes, edges = int(tree.counts[R.C_NODES]), int(tree.counts[R.C_EDGES])
-                tree.grow(max(2 * len(tree.player), nodes + 2), max(2 * len(tree.n), edges + 2 * room))
-            if now >= deadline and tree.counts[R.C_SIMS] > 0:
-                break
-            if math.isfinite(deadline) and ran:  # chunks of a fiftieth of a second, or what is left of the time
-                chunk = max(1, min(4096, int(ran * min(0.02, deadline - now) / max(now - t, 1e-6))))
+        chunk = first if not math.isfinite(deadline) else 8
+        for r in range(rounds):
+            limit = simulations * (r + 1) / rounds if finite else math.inf
+            until = start + (deadline - start) * (r + 1) / rounds if math.isfinite(deadline) else math.inf
+            if halving and not finite:
+                chunk = min(chunk, 64)
+            while True:
+                done = int(tree.counts[R.C_SIMS])
+                todo = min(chunk, int(round(limit)) - done) if finite else chunk
+                if todo <= 0:
+                    break
+                t = time.perf_counter()
+                status = self._call(
+                    "tree_run",
+                    b.tables,
+                    S,
+                    todo,
+                    room,
+                    seed if calls == 0 else -1,
+                    float(c),
+                    self.stop,
+                    self.farmers,
+                    kind,
+                    float(margin_scale),
+                    int(full_copy),
+                    int(self.uses_rng),
+                    canon,
+                    mask,
+                    int(rounds > 1),
+                    alive,
+                    b._scratch_rewards,
+                    path,
+                    values,
+                    *tree.arrays(),
+                )
+                calls += 1
+                if status == R.REFUSED:
+                    raise RuntimeError(
+                        "the compiled engine refuses a move of the compiled search's tree (please report)"
+                    )
+                now = time.perf_counter()
+                ran = int(tree.counts[R.C_SIMS]) - done
+                if status == R.FULL:
+                    nodes, edges = int(tree.counts[R.C_NODES]), int(tree.counts[R.C_EDGES])
+                    tree.grow(max(2 * len(tree.player), nodes + 2), max(2 * len(tree.n), edges + 2 * room))
+                if now >= until and tree.counts[R.C_SIMS] > 0:
+                    break
+                if math.isfinite(until) and ran:  # chunks of a fiftieth of a second, or what is left of the time
+                    chunk = max(1, min(4096, int(ran * min(0.02, until - now) / max(now - t, 1e-6))))
+            if r < rounds - 1:  # the better half by mean value stays in (an unvisited move goes out)
+                inside = [i for i in range(k) if alive[i]]
+                mean = {i: tree.w[i] / tree.n[i] if tree.n[i] else -math.inf for i in inside}
+                ranked = sorted(inside, key=lambda i: -mean[i])  # stable: ties keep the lower index
+                cuts.append(
+                    (mean[ranked[(len(inside) + 1) // 2 - 1]], [mean[i] for i in ranked[(len(inside) + 1) // 2 :]])
+                )
+                for i in ranked[(len(inside) + 1) // 2 :]:
+                    alive[i] = 0
         stats = {
             "nodes": int(tree.counts[R.C_NODES]),
             "moves": int(tree.counts[R.C_EDGES]),
@@ -448,6 +477,13 @@ class FastPlayout:
             "dropped": int(tree.counts[R.C_DROPPED]),
             "calls": calls,
         }
+        if rounds > 1:
+            inside = [i for i in range(k) if alive[i] and tree.n[i]]
+            stats["choice"] = (
+                max(inside, key=lambda i: (tree.w[i] / tree.n[i], -i)) if inside else int(np.argmax(tree.n[:k]))
+            )
+            stats["rounds"] = rounds
+            stats["cuts"] = cuts
         return tree.n[:k].tolist(), tree.w[:k].tolist(), int(tree.counts[R.C_SIMS]), stats
 
     @property

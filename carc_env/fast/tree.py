@@ -340,6 +340,8 @@ def tree_run(
     new_rng,
     canon,
     mask,
+    spread,
+    alive,
     rewards,
     path,
     values,
@@ -362,7 +364,9 @@ def tree_run(
     caller) on scratch game 1, while the arrays have room for one more node and ``room`` more moves (the
     most one node can list); returns the status (``OK``, ``FULL``: no room for one more simulation,
     ``REFUSED``: the engine refused a move of the tree).  ``counts`` (``C_*``) carries the tree's sizes and
-    the simulations done from call to call; ``seed`` >= 0 seeds the kernels' stream (-1: it goes on)."""
+    the simulations done from call to call; ``seed`` >= 0 seeds the kernels' stream (-1: it goes on).
+    ``spread`` 1: at the root, each simulation takes the least visited of the moves whose ``alive`` is 1
+    (ties: the root's order of trying), not UCT's choice (sequential halving's rounds, :meth:`FastPlayout.tree_search`)."""
     if seed >= 0:
         np.random.seed(seed)
     nplayers = T.P[P_NPLAYERS]
@@ -381,7 +385,13 @@ def tree_run(
                 break
             if depth == MAX_DEPTH:
                 return REFUSED
-            if tried[node] < k:
+            if depth == 0 and spread:
+                i = -1
+                for jj in range(k):
+                    j = perm[first + jj]
+                    if alive[j] and (i < 0 or n[first + j] < n[first + i]):
+                        i = j
+            elif tried[node] < k:
                 i = perm[first + tried[node]]
                 tried[node] += 1
             else:

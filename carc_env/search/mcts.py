@@ -74,6 +74,12 @@ kernel draws its own random numbers, seeded from the search's generator);
 ``root`` of its result is None.  ``tree="python"`` keeps the Python nodes
 above; ``tree="compiled"`` refuses a search it cannot compile.
 
+``root="halving"`` (compiled tree only) replaces UCT at the root by
+sequential halving: the budget is cut into ceil(log2 k) rounds for k root
+actions, each round shared evenly by the actions still in, the better half
+by mean value kept after it; the move is the best mean of the last ones in
+(``SearchResult.choice``).  Below the root the search is UCT as ever.
+
 Budget and determinism
 ----------------------
 ``simulations`` and/or ``time_per_move`` (seconds): the search stops at the
@@ -112,6 +118,8 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_C_UCT = 0.7
 DEFAULT_C_PUCT = 1.5
 TREES = ("auto", "compiled", "python")
+ROOTS = ("uct", "halving")
+"""How the root picks a simulation's move: UCT, or sequential halving (compiled tree only)."""
 """Where plain MCTS's tree lives: ``compiled`` (the whole search in one kernel, :mod:`carc_env.fast.tree`),
 ``python`` (Python nodes, each simulation's state on the compiled engine where it covers the game) or
 ``auto`` (compiled where it may run: random play-outs on the compiled engine, a redeal the kernel deals)."""
@@ -189,9 +197,13 @@ class SearchResult:
     seconds: float
     root: Node | None = None  # the searched tree (for inspection)
     extra: dict[str, Any] = field(default_factory=dict)
+    choice: int | None = None  # the search's own pick (sequential halving's), else the most visited
 
     def best(self) -> int:
-        """Index of the most visited action (ties: the better mean, then the first)."""
+        """:attr:`choice` where the search made one, else the index of the most visited action (ties: the
+        better mean, then the first)."""
+        if self.choice is not None:
+            return self.choice
         return max(
             range(len(self.visits)),
             key=lambda i: (self.visits[i], -math.inf if math.isnan(self.values[i]) else self.values[i], -i),
@@ -202,11 +214,21 @@ class MCTS:
     """The search itself, over any guide (see the module docstring)."""
 
     def __init__(
-        self, guide: Any, c: float | None = None, rng: np.random.Generator | None = None, tree: str = "auto"
+        self,
+        guide: Any,
+        c: float | None = None,
+        rng: np.random.Generator | None = None,
+        tree: str = "auto",
+        root: str = "uct",
     ) -> None:
         if tree not in TREES:
             raise ValueError(f"tree must be one of {TREES}, got {tree!r}")
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
+        if root == "halving" and tree == "python":
+            raise ValueError("root='halving' runs in the compiled tree only; use tree='auto' or 'compiled'")
         self.guide = guide
+        self.root = root
         self.c = c
         self.rng = rng if rng is not None else np.random.default_rng()
         self.tree = tree
@@ -215,6 +237,7 @@ class MCTS:
 
     def __setstate__(self, d: dict) -> None:
         d.setdefault("tree", "auto")  # pickled before the compiled tree existed
+        d.setdefault("root", "uct")
         d.setdefault("_canon_tables", {})
         self.__dict__.update(d)
 
@@ -249,15 +272,15 @@ class MCTS:
             whole = tree_state(game) if tree_state is not None else None
             if whole is not None:
                 return self._search_tree(whole, game, actions, simulations, time_per_move, t0)
-            if self.tree == "compiled":
+            if self.tree == "compiled" or self.root != "uct":
                 raise ValueError(
-                    f"tree='compiled': {guide!r} cannot run its whole search compiled from this game (it needs "
+                    f"tree='compiled' (or root='{self.root}'): {guide!r} cannot run its whole search compiled from this game (it needs "
                     "random play-outs on the compiled engine, and a compiled order_unseen kernel for every "
                     "plug-in with a Python order_unseen hook); use tree='auto'"
                 )
-        elif self.tree == "compiled":
+        elif self.tree == "compiled" or self.root != "uct":
             raise ValueError(
-                f"tree='compiled' runs plain MCTS with compiled random play-outs, not {guide!r}; use tree='auto'"
+                f"tree='compiled' (and root='halving') runs plain MCTS with compiled random play-outs, not {guide!r}; use tree='auto'"
             )
         if sim is not None:
             if getattr(guide, "batch", 1) > 1:
@@ -333,11 +356,22 @@ class MCTS:
         deadline = t0 + time_per_move if time_per_move is not None else math.inf
         limit = simulations if simulations is not None else math.inf
         n, w, sims, stats = sim.tree_search(
-            rows, order, limit, deadline, c, guide.utility, guide.margin_scale, canon, rng
+            rows,
+            order,
+            limit,
+            deadline,
+            c,
+            guide.utility,
+            guide.margin_scale,
+            canon,
+            rng,
+            halving=self.root == "halving",
         )
         seconds = time.perf_counter() - t0
         means = [w[i] / n[i] if n[i] else math.nan for i in range(k)]
-        return SearchResult(actions, n, means, sims, seconds, None, {"state": "compiled", "tree": "compiled", **stats})
+        choice = stats.pop("choice", None)
+        extra = {"state": "compiled", "tree": "compiled", "root": self.root, **stats}
+        return SearchResult(actions, n, means, sims, seconds, None, extra, choice)
 
     def _canon_table(self, game: Game) -> np.ndarray:
         """Per tile type and rotation, 1 where the rotation is searched (:func:`canonical_rotations`)."""
@@ -716,6 +750,8 @@ class MCTSPolicy:
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     ``tree`` (``"auto"``, ``"compiled"``, ``"python"``): where the tree lives (:data:`TREES`; auto:
     random play-outs on the compiled engine run the whole search compiled, :mod:`carc_env.fast.tree`).
+    ``root`` (``"uct"``, ``"halving"``): how the root shares the budget (:data:`ROOTS`; halving: the
+    compiled tree only).
     """
 
     uses_observation = False
@@ -736,6 +772,7 @@ class MCTSPolicy:
         horizon: int | None = None,
         farmers: bool = True,
         tree: str = "auto",
+        root: str = "uct",
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
@@ -750,7 +787,7 @@ class MCTSPolicy:
         self.c = c
         self._seed = seed
         self.rng = np.random.default_rng(seed)
-        self.mcts = MCTS(self.guide, c, self.rng, tree=tree)
+        self.mcts = MCTS(self.guide, c, self.rng, tree=tree, root=root)
         self.last_search: SearchResult | None = None
         self.name = name or f"mcts:{simulations}"
 
@@ -787,4 +824,4 @@ class MCTSPolicy:
         return indices[res.best()]
 
 
-__all__ = ["MCTS", "TREES", "MCTSPolicy", "Node", "SearchResult", "node_actions", "root_choices", "state_key"]
+__all__ = ["MCTS", "ROOTS", "TREES", "MCTSPolicy", "Node", "SearchResult", "node_actions", "root_choices", "state_key"]

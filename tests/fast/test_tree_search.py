@@ -233,3 +233,53 @@ def test_the_option_is_checked():
     with pytest.raises(PlayerSpecError, match="tree is an option of mcts rollouts"):
         make_player("ppo-mcts:pretrained:base-2p-160:30:tree=python", {}, 0)
     assert make_player("ppo-mcts:pretrained:base-2p-160:30:top=5:tree=python", {}, 0).mcts.tree == "python"
+
+
+@pytest.mark.parametrize("kw,seed,moves", [({}, 3, 20), ({"num_players": 3}, 11, 11)])
+def test_sequential_halving_shares_each_round_evenly_and_keeps_the_better_half(kw, seed, moves):
+    """``root="halving"``: ceil(log2 k) rounds of equal budget; in each the root moves still in get equal visits
+    (within a few), the better half by mean stays in, and the move is the best mean of the last ones in: each
+    move's visits are the shares of the rounds it lasted, and at each cut the worst mean kept is at least the
+    best mean that went out."""
+    game = env_after_random_moves(kw, seed, moves).unwrapped.game
+    sims = 1200
+    r = MCTS(RolloutGuide(), rng=np.random.default_rng(5), root="halving").search(game, simulations=sims)
+    k = len(r.actions)
+    rounds = math.ceil(math.log2(k))
+    assert k > 4 and r.extra["rounds"] == rounds and r.extra["root"] == "halving"
+    assert sum(r.visits) == r.simulations == sims
+    sizes = [k]  # the moves in, round by round
+    while len(sizes) < rounds:
+        sizes.append((sizes[-1] + 1) // 2)
+    expect = [sum(sims / rounds / m for m in sizes if i < m) for i in range(k)]  # from the most lasting move
+    assert all(abs(v - e) <= rounds for v, e in zip(sorted(r.visits, reverse=True), expect, strict=True))
+    cuts = r.extra["cuts"]  # each cut kept the better half by the means of that moment
+    assert [len(out) for _, out in cuts] == [m - h for m, h in zip(sizes, sizes[1:], strict=False)]
+    for worst_kept, out in cuts:
+        assert out and max(out) <= worst_kept
+    last = [i for i in range(k) if r.visits[i] >= max(r.visits) - rounds]
+    assert r.choice in last and r.values[r.choice] == max(r.values[i] for i in last)
+    assert r.best() == r.choice
+    again = MCTS(RolloutGuide(), rng=np.random.default_rng(5), root="halving").search(game, simulations=sims)
+    assert (again.visits, again.values, again.choice) == (r.visits, r.values, r.choice)
+    timed = MCTS(RolloutGuide(), rng=np.random.default_rng(5), root="halving").search(
+        game, simulations=None, time_per_move=0.08
+    )
+    assert timed.simulations == sum(timed.visits) >= 1 and timed.seconds < 1.0 and timed.choice is not None
+
+
+def test_the_root_option_is_checked():
+    with pytest.raises(ValueError, match="root must be one of"):
+        MCTS(RolloutGuide(), root="gumbel")
+    with pytest.raises(ValueError, match="compiled tree only"):
+        MCTS(RolloutGuide(), tree="python", root="halving")
+    game = env_after_random_moves({}, 2, 4).unwrapped.game
+    with pytest.raises(ValueError, match="root='halving'"):  # greedy play-outs: the Python tree, no halving there
+        MCTS(RolloutGuide("greedy"), root="halving").search(game, simulations=20)
+    assert make_player("mcts:30:root=halving", {}, 0).mcts.root == "halving"
+    assert make_player("mcts:30", {}, 0).mcts.root == "uct"
+    assert make_player("ppo-mcts:pretrained:base-2p-160:30:top=5:root=halving", {}, 0).mcts.root == "halving"
+    with pytest.raises(PlayerSpecError, match="root must be uct or halving"):
+        make_player("mcts:30:root=sh", {}, 0)
+    with pytest.raises(PlayerSpecError, match="root is an option of mcts rollouts"):
+        make_player("ppo-mcts:pretrained:base-2p-160:30:root=halving", {}, 0)
