@@ -13,7 +13,8 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    (exploration), ``utility=win|margin|mixed``, ``scale=F`` (margin
                                    scale), ``horizon=H`` (random play-outs end H tiles after the
                                    root's, scored as the game's end there), ``farmers=0`` (random
-                                   play-outs place no follower on a field), ``time=S`` (seconds per
+                                   play-outs place no follower on a field), ``place=P`` (a random
+                                   play-out's follower decision passes 1 - P of the time), ``time=S`` (seconds per
                                    decision; with no N, time only),
                                    ``engine=auto|python|numba`` (the play-outs on the compiled
                                    engine where it covers the game: auto, the default),
@@ -40,7 +41,7 @@ into a policy with ``act(obs, env) -> int`` (the protocol of
                                    descents; default 1), ``top=K`` (the network read at the root only: plain
                                    MCTS over its K most likely actions, with mcts's play-out
                                    options ``greedy``, ``eps=F``, ``utility=``, ``scale=F``,
-                                   ``horizon=H``, ``farmers=0``, ``tree=``, ``root=``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
+                                   ``horizon=H``, ``farmers=0``, ``place=P``, ``tree=``, ``root=``; not with values=, playout= or batch=).  A separate agent from ``PATH``.
 ``rllib:PATH[:argmax]``            an RLlib checkpoint (``carc_env.integrations.rllib``, extra [rllib]);
                                    samples its masked policy (seeded per game), ``:argmax`` plays the
                                    most likely action instead (``:sample`` says the default)
@@ -146,7 +147,7 @@ def _greedy(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
 
 MCTS_OPTIONS = (
     "N (simulations), random|greedy (rollouts), eps=F, c=F, utility=win|margin|mixed, scale=F, horizon=H, "
-    "farmers=0|1, time=S, engine=auto|python|numba, tree=auto|compiled|python, root=uct|halving"
+    "farmers=0|1, place=P, time=S, engine=auto|python|numba, tree=auto|compiled|python, root=uct|halving"
 )
 
 
@@ -185,6 +186,13 @@ def parse_search_options(parts: list[str], spec: str, default_sims: int | None) 
                     f"player {spec!r}: farmers must be 0 or 1 (followers on fields in play-outs), got {val!r}"
                 )
             kw["farmers"] = val == "1"
+        elif key == "place":
+            p = _float(val, f"player {spec!r}: place", 0.0, 1.0)
+            if p <= 0.0:
+                raise PlayerSpecError(
+                    f"player {spec!r}: place must be above 0 (the play-outs' chance to decide a follower), got {val!r}"
+                )
+            kw["place"] = p
         elif key == "time":
             kw["time_per_move"] = _float(val, f"player {spec!r}: time", 1e-9)
             if not explicit_n:
@@ -295,13 +303,13 @@ def _ppo_mcts(arg: str, env_kwargs: dict[str, Any], seed: int) -> Any:
     for bad in (
         ()
         if top is not None
-        else ("rollout", "epsilon", "utility", "margin_scale", "horizon", "farmers", "tree", "root")
+        else ("rollout", "epsilon", "utility", "margin_scale", "horizon", "farmers", "place", "tree", "root")
     ):
         if bad in kw:
             raise PlayerSpecError(
                 f"player {spec!r}: {bad} is an option of mcts rollouts; ppo-mcts takes N, c=F, time=S, "
                 "engine=auto|python|numba, values=seat|decider, playout=F, top=K (with top=K also mcts's "
-                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H, farmers=0|1, tree=, root=)"
+                "play-out options: greedy, eps=F, utility=, scale=F, horizon=H, farmers=0|1, place=P, tree=, root=)"
             )
     if top is not None and ("value_view" in kw or "playout" in kw or "batch" in kw):
         raise PlayerSpecError(

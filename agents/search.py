@@ -446,8 +446,8 @@ class PrunedSearchPolicy(MCTSPolicy):
     """Plain MCTS over the network's ``top`` most likely root actions: ``act(obs, env) -> int`` (see the
     module docstring).  ``simulations``, ``time_per_move``, ``c`` (UCT's, default 0.7), ``seed``,
     ``engine`` (where the play-outs run), ``rollout`` and ``epsilon`` (uniformly random play-outs, the
-    default, or epsilon-greedy ones), ``utility``, ``margin_scale``, ``horizon`` and ``farmers`` (the play-outs'
-    value, length and fields), ``tree`` (where the tree lives) and ``root`` (UCT or sequential halving at the
+    default, or epsilon-greedy ones), ``utility``, ``margin_scale``, ``horizon``, ``farmers`` and ``place`` (the play-outs'
+    value, length and followers), ``tree`` (where the tree lives) and ``root`` (UCT or sequential halving at the
     root) are :class:`~carc_env.search.MCTSPolicy`'s.  ``last_kept`` holds the last decision's number of root actions kept."""
 
     uses_observation = True  # the network reads the full observation (plain MCTS needs only the mask)
@@ -470,6 +470,7 @@ class PrunedSearchPolicy(MCTSPolicy):
         farmers: bool = True,
         tree: str = "auto",
         root: str = "uct",
+        place: float = 1.0,
     ) -> None:
         from .policy import PPOPolicy
 
@@ -490,6 +491,7 @@ class PrunedSearchPolicy(MCTSPolicy):
             engine=engine,
             tree=tree,
             root=root,
+            place=place,
         )
         self.top = int(top)
         self.network = PPOPolicy(net, name=name)  # reads the observation as the plain network does

@@ -1623,26 +1623,29 @@ def play_random(T, S, g, bags, words, seed, stats):
 
 
 @kernel
-def play_out(T, S, g, seed, stop, farmers):
+def play_out(T, S, g, seed, stop, farmers, place):
     """Play game g from its current state to the end with uniformly random legal decisions.
 
     The decisions of :func:`play_random` (:func:`random_decision`), which are the Python play-out's
     (``carc_env.search.rollout.random_action``), from any state: the leaf of a tree search.  ``stop`` >= 0
     cuts the play-out short: at the first tile decision with at most ``stop`` tiles left to draw, the game
     ends there as if the bag were empty (:func:`end_here`); -1 plays to the real end.  ``farmers`` 0: a
-    follower decision is uniform over the spots not on a field and pass (:func:`follower_off_fields`)."""
+    follower decision is uniform over the spots not on a field and pass (:func:`follower_off_fields`).
+    ``place`` < 1: a follower decision passes 1 - ``place`` of the time, else is made as above."""
     np.random.seed(seed)
-    play_on(T, S, g, stop, farmers)
+    play_on(T, S, g, stop, farmers, place)
 
 
 @kernel
-def play_on(T, S, g, stop, farmers):
+def play_on(T, S, g, stop, farmers, place):
     """:func:`play_out` drawing on from the kernels' random stream as it stands (no seed): the play-outs
     of the compiled tree search (:mod:`carc_env.fast.tree`), many to one seed."""
     gi = S.gi
     while gi[g, G_PHASE] != PH_OVER:
         if stop >= 0 and gi[g, G_PHASE] == PH_TILE and gi[g, G_BAG_N] - gi[g, G_BAG_I] <= stop:
             end_here(T, S, g)
+        elif place < 1.0 and gi[g, G_PHASE] == PH_FOLLOWER and np.random.random() >= place:
+            apply_follower(T, S, g, -1)  # pass, 1 - place of the time
         elif farmers == 0 and gi[g, G_PHASE] == PH_FOLLOWER:
             follower_off_fields(T, S, g)
         else:

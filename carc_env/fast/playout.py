@@ -104,6 +104,7 @@ class FastPlayout:
         self._noise: Any = None  # GreedyPlayout's tie-breaking numbers (a scratch row)
         self.stop = -1  # play-outs end at a tile decision with at most this many tiles left (-1: the real end)
         self.farmers = 1  # 0: play-outs place no follower on a field
+        self.place = 1.0  # below 1: a play-out's follower decision passes 1 - place of the time
 
     def __getstate__(self) -> dict:  # sent to tournament workers: the batch is rebuilt there
         return {
@@ -117,6 +118,7 @@ class FastPlayout:
             "_noise": None,
             "stop": self.stop,
             "farmers": self.farmers,
+            "place": self.place,
         }
 
     def __setstate__(self, d: dict) -> None:
@@ -125,6 +127,7 @@ class FastPlayout:
         d.setdefault("_noise", None)
         d.setdefault("stop", -1)
         d.setdefault("farmers", 1)
+        d.setdefault("place", 1.0)
         self.__dict__.update(d)
 
     def __repr__(self) -> str:
@@ -326,7 +329,7 @@ class FastPlayout:
         draw, scored as if the bag were empty there (``Game.end_here``); with :attr:`farmers` 0 its follower
         decisions are uniform over the spots not on a field and pass."""
         b = self._batch
-        self._call("play_out", b.tables, b.state, 1, seed, self.stop, self.farmers)
+        self._call("play_out", b.tables, b.state, 1, seed, self.stop, self.farmers, float(self.place))
         return self.scores()
 
     # ------------------------------------------------------------------ the whole search compiled
@@ -434,6 +437,7 @@ class FastPlayout:
                     float(c),
                     self.stop,
                     self.farmers,
+                    float(self.place),
                     kind,
                     float(margin_scale),
                     int(full_copy),
@@ -590,7 +594,9 @@ class FastPlayout:
     def __call__(self, game: Game, rng: np.random.Generator) -> list[int]:
         g = self.load(game)
         batch = self._batch
-        E().play_out(batch.tables, batch.state, g, int(rng.integers(2**31 - 1)), self.stop, self.farmers)
+        E().play_out(
+            batch.tables, batch.state, g, int(rng.integers(2**31 - 1)), self.stop, self.farmers, float(self.place)
+        )
         o = batch._off[P_O_SCORES]
         return batch.state.ls[g, o : o + game.num_players].tolist()
 

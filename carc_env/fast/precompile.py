@@ -243,7 +243,7 @@ def signature_args(batch: Any) -> dict[str, tuple[Any, ...]]:
         "step_chunks": (T, S, batch._counter, G, 0, 1, *step),
         "step_one": (T, S, 0, -1, 0, 0, 0, batch._scratch_rewards),
         "play_random": (T, S, 0, bags, words, 0, stats),
-        "play_out": (T, S, 1, 0, -1, 1),
+        "play_out": (T, S, 1, 0, -1, 1, 1.0),
     }
 
 

@@ -16,7 +16,7 @@ the same search as :meth:`MCTS._search_compiled`, decision for decision:
 * a node is the deciding player's, its children per action keyed by the state reached (phase, the
   plug-in decision's phase, deciding player, drawn tile, tiles left: the search's ``state_key``);
 * a new leaf is valued by one random play-out (``play_on``: the decisions of ``play_out``, with its
-  ``stop`` and ``farmers``), the utility of its final scores (``RolloutGuide.values``: win, margin or
+  ``stop``, ``farmers`` and ``place``), the utility of its final scores (``RolloutGuide.values``: win, margin or
   mixed), and its moves are listed when a simulation first comes back to it: tile placements with one
   rotation per geometry (``canon``), the follower spots then pass, a plug-in decision's moves as the
   action mask's flat indices (``write_mask``; the moves its action range cannot express, counted in
@@ -334,6 +334,7 @@ def tree_run(
     c,
     stop,
     farmers,
+    place,
     kind,
     scale,
     full,
@@ -381,7 +382,7 @@ def tree_run(
             first = e0[node]
             k = ne[node]
             if k == 0:  # a plug-in decision none of whose moves has a flat index: played out from here
-                K.play_on(T, S, 1, stop, farmers)
+                K.play_on(T, S, 1, stop, farmers, place)
                 break
             if depth == MAX_DEPTH:
                 return REFUSED
@@ -428,7 +429,7 @@ def tree_run(
                 wsum[ch] = 0.0
                 sib[ch] = child[e]
                 child[e] = ch
-                K.play_on(T, S, 1, stop, farmers)
+                K.play_on(T, S, 1, stop, farmers, place)
                 break
             if e0[ch] < 0:  # the second visit: its moves, and their order of trying
                 f = counts[C_EDGES]

@@ -746,7 +746,8 @@ class MCTSPolicy:
     engine where it covers the game); ``horizon`` (random rollouts): the
     play-outs end H tiles after the root's, scored as the game's end there;
     ``farmers`` False (random rollouts): the play-outs place no follower on
-    a field; or pass any ``guide``.
+    a field; ``place`` below 1 (random rollouts): a play-out's follower
+    decision passes 1 - place of the time; or pass any ``guide``.
     ``c``: the exploration constant (default 0.7 for UCT, 1.5 for PUCT).
     ``tree`` (``"auto"``, ``"compiled"``, ``"python"``): where the tree lives (:data:`TREES`; auto:
     random play-outs on the compiled engine run the whole search compiled, :mod:`carc_env.fast.tree`).
@@ -773,6 +774,7 @@ class MCTSPolicy:
         farmers: bool = True,
         tree: str = "auto",
         root: str = "uct",
+        place: float = 1.0,
     ) -> None:
         _check_budget(simulations, time_per_move)
         if c is not None and not (isinstance(c, (int, float)) and c >= 0):
@@ -782,7 +784,9 @@ class MCTSPolicy:
         self.guide = (
             guide
             if guide is not None
-            else RolloutGuide(rollout, epsilon, utility, margin_scale, engine=engine, horizon=horizon, farmers=farmers)
+            else RolloutGuide(
+                rollout, epsilon, utility, margin_scale, engine=engine, horizon=horizon, farmers=farmers, place=place
+            )
         )
         self.c = c
         self._seed = seed

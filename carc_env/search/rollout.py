@@ -75,6 +75,13 @@ Play-outs without farmers (``farmers=False``, random rollouts): a follower
 decision of the play-out is uniform over the legal spots not on a field, and
 pass.  Also a search heuristic: the tree's own decisions still include
 every field.
+
+Sparing play-outs (``place=P`` below 1, random rollouts): a follower decision
+of the play-out passes 1 - P of the time, else is made as above.  A random
+play-out otherwise places a follower at most of its follower decisions (pass
+is one choice among the spots), so its followers run out early and the rest
+of the play-out scores little; a search heuristic too, the tree's own
+decisions unchanged.
 """
 
 from __future__ import annotations
@@ -238,6 +245,7 @@ class RolloutGuide:
         engine: str = "auto",
         horizon: int | None = None,
         farmers: bool = True,
+        place: float = 1.0,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -263,6 +271,12 @@ class RolloutGuide:
                 "farmers=False keeps the guide's own random play-outs off the fields (rollout='random', no playout "
                 "given; greedy play-outs place followers by the baseline's heuristic)"
             )
+        if not 0.0 < float(place) <= 1.0:
+            raise ValueError(f"place must be in (0, 1] (the play-outs' chance to decide a follower), got {place!r}")
+        if float(place) < 1.0 and (rollout != "random" or playout is not None):
+            raise ValueError(
+                "place < 1 spares the guide's own random play-outs' followers (rollout='random', no playout given)"
+            )
         self.rollout = rollout
         self.epsilon = float(epsilon)
         self.utility = utility
@@ -272,6 +286,7 @@ class RolloutGuide:
         self.engine = engine
         self.horizon = None if horizon is None else int(horizon)
         self.farmers = bool(farmers)
+        self.place = float(place)
         self._stop = -1  # this search's cut (begin): end play-outs at a tile decision with this many tiles left
         self._fast: dict[Any, Any] = {}  # rule set -> FastPlayout, or None where it does not cover them
 
@@ -360,6 +375,7 @@ class RolloutGuide:
         if f is not None and hasattr(f, "stop"):
             f.stop = self._stop
             f.farmers = int(self.farmers)
+            f.place = self.place
         begin = getattr(f, "begin", None)
         if begin is not None:
             begin(game)
@@ -369,16 +385,20 @@ class RolloutGuide:
         eng = f", engine={self.engine!r}" if self.engine != "auto" else ""
         hor = f", horizon={self.horizon}" if self.horizon is not None else ""
         hor += ", farmers=False" if not self.farmers else ""
+        hor += f", place={self.place}" if self.place < 1.0 else ""
         return f"RolloutGuide({self.rollout!r}{eps}, utility={self.utility!r}{hor}{eng})"
 
     def playout(self, game: Game, rng: np.random.Generator) -> None:
         """Play ``game`` to its end with the rollout policy (changes ``game``)."""
         greedy, eps, stop = self._greedy, self.epsilon, self._stop
         if greedy is None:
-            farmers = self.farmers
+            farmers, place = self.farmers, self.place
             while not game.over:
                 if stop >= 0 and game.phase == "tile" and game.bag_size <= stop:
                     game.end_here()  # (a plug-in may still decide before final scoring)
+                    continue
+                if place < 1.0 and game.phase == "follower" and rng.random() >= place:
+                    game.apply(Pass())
                     continue
                 if not farmers and game.phase == "follower":
                     game.apply(follower_off_fields(game, rng))

@@ -53,7 +53,7 @@ fb.step_game(0, int(np.flatnonzero(fb.mask(0))[0]))
 digest.update(fb.observe(0, 1)["board"].tobytes())
 played = fb.play_random([5, 6], rng_seed=2, g=1)
 fb.reset(0, 21)
-E().play_out(fb.tables, fb.state, 0, 9, -1, 1)
+E().play_out(fb.tables, fb.state, 0, 9, -1, 1, 1.0)
 module = E()
 stats = {n: getattr(module, n).stats for n in HELPER}
 print(json.dumps({

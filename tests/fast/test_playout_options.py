@@ -1,7 +1,8 @@
 """The play-outs' options on both engines.  Cut-short play-outs (``horizon``): the compiled play-out's end at a
 tile decision is ``Game.end_here`` on the reference, scored alike, in every part of the box; the search's option is
 checked and changes nothing where the game ends first.  Play-outs without farmers (``farmers=False``): no follower
-on a field, the rest legal and scored alike."""
+on a field, the rest legal and scored alike.  Sparing play-outs (``place=P``): a follower decision passes 1 - P of
+the time, on both engines, the rest legal and scored alike."""
 
 from __future__ import annotations
 
@@ -226,3 +227,74 @@ def test_the_farmers_option_is_checked():
     env = _root({}, 3, 10)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][p.act(obs, env)] and p.last_search.extra.get("state") == "compiled"
+
+
+def _decisions(root, actions) -> tuple[int, int]:
+    """Replay ``actions`` from ``root`` (a clone): (follower decisions with a spot to take, followers placed)."""
+    game = root.clone()
+    decided = placed = 0
+    for a in actions:
+        if game.phase == "follower" and game._follower_spots:
+            decided += 1
+            placed += type(a) is PlaceFollower
+        game.apply(a)
+    return decided, placed
+
+
+@pytest.mark.parametrize("kw,seed", CONFIGS[:3], ids=[repr(c[0]) for c in CONFIGS[:3]])
+def test_sparing_play_outs_place_fewer_followers_on_both_engines(kw, seed):
+    """place=P: of the follower decisions with a spot to take, a compiled play-out places a follower at about P
+    times the rate of the default (uniform over the spots and pass), the Python play-out alike; the compiled
+    play-out's replay on the Python engine is legal and ends with the same scores."""
+    env = _root(kw, seed, 8)
+    root = env.unwrapped.game
+    f = FastPlayout()
+    f.begin(root)
+    rate = {}
+    for place in (1.0, 0.3):
+        f.place = place
+        decided = placed = 0
+        for k in range(40):
+            f.redeal(list(root._bag[::-1]))
+            scores = f.play_out(11 * seed + k)
+            actions = f._batch.actions(1, len(root.history))
+            d, p = _decisions(root, actions)
+            decided, placed = decided + d, placed + p
+            if k < 8:
+                game = root.clone()
+                for a in actions:
+                    game.apply(a)
+                assert game.over and list(game.scores) == scores
+        rate[place] = placed / decided
+    assert 0.18 < rate[0.3] / rate[1.0] < 0.45, rate
+    rng = np.random.default_rng(2)
+    guide = RolloutGuide(engine="python", place=0.3)
+    guide.begin(root)
+    decided = placed = 0
+    for _ in range(25):
+        dealt = root.clone()
+        dealt.redeal(rng)
+        g = dealt.clone()
+        guide.playout(g, rng)
+        assert g.over
+        d, p = _decisions(dealt, g.history[len(root.history) :])
+        decided, placed = decided + d, placed + p
+    assert abs(placed / decided - rate[0.3]) < 0.1, (placed / decided, rate)
+
+
+def test_the_place_option_is_checked():
+    env_kwargs = {"num_players": 2}
+    p = make_player("mcts:30:place=0.4", env_kwargs, seed=0)
+    assert p.guide.place == 0.4 and "place=0.4" in repr(p.guide)
+    assert make_player("mcts:30", env_kwargs, seed=0).guide.place == 1.0
+    for bad in ("0", "1.5", "x"):
+        with pytest.raises(PlayerSpecError, match="place"):
+            make_player(f"mcts:30:place={bad}", env_kwargs, seed=0)
+    with pytest.raises(ValueError, match="place < 1"):
+        make_player("mcts:30:greedy:place=0.5", env_kwargs, seed=0)
+    with pytest.raises(PlayerSpecError, match="place is an option of mcts"):
+        make_player("ppo-mcts:pretrained:base-2p-160:30:place=0.5", env_kwargs, seed=0)
+    assert make_player("ppo-mcts:pretrained:base-2p-160:30:top=5:place=0.5", env_kwargs, seed=0).guide.place == 0.5
+    env = _root({}, 3, 10)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][p.act(obs, env)] and p.last_search.extra.get("tree") == "compiled"
