@@ -189,6 +189,21 @@ def test_compiled_play_outs_without_farmers_place_none_and_score_alike(kw, seed)
     assert totals[1][0] > 0, totals
 
 
+def _python_play_outs(root, guide, rng, n, count) -> tuple[int, int]:
+    """``n`` play-outs of ``guide`` on the Python engine from redeals of ``root``: ``count(dealt, actions)`` summed."""
+    guide.begin(root)
+    x = y = 0
+    for _ in range(n):
+        dealt = root.clone()
+        dealt.redeal(rng)
+        g = dealt.clone()
+        guide.playout(g, rng)
+        assert g.over
+        a, b = count(dealt, g.history[len(root.history) :])
+        x, y = x + a, y + b
+    return x, y
+
+
 def test_the_python_play_out_without_farmers_places_none():
     env = _root({}, 12, 6)
     root = env.unwrapped.game
@@ -196,17 +211,7 @@ def test_the_python_play_out_without_farmers_places_none():
     totals = {}
     for farmers in (False, True):
         guide = RolloutGuide(engine="python", farmers=farmers)
-        guide.begin(root)
-        fields = others = 0
-        for _ in range(6):
-            dealt = root.clone()
-            dealt.redeal(rng)
-            g = dealt.clone()
-            guide.playout(g, rng)
-            assert g.over
-            a, b = _field_followers(dealt, g.history[len(root.history) :])
-            fields, others = fields + a, others + b
-        totals[farmers] = (fields, others)
+        totals[farmers] = _python_play_outs(root, guide, rng, 6, _field_followers)
     assert totals[False][0] == 0 and totals[False][1] > 0, totals
     assert totals[True][0] > 0, totals
 
@@ -267,18 +272,8 @@ def test_sparing_play_outs_place_fewer_followers_on_both_engines(kw, seed):
                 assert game.over and list(game.scores) == scores
         rate[place] = placed / decided
     assert 0.18 < rate[0.3] / rate[1.0] < 0.45, rate
-    rng = np.random.default_rng(2)
     guide = RolloutGuide(engine="python", place=0.3)
-    guide.begin(root)
-    decided = placed = 0
-    for _ in range(25):
-        dealt = root.clone()
-        dealt.redeal(rng)
-        g = dealt.clone()
-        guide.playout(g, rng)
-        assert g.over
-        d, p = _decisions(dealt, g.history[len(root.history) :])
-        decided, placed = decided + d, placed + p
+    decided, placed = _python_play_outs(root, guide, np.random.default_rng(2), 25, _decisions)
     assert abs(placed / decided - rate[0.3]) < 0.1, (placed / decided, rate)
 
 
