@@ -419,8 +419,6 @@ class FastPlayout:
         for r in range(rounds):
             limit = simulations * (r + 1) / rounds if finite else math.inf
             until = start + (deadline - start) * (r + 1) / rounds if math.isfinite(deadline) else math.inf
-            if halving and not finite:
-                chunk = min(chunk, 64)
             while True:
                 done = int(tree.counts[R.C_SIMS])
                 todo = min(chunk, int(round(limit)) - done) if finite else chunk
@@ -469,10 +467,9 @@ class FastPlayout:
                 inside = [i for i in range(k) if alive[i]]
                 mean = {i: tree.w[i] / tree.n[i] if tree.n[i] else -math.inf for i in inside}
                 ranked = sorted(inside, key=lambda i: -mean[i])  # stable: ties keep the lower index
-                cuts.append(
-                    (mean[ranked[(len(inside) + 1) // 2 - 1]], [mean[i] for i in ranked[(len(inside) + 1) // 2 :]])
-                )
-                for i in ranked[(len(inside) + 1) // 2 :]:
+                keep = (len(inside) + 1) // 2
+                cuts.append((mean[ranked[keep - 1]], [mean[i] for i in ranked[keep:]]))
+                for i in ranked[keep:]:
                     alive[i] = 0
         stats = {
             "nodes": int(tree.counts[R.C_NODES]),
