@@ -50,6 +50,12 @@ disagreeing ones by 1, normalised by the minibatch's summed weight (w 0: the pol
 disagreements only; the anchors and the value still see every sample).  Defaults (1, 0): every sample
 alike, the training of before.
 
+A *rollout teacher* (``teacher``: an ``mcts:`` player spec, e.g. ``mcts:1000:farmers=0``) replaces the
+network's search by plain MCTS on the compiled engine, with no network in it: its visits are the policy targets
+(the same :func:`policy_target`), and since they do not depend on the network, the teacher's self-play games
+(:func:`teacher_game`, game k of a run from :func:`teacher_seed`) are played by ``run.game_workers`` processes
+ahead of the learning, the same games with any number of workers.
+
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
 from the same seed, so the same training, about 2.3x faster per searched decision.
@@ -116,6 +122,10 @@ class ExpertConfig:
     max_grad_norm: float = 0.5
     score_scale: float = 0.05  # the value's units: those of the PPO value (agents/ppo.py)
     win_bonus: float = 1.0
+    # whose visits are the policy targets: "network" (PUCT on the network being trained, above) or an mcts: player
+    # spec (rollout search on the compiled engine, no network: its games do not depend on the network, so
+    # run.game_workers processes can play them while the network learns)
+    teacher: str = "network"
     net: NetConfig = field(default_factory=NetConfig)  # used only without init
 
 
@@ -127,6 +137,8 @@ class ExpertRunConfig:
     eval_every: int = 10  # iterations between quick evaluations against greedy (0 = never)
     eval_games: int = 40
     torch_threads: int = 1
+    game_workers: int = 1  # processes playing a rollout teacher's games (expert.teacher an mcts: spec)
+    snapshot_every: int = 0  # iterations between OUT/snapshots/iteration_N.pt (the network only; 0 = none)
 
 
 @dataclass
@@ -156,6 +168,7 @@ _POSITIVE_INT = {
     "run.checkpoint_every",
     "run.eval_games",
     "run.torch_threads",
+    "run.game_workers",
 }
 
 
@@ -206,6 +219,7 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         "expert.win_bonus": (e.win_bonus, e.win_bonus >= 0, "a number >= 0"),
         "run.seed": (cfg.run.seed, cfg.run.seed >= 0, "an integer >= 0"),
         "run.eval_every": (cfg.run.eval_every, cfg.run.eval_every >= 0, "an integer >= 0"),
+        "run.snapshot_every": (cfg.run.snapshot_every, cfg.run.snapshot_every >= 0, "an integer >= 0"),
     }
     for key, (v, ok, allowed) in checks.items():
         if not (ok and (not isinstance(v, float) or math.isfinite(v))):
@@ -229,6 +243,50 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
         EnvOptions.from_kwargs(**cfg.env_kwargs())
     except (ConfigError, TypeError) as exc:
         raise TrainConfigError(f"game: {exc}") from None
+    _check_teacher(cfg)
+
+
+def _check_teacher(cfg: ExpertTrainConfig) -> None:
+    """``expert.teacher``: "network", or an ``mcts:`` spec that builds, with the options that only the network
+    teacher reads left at their defaults (a set one would silently do nothing)."""
+    e = cfg.expert
+    if e.teacher == "network":
+        if cfg.run.game_workers != 1:
+            raise TrainConfigError(
+                "run.game_workers: the network teacher's games wait for the network's updates and run in the "
+                "training process; more game workers are for a rollout teacher (expert.teacher: mcts:...)"
+            )
+        return
+    if not isinstance(e.teacher, str) or not e.teacher.startswith("mcts:"):
+        raise TrainConfigError(
+            f"expert.teacher: {e.teacher!r} is not allowed; it must be 'network' or an mcts: player spec "
+            "such as 'mcts:1000:farmers=0'"
+        )
+    from .players import PlayerSpecError, make_player
+
+    try:
+        make_player(e.teacher, cfg.env_kwargs(), 0)
+    except (PlayerSpecError, ValueError) as exc:
+        raise TrainConfigError(f"expert.teacher: {exc}") from None
+    defaults = ExpertConfig()
+    network_only = (
+        "simulations",
+        "c",
+        "target",
+        "dirichlet_alpha",
+        "dirichlet_frac",
+        "p_greedy",
+        "agree_weight",
+        "min_gap",
+        "playout",
+        "value_view",
+    )
+    for name in network_only:
+        if getattr(e, name) != getattr(defaults, name):
+            raise TrainConfigError(
+                f"expert.{name}: {getattr(e, name)!r} is for the network teacher's search; a rollout teacher "
+                f"({e.teacher}) has no priors, noise or network leaves: leave it at {getattr(defaults, name)!r}"
+            )
 
 
 def load_expert_config(path: str | Path) -> ExpertTrainConfig:
@@ -352,10 +410,116 @@ def _margins(scores: list[int]) -> list[int]:
     return [s - max(t for q, t in enumerate(scores) if q != p) for p, s in enumerate(scores)]
 
 
+def _sample(obs: Any, env: Any, indices: list[int], visits: np.ndarray, temperature: float) -> dict[str, Any]:
+    """A searched decision's sample: the deciding seat's observation as PPO stores it (legal actions as their
+    indices) and the policy target over the visited actions (:func:`policy_target`)."""
+    sample = sample_from_obs(with_action_features(obs, env), crop=True)
+    sample["mask"] = np.flatnonzero(sample["mask"]).astype(np.int32)  # legal indices: compact
+    keep = visits > 0
+    sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
+    sample["pi"] = policy_target(visits[keep], temperature)
+    return sample
+
+
+def _search_points(env: Any, canon: dict, searched: Any = None, others: Any = None) -> Any:
+    """Walk ``env``'s game to its end, yielding ``(seat, obs, actions, indices)`` at each decision to search: a
+    seat in ``searched`` (every seat if None) with more than one root choice (:func:`root_choices`, symmetric
+    rotations merged).  The caller steps ``env`` after each; a single choice is stepped here, and the other
+    seats' decisions are ``others(agent)``."""
+    from carc_env.search.mcts import root_choices
+
+    while not all(env.terminations.values()):
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        if searched is not None and seat not in searched:
+            env.step(int(others(agent)))
+            continue
+        obs = env.observe(agent)
+        actions, indices = root_choices(env.game, env.codec, obs["action_mask"], canon)
+        if len(actions) == 1:
+            env.step(int(indices[0]))
+            continue
+        yield seat, obs, actions, indices
+
+
+def _visit_entropy(visits: np.ndarray) -> float:
+    p = visits[visits > 0] / visits.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def _label(pending: list[tuple[dict[str, Any], int, int]], scores: list[int], c: ExpertConfig) -> list[dict[str, Any]]:
+    """The value targets ``z`` of a finished game's ``pending`` (sample, seat, margin at the decision)."""
+    final = _margins(scores)
+    best = max(scores)
+    shared = scores.count(best) > 1
+    out = []
+    for sample, seat, margin in pending:
+        won = scores[seat] == best
+        outcome = 0.0 if (won and shared) else (1.0 if won else -1.0)
+        sample["z"] = np.float32(c.score_scale * (final[seat] - margin) + c.win_bonus * outcome)
+        out.append(sample)
+    return out
+
+
+_TEACHERS: dict[Any, Any] = {}  # per process: (env options, spec) -> (env, the teacher's MCTSPolicy)
+
+
+def teacher_game(env_kwargs: dict[str, Any], c: ExpertConfig, seed: int) -> dict[str, Any]:
+    """One self-play game of a rollout teacher (``c.teacher``, an ``mcts:`` spec) from ``seed`` alone (the deal,
+    the searches and the move draws), so the games are the same in any process and in any order: its samples,
+    with the value targets, and the searches' statistics."""
+    import carc_env
+
+    from .players import make_player
+
+    key = (repr(sorted(env_kwargs.items())), c.teacher)
+    if key not in _TEACHERS:
+        _TEACHERS[key] = (carc_env.raw_env(**env_kwargs), make_player(c.teacher, env_kwargs, 0))
+    env, teacher = _TEACHERS[key]
+    cpu0 = time.process_time()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=int(rng.integers(2**31)))
+    teacher.seed(int(rng.integers(2**31)))
+    pending: list[tuple[dict[str, Any], int, int]] = []
+    seconds = 0.0
+    entropies = []
+    moves = 0
+    for seat, obs, actions, indices in _search_points(env, teacher.mcts._canon):
+        game = env.game
+        t0 = time.perf_counter()
+        res = teacher.mcts.search(game, actions, teacher.simulations, teacher.time_per_move)
+        seconds += time.perf_counter() - t0
+        visits = np.asarray(res.visits, dtype=np.float64)
+        pick = int(rng.choice(len(visits), p=visits / visits.sum())) if moves < c.temperature_moves else res.best()
+        moves += 1
+        entropies.append(_visit_entropy(visits))
+        pending.append(
+            (_sample(obs, env, indices, visits, c.target_temperature), seat, _margins(list(game.scores))[seat])
+        )
+        env.step(int(indices[pick]))
+    return {
+        "samples": _label(pending, list(env.game.scores), c),
+        "scores": list(env.game.scores),
+        "decisions": len(pending),
+        "search_seconds": seconds,
+        "visit_entropy": entropies,
+        "cpu_seconds": time.process_time() - cpu0,
+    }
+
+
+def teacher_seed(run_seed: int, game: int) -> int:
+    """The seed of a rollout teacher's game number ``game`` (from 0) in the run of ``run_seed``."""
+    return int(np.random.SeedSequence([run_seed, game]).generate_state(1)[0])
+
+
+def _teacher_job(args: tuple[dict[str, Any], ExpertConfig, int]) -> dict[str, Any]:
+    return teacher_game(*args)
+
+
 class ExpertTrainer:
     """Expert iteration (see the module docstring): :meth:`play` one game, :meth:`iteration` = games + update."""
 
-    def __init__(self, env_kwargs: dict[str, Any], cfg: ExpertConfig, seed: int = 0) -> None:
+    def __init__(self, env_kwargs: dict[str, Any], cfg: ExpertConfig, seed: int = 0, game_workers: int = 1) -> None:
         import carc_env
         from carc_env.baselines import GreedyPolicy
         from carc_env.search import MCTS
@@ -389,12 +553,14 @@ class ExpertTrainer:
         self.recent: list[dict[str, float]] = []
         self.visit_entropy: list[float] = []  # the root visits' entropy of this iteration's searches
         self.disagreements: list[float] = []  # 1 / 0 per searched decision of this iteration
+        self.game_workers = game_workers
+        self.worker_cpu = 0.0  # CPU seconds of the game workers' games consumed so far (not in this process's)
+        self._pool: Any = None
+        self._ahead: Any = None  # (game number, pending result) of the workers' games, in game order
 
     # ---------------------------------------------------------------- games
     def play(self) -> list[dict[str, Any]]:
         """One game; returns its samples (also appended to the buffer)."""
-        from carc_env.search.mcts import root_choices
-
         c = self.cfg
         env = self.env
         env.reset(seed=int(self.rng.integers(2**31)))
@@ -404,18 +570,9 @@ class ExpertTrainer:
         pending: list[tuple[dict[str, Any], int, int]] = []  # (sample, seat, margin at the decision)
         moves = 0
         self.net.eval()
-        while not all(env.terminations.values()):
-            agent = env.agent_selection
-            seat = env.possible_agents.index(agent)
-            if seat not in searched:
-                env.step(int(self.greedy.act(env.infos[agent], env)))
-                continue
-            obs = env.observe(agent)
+        others = lambda agent: self.greedy.act(env.infos[agent], env)  # noqa: E731
+        for seat, obs, actions, indices in _search_points(env, self.mcts._canon, searched, others):
             game = env.game
-            actions, indices = root_choices(game, env.codec, obs["action_mask"], self.mcts._canon)
-            if len(actions) == 1:
-                env.step(int(indices[0]))
-                continue
             t0 = time.perf_counter()
             res = self.mcts.search(game, actions, c.simulations, None)
             self.search_seconds += time.perf_counter() - t0
@@ -433,9 +590,7 @@ class ExpertTrainer:
             else:
                 pick = res.best()
             moves += 1
-            sample = sample_from_obs(with_action_features(obs, env), crop=True)
-            sample["mask"] = np.flatnonzero(sample["mask"]).astype(np.int32)  # legal indices: compact
-            keep = visits > 0
+            sample = _sample(obs, env, indices, visits, c.target_temperature)
             if c.target == "gumbel":
                 if noise.root_priors is None or len(noise.root_priors) != len(visits):
                     raise RuntimeError("the improved policy needs the root's priors; the search gave none")
@@ -448,23 +603,15 @@ class ExpertTrainer:
                     c.gumbel_c_scale,
                     c.gumbel_min_visits,
                 )
-            else:
-                sample["pi_index"] = np.asarray(indices, dtype=np.int64)[keep]
-                sample["pi"] = policy_target(visits[keep], c.target_temperature)
             sample["disagrees"] = disagrees
-            self.visit_entropy.append(float(-(visits[keep] / visits.sum() * np.log(visits[keep] / visits.sum())).sum()))
+            self.visit_entropy.append(_visit_entropy(visits))
             pending.append((sample, seat, _margins(list(game.scores))[seat]))
             env.step(int(indices[pick]))
         scores = list(env.game.scores)
-        final = _margins(scores)
+        out = _label(pending, scores, c)
         best = max(scores)
         shared = scores.count(best) > 1
-        out = []
-        for sample, seat, margin in pending:
-            won = scores[seat] == best
-            outcome = 0.0 if (won and shared) else (1.0 if won else -1.0)
-            sample["z"] = np.float32(c.score_scale * (final[seat] - margin) + c.win_bonus * outcome)
-            out.append(sample)
+        final = _margins(scores)
         if vs_greedy:
             seat = next(iter(searched))
             self.recent.append({"win": float(scores[seat] == best and not shared), "margin": float(final[seat])})
@@ -473,6 +620,56 @@ class ExpertTrainer:
         self.buffer.extend(out)
         del self.buffer[: max(0, len(self.buffer) - c.buffer_size)]
         return out
+
+    def _teacher_games(self) -> list[dict[str, Any]]:
+        """The iteration's games of a rollout teacher (:func:`teacher_game`): game ``k`` of the run from
+        :func:`teacher_seed` (run seed, k), so the run is the same with any number of game workers.  With
+        ``game_workers`` > 1 a pool of that many processes plays them, up to two iterations' games ahead (the
+        teacher does not wait for the network), and this process keeps the learning."""
+        import collections
+        import multiprocessing as mp
+
+        n = self.cfg.games_per_iteration
+        if self.game_workers == 1:
+            results = [
+                teacher_game(self.env_kwargs, self.cfg, teacher_seed(self.seed, self.games + i)) for i in range(n)
+            ]
+        else:
+            if self._pool is None:
+                ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+                self._pool = ctx.Pool(self.game_workers)
+                self._ahead = collections.deque()
+            nxt = self.games + len(self._ahead)
+            while len(self._ahead) < 3 * n:
+                job = (self.env_kwargs, self.cfg, teacher_seed(self.seed, nxt))
+                self._ahead.append((nxt, self._pool.apply_async(_teacher_job, (job,))))
+                nxt += 1
+            results = []
+            for _ in range(n):
+                k, pending = self._ahead.popleft()
+                assert k == self.games + len(results), "the workers' games are consumed in order"
+                results.append(pending.get())
+            for r in results:
+                self.worker_cpu += r["cpu_seconds"]
+        new: list[dict[str, Any]] = []
+        for r in results:
+            self.games += 1
+            self.decisions += r["decisions"]
+            self.search_seconds += r["search_seconds"]
+            self.visit_entropy += r["visit_entropy"]
+            new += r["samples"]
+        self.samples += len(new)
+        self.buffer.extend(new)
+        del self.buffer[: max(0, len(self.buffer) - self.cfg.buffer_size)]
+        return new
+
+    def close(self) -> None:
+        """Stop the game workers (if any); games they played ahead are dropped (a resumed run plays them again)."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+            self._ahead = None
 
     # --------------------------------------------------------------- update
     def _expand(self, s: dict[str, Any]) -> dict[str, Any]:
@@ -567,8 +764,11 @@ class ExpertTrainer:
     def iteration(self) -> dict[str, float]:
         """Play ``games_per_iteration`` games, then update; return the iteration's statistics."""
         new = []
-        for _ in range(self.cfg.games_per_iteration):
-            new += self.play()
+        if self.cfg.teacher == "network":
+            for _ in range(self.cfg.games_per_iteration):
+                new += self.play()
+        else:
+            new = self._teacher_games()
         stats = self.update()
         self.iterations += 1
         ent = [-(s["pi"] * np.log(np.maximum(s["pi"], 1e-12))).sum() for s in new]
@@ -643,7 +843,9 @@ def _cpu() -> float:
     return u.ru_utime + u.ru_stime
 
 
-def _payload(trainer: ExpertTrainer, cfg: ExpertTrainConfig, seconds: float, cpu: float) -> dict[str, Any]:
+def _payload(
+    trainer: ExpertTrainer, cfg: ExpertTrainConfig, seconds: float, cpu: float, state: dict[str, Any] | None = None
+) -> dict[str, Any]:
     d = cfg.to_dict()
     # the PPO section's reward scales: what PPOSearchPolicy.from_checkpoint reads for its values
     d["ppo"] = {"score_scale": cfg.expert.score_scale, "win_bonus": cfg.expert.win_bonus}
@@ -651,7 +853,7 @@ def _payload(trainer: ExpertTrainer, cfg: ExpertTrainConfig, seconds: float, cpu
         "config": d,
         "shapes": dataclasses.asdict(trainer.shapes),
         "net_config": dataclasses.asdict(trainer.net.cfg),
-        "trainer": trainer.state_dict(),
+        "trainer": trainer.state_dict() if state is None else state,
         "train_seconds": seconds,
         "train_cpu_seconds": cpu,
         "kind": "expert-iteration",
@@ -671,7 +873,22 @@ def train_expert(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.run.torch_threads)
-    trainer = ExpertTrainer(cfg.env_kwargs(), cfg.expert, seed=cfg.run.seed)
+    trainer = ExpertTrainer(cfg.env_kwargs(), cfg.expert, seed=cfg.run.seed, game_workers=cfg.run.game_workers)
+    try:
+        _train_loop(trainer, cfg, out, resume, progress, max_iterations)
+    finally:
+        trainer.close()
+    return trainer
+
+
+def _train_loop(
+    trainer: ExpertTrainer,
+    cfg: ExpertTrainConfig,
+    out: Path,
+    resume: bool,
+    progress: bool,
+    max_iterations: int | None,
+) -> None:
     ckpt = out / "checkpoint.pt"
     seconds = cpu_total = 0.0
     if resume and ckpt.exists():
@@ -699,10 +916,10 @@ def train_expert(
     if max_iterations is not None:
         goal = min(goal, trainer.iterations + max_iterations)
     while trainer.iterations < goal:
-        t0, c0 = time.perf_counter(), _cpu()
+        t0, c0, w0 = time.perf_counter(), _cpu(), trainer.worker_cpu
         stats = trainer.iteration()
         seconds += time.perf_counter() - t0
-        cpu_total += _cpu() - c0
+        cpu_total += _cpu() - c0 + trainer.worker_cpu - w0  # this process's and its game workers' games
         row: dict[str, Any] = {
             "iteration": trainer.iterations,
             "games": trainer.games,
@@ -744,7 +961,10 @@ def train_expert(
             )
         if trainer.iterations % cfg.run.checkpoint_every == 0 or trainer.iterations == goal:
             save_checkpoint(ckpt, _payload(trainer, cfg, seconds, cpu_total))
-    return trainer
+        if cfg.run.snapshot_every and trainer.iterations % cfg.run.snapshot_every == 0:
+            snap = _payload(trainer, cfg, seconds, cpu_total, state={"net": trainer.net.state_dict()})
+            snap["kind"] = "expert-iteration-snapshot"  # a player, not a point to resume from
+            save_checkpoint(out / "snapshots" / f"iteration_{trainer.iterations}.pt", snap)
 
 
 def _cut_log(path: Path, upto: int) -> None:

@@ -110,6 +110,14 @@ def test_resume_continues_exactly(tmp_path):
         ({"run": {"total_iterations": 0}}, "run.total_iterations"),
         ({"game": {"num_players": 9}}, "game"),
         ({"trainer": {}}, "trainer"),
+        ({"expert": {"teacher": "greedy"}}, "expert.teacher"),
+        ({"expert": {"teacher": "mcts:lots"}}, "expert.teacher"),
+        ({"expert": {"teacher": "mcts:10", "simulations": 5}}, "expert.simulations"),
+        ({"expert": {"teacher": "mcts:10", "target": "gumbel"}}, "expert.target"),
+        ({"expert": {"teacher": "mcts:10", "p_greedy": 0.5}}, "expert.p_greedy"),
+        ({"run": {"game_workers": 2}}, "run.game_workers"),
+        ({"expert": {"teacher": "mcts:10"}, "run": {"game_workers": 0}}, "run.game_workers"),
+        ({"run": {"snapshot_every": -1}}, "run.snapshot_every"),
     ],
 )
 def test_bad_configs_name_the_key(bad, match):
@@ -122,6 +130,8 @@ def test_the_documented_config_loads():
 
     cfg = load_expert_config("configs/expert.yaml")
     assert cfg.expert.init and cfg.run.total_iterations >= 1
+    rollout = load_expert_config("configs/expert_rollout.yaml")
+    assert rollout.expert.teacher.startswith("mcts:") and rollout.run.game_workers == 2
 
 
 def test_scripts_refuse_a_bad_config_and_run_a_tiny_one(tmp_path, capsys):
@@ -342,3 +352,69 @@ def test_gumbel_targets_cover_every_root_action_and_leave_the_games_alone():
         assert y["pi"].sum() == pytest.approx(1.0, abs=1e-5) and (y["pi"] > 0).all()
         wider += len(y["pi_index"]) > len(x["pi_index"])
     assert wider > 0  # 4 simulations leave root actions unvisited: the improved policy still covers them
+
+
+# ---------------------------------------------------------------- a rollout teacher (expert.teacher: mcts:...)
+BASE_PY = {"num_players": 2, "expansions": ("base",), "engine": "python"}
+
+
+def _teacher_cfg(**run):
+    ex = {"teacher": "mcts:8:farmers=0", "games_per_iteration": 2, "batch": 32, "steps_per_iteration": 2,
+          "chunk": 16, "net": TINY, "temperature_moves": 4}  # fmt: skip
+    return expert_config_from_dict({"game": GAME, "expert": ex, "run": {"total_iterations": 2, "eval_every": 0, **run}})
+
+
+def test_a_rollout_teachers_samples_are_its_visits_and_the_games_outcome():
+    from agents.expert import teacher_game
+
+    c = ExpertConfig(teacher="mcts:20:farmers=0", temperature_moves=0)
+    game = teacher_game(BASE_PY, c, seed=11)
+    samples = game["samples"]
+    assert len(samples) == game["decisions"] > 50 and len(game["visit_entropy"]) == len(samples)
+    for s in samples:
+        legal = set(s["mask"].tolist())
+        assert set(s["pi_index"].tolist()) <= legal and len(legal) > 1
+        # every simulation adds one visit at the root: the target is the 20 simulations' visits over 20
+        assert s["pi"].sum() == pytest.approx(1.0, abs=1e-5)
+        assert np.allclose(s["pi"] * 20, np.round(s["pi"] * 20), atol=1e-4) and (s["pi"] > 0).all()
+    scores = game["scores"]
+    assert scores[0] != scores[1]  # this deal has no tie
+    first = samples[0]  # seat 0's first decision, at margin 0
+    won = 1.0 if scores[0] > scores[1] else -1.0
+    assert float(first["z"]) == pytest.approx(0.05 * (scores[0] - scores[1]) + won, abs=1e-5)
+    # a game is a function of its seed alone
+    again = teacher_game(BASE_PY, c, seed=11)
+    assert again["scores"] == scores and len(again["samples"]) == len(samples)
+    for a, b in zip(samples, again["samples"], strict=True):
+        assert np.array_equal(a["pi_index"], b["pi_index"]) and np.array_equal(a["pi"], b["pi"]) and a["z"] == b["z"]
+    other = teacher_game(BASE_PY, c, seed=12)
+    assert other["scores"] != scores or len(other["samples"]) != len(samples)
+
+
+def test_a_rollout_teachers_run_is_the_same_with_game_workers_and_resumes(tmp_path):
+    from agents.players import make_player
+
+    torch.set_num_threads(1)
+    one = train_expert(_teacher_cfg(), tmp_path / "one", progress=False)
+    two = train_expert(_teacher_cfg(game_workers=2, snapshot_every=1), tmp_path / "two", progress=False)
+    assert one.games == two.games == 4 and one.samples == two.samples > 100
+    for k, v in one.net.state_dict().items():
+        assert torch.equal(v, two.net.state_dict()[k]), k
+    # cut after one iteration (the workers' games played ahead are dropped), resumed: the same run
+    train_expert(_teacher_cfg(game_workers=2), tmp_path / "cut", progress=False, max_iterations=1)
+    again = train_expert(_teacher_cfg(game_workers=2), tmp_path / "cut", progress=False)
+    assert again.games == 4 and again.samples == one.samples
+    for k, v in one.net.state_dict().items():
+        assert torch.equal(v, again.net.state_dict()[k]), k
+    # the CPU of the workers' games is counted (one decimal in the log)
+    rows = (tmp_path / "two" / "progress.csv").read_text().splitlines()
+    assert two.worker_cpu > 0 and float(rows[-1].split(",")[6]) >= two.worker_cpu - 0.05
+    # the snapshots are players, the last one the final network
+    snaps = sorted((tmp_path / "two" / "snapshots").glob("iteration_*.pt"))
+    assert [p.name for p in snaps] == ["iteration_1.pt", "iteration_2.pt"]
+    last = load_checkpoint(snaps[-1])
+    assert last["kind"] == "expert-iteration-snapshot"
+    for k, v in two.net.state_dict().items():
+        assert torch.equal(v, last["trainer"]["net"][k]), k
+    player = make_player(str(snaps[-1]), {"num_players": 2, "expansions": ("base",)}, 0)
+    assert hasattr(player, "act")
