@@ -647,7 +647,8 @@ class ExpertTrainer:
             results = []
             for _ in range(n):
                 k, pending = self._ahead.popleft()
-                assert k == self.games + len(results), "the workers' games are consumed in order"
+                if k != self.games + len(results):  # (cannot happen: the queue is filled and read in game order)
+                    raise RuntimeError(f"game worker result {k} out of order; expected {self.games + len(results)}")
                 results.append(pending.get())
             for r in results:
                 self.worker_cpu += r["cpu_seconds"]
