@@ -556,7 +556,7 @@ class ExpertTrainer:
         self.game_workers = game_workers
         self.worker_cpu = 0.0  # CPU seconds of the game workers' games consumed so far (not in this process's)
         self._pool: Any = None
-        self._ahead: Any = None  # (game number, pending result) of the workers' games, in game order
+        self._ahead: Any = None  # the workers' pending games, in game order (game self.games first)
 
     # ---------------------------------------------------------------- games
     def play(self) -> list[dict[str, Any]]:
@@ -639,17 +639,10 @@ class ExpertTrainer:
                 ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
                 self._pool = ctx.Pool(self.game_workers)
                 self._ahead = collections.deque()
-            nxt = self.games + len(self._ahead)
-            while len(self._ahead) < 3 * n:
-                job = (self.env_kwargs, self.cfg, teacher_seed(self.seed, nxt))
-                self._ahead.append((nxt, self._pool.apply_async(_teacher_job, (job,))))
-                nxt += 1
-            results = []
-            for _ in range(n):
-                k, pending = self._ahead.popleft()
-                if k != self.games + len(results):  # (cannot happen: the queue is filled and read in game order)
-                    raise RuntimeError(f"game worker result {k} out of order; expected {self.games + len(results)}")
-                results.append(pending.get())
+            while len(self._ahead) < 3 * n:  # this iteration's games and the next two iterations'
+                job = (self.env_kwargs, self.cfg, teacher_seed(self.seed, self.games + len(self._ahead)))
+                self._ahead.append(self._pool.apply_async(_teacher_job, (job,)))
+            results = [self._ahead.popleft().get() for _ in range(n)]  # first in, first out: in game order
             for r in results:
                 self.worker_cpu += r["cpu_seconds"]
         new: list[dict[str, Any]] = []
