@@ -50,11 +50,14 @@ disagreeing ones by 1, normalised by the minibatch's summed weight (w 0: the pol
 disagreements only; the anchors and the value still see every sample).  Defaults (1, 0): every sample
 alike, the training of before.
 
-A *rollout teacher* (``teacher``: an ``mcts:`` player spec, e.g. ``mcts:1000:farmers=0``) replaces the
-network's search by plain MCTS on the compiled engine, with no network in it: its visits are the policy targets
-(the same :func:`policy_target`), and since they do not depend on the network, the teacher's self-play games
-(:func:`teacher_game`, game k of a run from :func:`teacher_seed`) are played by ``run.game_workers`` processes
-ahead of the learning, the same games with any number of workers.
+A *search teacher* (``teacher``: a fixed search player's spec) replaces the search on the network being
+trained: a *rollout teacher* (``mcts:1000:farmers=0``: plain MCTS on the compiled engine, no network in it) or
+a searcher on a frozen network (``ppo-mcts:pretrained:base-2p-160:2000:top=15:root=halving:farmers=0``: plain
+MCTS among that network's 15 likeliest root actions, sequential halving at the root).  Its visits are the
+policy targets (the same :func:`policy_target`; ``teacher_target: choice``: the move it chose, alone), and
+since they do not depend on the network being trained, the teacher's self-play games (:func:`teacher_game`,
+game k of a run from :func:`teacher_seed`) are played by ``run.game_workers`` processes ahead of the learning,
+the same games with any number of workers.
 
 The games run on the Python engine; the searches on the compiled engine's state where it covers the
 game (:class:`~agents.search.NetworkGuide`, ``engine="auto"``): the same trees as on Python games
@@ -122,10 +125,13 @@ class ExpertConfig:
     max_grad_norm: float = 0.5
     score_scale: float = 0.05  # the value's units: those of the PPO value (agents/ppo.py)
     win_bonus: float = 1.0
-    # whose visits are the policy targets: "network" (PUCT on the network being trained, above) or an mcts: player
-    # spec (rollout search on the compiled engine, no network: its games do not depend on the network, so
+    # whose visits are the policy targets: "network" (PUCT on the network being trained, above) or a fixed search
+    # player's spec, mcts:... or ppo-mcts:... (its games do not depend on the network being trained, so
     # run.game_workers processes can play them while the network learns)
     teacher: str = "network"
+    # a search teacher's policy target: "visits" (its root visits, powered by 1 / target_temperature) or
+    # "choice" (its chosen move alone: sequential halving's pick, else the most visited)
+    teacher_target: str = "visits"
     net: NetConfig = field(default_factory=NetConfig)  # used only without init
 
 
@@ -137,7 +143,7 @@ class ExpertRunConfig:
     eval_every: int = 10  # iterations between quick evaluations against greedy (0 = never)
     eval_games: int = 40
     torch_threads: int = 1
-    game_workers: int = 1  # processes playing a rollout teacher's games (expert.teacher an mcts: spec)
+    game_workers: int = 1  # processes playing a search teacher's games (expert.teacher: mcts:... or ppo-mcts:...)
     snapshot_every: int = 0  # iterations between OUT/snapshots/iteration_N.pt (the network only; 0 = none)
 
 
@@ -247,27 +253,41 @@ def validate_expert(cfg: ExpertTrainConfig) -> None:
 
 
 def _check_teacher(cfg: ExpertTrainConfig) -> None:
-    """``expert.teacher``: "network", or an ``mcts:`` spec that builds, with the options that only the network
-    teacher reads left at their defaults (a set one would silently do nothing)."""
+    """``expert.teacher``: "network", or an ``mcts:`` / ``ppo-mcts:`` spec that builds a search player, with the
+    options that only the network teacher reads left at their defaults (a set one would silently do nothing)."""
     e = cfg.expert
+    if e.teacher_target not in ("visits", "choice"):
+        raise TrainConfigError(f"expert.teacher_target: {e.teacher_target!r} is not one of 'visits', 'choice'")
     if e.teacher == "network":
+        if e.teacher_target != "visits":
+            raise TrainConfigError(
+                "expert.teacher_target: it is a search teacher's (expert.teacher: mcts:... or ppo-mcts:...); the "
+                "network teacher's policy target is expert.target"
+            )
         if cfg.run.game_workers != 1:
             raise TrainConfigError(
                 "run.game_workers: the network teacher's games wait for the network's updates and run in the "
-                "training process; more game workers are for a rollout teacher (expert.teacher: mcts:...)"
+                "training process; more game workers are for a search teacher (expert.teacher: mcts:... or ppo-mcts:...)"
             )
         return
-    if not isinstance(e.teacher, str) or not e.teacher.startswith("mcts:"):
+    if not isinstance(e.teacher, str) or not e.teacher.startswith(("mcts:", "ppo-mcts:")):
         raise TrainConfigError(
-            f"expert.teacher: {e.teacher!r} is not allowed; it must be 'network' or an mcts: player spec "
-            "such as 'mcts:1000:farmers=0'"
+            f"expert.teacher: {e.teacher!r} is not allowed; it must be 'network' or a search player's spec "
+            "such as 'mcts:1000:farmers=0' or 'ppo-mcts:pretrained:base-2p-160:2000:top=15:root=halving'"
         )
+    from carc_env.search import MCTSPolicy
+
     from .players import PlayerSpecError, make_player
 
     try:
-        make_player(e.teacher, cfg.env_kwargs(), 0)
-    except (PlayerSpecError, ValueError) as exc:
+        player = make_player(e.teacher, cfg.env_kwargs(), 0)
+    except (PlayerSpecError, ValueError, FileNotFoundError) as exc:
         raise TrainConfigError(f"expert.teacher: {exc}") from None
+    if not isinstance(player, MCTSPolicy) or player.simulations is None or player.time_per_move is not None:
+        raise TrainConfigError(
+            f"expert.teacher: {e.teacher!r} must search a fixed number of simulations (a time budget would make "
+            "the teacher's games depend on the machine)"
+        )
     defaults = ExpertConfig()
     network_only = (
         "simulations",
@@ -284,8 +304,8 @@ def _check_teacher(cfg: ExpertTrainConfig) -> None:
     for name in network_only:
         if getattr(e, name) != getattr(defaults, name):
             raise TrainConfigError(
-                f"expert.{name}: {getattr(e, name)!r} is for the network teacher's search; a rollout teacher "
-                f"({e.teacher}) has no priors, noise or network leaves: leave it at {getattr(defaults, name)!r}"
+                f"expert.{name}: {getattr(e, name)!r} is for the search on the network being trained; the "
+                f"teacher {e.teacher} is a fixed player: leave it at {getattr(defaults, name)!r}"
             )
 
 
@@ -461,13 +481,15 @@ def _label(pending: list[tuple[dict[str, Any], int, int]], scores: list[int], c:
     return out
 
 
-_TEACHERS: dict[Any, Any] = {}  # per process: (env options, spec) -> (env, the teacher's MCTSPolicy)
+_TEACHERS: dict[Any, Any] = {}  # per process: (env options, spec) -> (env, the teacher: an MCTSPolicy)
 
 
 def teacher_game(env_kwargs: dict[str, Any], c: ExpertConfig, seed: int) -> dict[str, Any]:
-    """One self-play game of a rollout teacher (``c.teacher``, an ``mcts:`` spec) from ``seed`` alone (the deal,
-    the searches and the move draws), so the games are the same in any process and in any order: its samples,
-    with the value targets, and the searches' statistics."""
+    """One self-play game of a search teacher (``c.teacher``, an ``mcts:`` or ``ppo-mcts:`` spec: a fixed
+    player) from ``seed`` alone (the deal, the searches and the move draws), so the games are the same in any
+    process and in any order: its samples, with the value targets, and the searches' statistics.  The
+    teacher searches the root actions it keeps (``root_cut``: all, or a ``top=K`` network's short list); the
+    policy target is over those (``c.teacher_target``: the visits, or the search's choice alone)."""
     import carc_env
 
     from .players import make_player
@@ -487,14 +509,24 @@ def teacher_game(env_kwargs: dict[str, Any], c: ExpertConfig, seed: int) -> dict
     for seat, obs, actions, indices in _search_points(env, teacher.mcts._canon):
         game = env.game
         t0 = time.perf_counter()
+        actions, indices = teacher.root_cut(obs, env, actions, indices)
+        if len(actions) == 1:  # a short list of one (top=1): nothing searched
+            seconds += time.perf_counter() - t0
+            env.step(int(indices[0]))
+            continue
         res = teacher.mcts.search(game, actions, teacher.simulations, teacher.time_per_move)
         seconds += time.perf_counter() - t0
         visits = np.asarray(res.visits, dtype=np.float64)
         pick = int(rng.choice(len(visits), p=visits / visits.sum())) if moves < c.temperature_moves else res.best()
         moves += 1
         entropies.append(_visit_entropy(visits))
+        if c.teacher_target == "choice":
+            target = np.zeros_like(visits)
+            target[res.best()] = 1.0
+        else:
+            target = visits
         pending.append(
-            (_sample(obs, env, indices, visits, c.target_temperature), seat, _margins(list(game.scores))[seat])
+            (_sample(obs, env, indices, target, c.target_temperature), seat, _margins(list(game.scores))[seat])
         )
         env.step(int(indices[pick]))
     return {
@@ -508,12 +540,17 @@ def teacher_game(env_kwargs: dict[str, Any], c: ExpertConfig, seed: int) -> dict
 
 
 def teacher_seed(run_seed: int, game: int) -> int:
-    """The seed of a rollout teacher's game number ``game`` (from 0) in the run of ``run_seed``."""
+    """The seed of a search teacher's game number ``game`` (from 0) in the run of ``run_seed``."""
     return int(np.random.SeedSequence([run_seed, game]).generate_state(1)[0])
 
 
 def _teacher_job(args: tuple[dict[str, Any], ExpertConfig, int]) -> dict[str, Any]:
     return teacher_game(*args)
+
+
+def _worker_start() -> None:
+    """A game worker's torch runs on one thread (a ppo-mcts teacher's network; the cores are the workers')."""
+    torch.set_num_threads(1)
 
 
 class ExpertTrainer:
@@ -622,7 +659,7 @@ class ExpertTrainer:
         return out
 
     def _teacher_games(self) -> list[dict[str, Any]]:
-        """The iteration's games of a rollout teacher (:func:`teacher_game`): game ``k`` of the run from
+        """The iteration's games of a search teacher (:func:`teacher_game`): game ``k`` of the run from
         :func:`teacher_seed` (run seed, k), so the run is the same with any number of game workers.  With
         ``game_workers`` > 1 a pool of that many processes plays them, up to two iterations' games ahead (the
         teacher does not wait for the network), and this process keeps the learning."""
@@ -637,7 +674,7 @@ class ExpertTrainer:
         else:
             if self._pool is None:
                 ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-                self._pool = ctx.Pool(self.game_workers)
+                self._pool = ctx.Pool(self.game_workers, initializer=_worker_start)
                 self._ahead = collections.deque()
             while len(self._ahead) < 3 * n:  # this iteration's games and the next two iterations'
                 job = (self.env_kwargs, self.cfg, teacher_seed(self.seed, self.games + len(self._ahead)))

@@ -504,13 +504,18 @@ class PrunedSearchPolicy(MCTSPolicy):
         """Plain MCTS's move (:meth:`MCTSPolicy.act`) on ``obs`` with its mask cut to the kept root actions."""
         base = getattr(env, "unwrapped", env)
         actions, indices = root_choices(base.game, base.codec, obs["action_mask"], self.mcts._canon)
+        actions, indices = self.root_cut(obs, env, actions, indices)
+        return self._search_root(base.game, actions, indices)
+
+    def root_cut(self, obs: Any, env: Any, actions: list[Any], indices: list[int]) -> tuple[list[Any], list[int]]:
+        """The network's ``top`` most likely of the root's ``actions`` (flat ``indices``), in the root's order."""
         self.last_kept = min(len(actions), self.top)
         if len(actions) > self.top:
             logits = self.network.logits(obs, env)
             ranked = sorted(range(len(actions)), key=lambda i: -logits[indices[i]])  # stable: ties keep the order
             kept = sorted(ranked[: self.top])  # (in the root's order: what root_choices lists for a mask of them)
             actions, indices = [actions[i] for i in kept], [indices[i] for i in kept]
-        return self._search_root(base.game, actions, indices)
+        return actions, indices
 
 
 __all__ = ["VALUE_VIEWS", "NetworkGuide", "PPOSearchPolicy", "PrunedSearchPolicy"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Expert iteration: train a network on the visit counts of search guided by itself, or of a rollout teacher
-(expert.teacher: an mcts: spec), and on the games' outcomes (agents/expert.py).
+"""Expert iteration: train a network on the visit counts of search guided by itself, or of a fixed search
+teacher (expert.teacher: an mcts: or ppo-mcts: spec), and on the games' outcomes (agents/expert.py).
 
     python scripts/train_expert.py [--config configs/expert.yaml] [--out runs/expert] [--no-resume]
         [--max-iterations N]

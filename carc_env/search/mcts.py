@@ -814,7 +814,15 @@ class MCTSPolicy:
         env = _unwrap(env)
         game = env.game
         actions, indices = root_choices(game, env.codec, mask, self.mcts._canon)
+        actions, indices = self.root_cut(obs, env, actions, indices)
         return self._search_root(game, actions, indices)
+
+    def root_cut(
+        self, obs: Mapping[str, np.ndarray], env: Any, actions: list[Action], indices: list[int]
+    ) -> tuple[list[Action], list[int]]:
+        """The root actions this player searches among the root's ``actions`` (flat ``indices``), in their
+        order: all of them here; a subclass may keep fewer (``agents.search.PrunedSearchPolicy``)."""
+        return actions, indices
 
     def _search_root(self, game: Game, actions: list[Action], indices: list[int]) -> int:
         """The search's move among the root's ``actions`` (flat ``indices``), as :func:`root_choices` lists them."""

@@ -118,6 +118,11 @@ def test_resume_continues_exactly(tmp_path):
         ({"run": {"game_workers": 2}}, "run.game_workers"),
         ({"expert": {"teacher": "mcts:10"}, "run": {"game_workers": 0}}, "run.game_workers"),
         ({"run": {"snapshot_every": -1}}, "run.snapshot_every"),
+        ({"expert": {"teacher": "mcts:10:time=0.5"}}, "expert.teacher"),
+        ({"expert": {"teacher": "mcts:time=0.5"}}, "expert.teacher"),
+        ({"expert": {"teacher": "ppo-mcts:no/such.pt:10:top=3"}}, "expert.teacher"),
+        ({"expert": {"teacher": "mcts:10", "teacher_target": "best"}}, "expert.teacher_target"),
+        ({"expert": {"teacher_target": "choice"}}, "expert.teacher_target"),
     ],
 )
 def test_bad_configs_name_the_key(bad, match):
@@ -389,6 +394,45 @@ def test_a_rollout_teachers_samples_are_its_visits_and_the_games_outcome():
         assert np.array_equal(a["pi_index"], b["pi_index"]) and np.array_equal(a["pi"], b["pi"]) and a["z"] == b["z"]
     other = teacher_game(BASE_PY, c, seed=12)
     assert other["scores"] != scores or len(other["samples"]) != len(samples)
+
+
+def test_a_network_searchers_teacher_keeps_its_short_list_and_its_choice_is_the_target():
+    from agents.expert import teacher_game
+    from agents.players import make_player
+
+    spec = "ppo-mcts:pretrained:base-2p-160:30:top=3:root=halving:farmers=0"
+    visits = teacher_game(BASE_PY, ExpertConfig(teacher=spec, temperature_moves=0), seed=5)
+    choice = teacher_game(BASE_PY, ExpertConfig(teacher=spec, temperature_moves=0, teacher_target="choice"), seed=5)
+    # the target does not change the play: the same game, decision by decision
+    assert visits["scores"] == choice["scores"] and visits["decisions"] == choice["decisions"] > 30
+    kept_any = False
+    for v, ch in zip(visits["samples"], choice["samples"], strict=True):
+        legal = v["mask"]
+        assert np.array_equal(legal, ch["mask"])
+        # the visits target covers the network's 3 likeliest legal actions at most (the teacher's short list)
+        assert 1 <= len(v["pi_index"]) <= 3 and set(v["pi_index"].tolist()) <= set(legal.tolist())
+        if len(legal) > 3:
+            kept_any = True
+        # the choice target is one of the searched actions, alone, with weight 1
+        assert len(ch["pi_index"]) == 1 and ch["pi"].tolist() == [1.0]
+        assert int(ch["pi_index"][0]) in set(v["pi_index"].tolist())
+        assert v["z"] == ch["z"]
+    assert kept_any  # some decisions had more than 3 legal actions: the short list cut them
+    # the short list is the network's 3 likeliest root actions, in the root's order
+    import carc_env
+    from carc_env.search.mcts import root_choices
+
+    player = make_player(spec, {"num_players": 2, "expansions": ("base",)}, 0)
+    env = carc_env.raw_env(**BASE_PY)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    actions, indices = root_choices(env.game, env.codec, obs["action_mask"], player.mcts._canon)
+    assert len(actions) > 3
+    kept_actions, kept = player.root_cut(obs, env, actions, indices)
+    logits = player.network.logits(obs, env)
+    assert len(kept) == 3 and kept == sorted(kept, key=indices.index)
+    assert min(logits[i] for i in kept) >= max(logits[i] for i in indices if i not in kept)
+    assert kept_actions == [actions[indices.index(i)] for i in kept]
 
 
 def test_a_rollout_teachers_run_is_the_same_with_game_workers_and_resumes(tmp_path):
