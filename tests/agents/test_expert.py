@@ -137,6 +137,8 @@ def test_the_documented_config_loads():
     assert cfg.expert.init and cfg.run.total_iterations >= 1
     rollout = load_expert_config("configs/expert_rollout.yaml")
     assert rollout.expert.teacher.startswith("mcts:") and rollout.run.game_workers == 2
+    searcher = load_expert_config("configs/expert_searcher.yaml")
+    assert searcher.expert.teacher.startswith("ppo-mcts:") and searcher.expert.teacher_target == "choice"
 
 
 def test_scripts_refuse_a_bad_config_and_run_a_tiny_one(tmp_path, capsys):
