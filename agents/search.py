@@ -86,7 +86,6 @@ from carc_env.encoding.spots import spot_features
 from carc_env.fast import ENGINES
 from carc_env.fast.playout import FastPlayout
 from carc_env.search import MCTSPolicy
-from carc_env.search.mcts import root_choices
 from carc_env.search.rollout import random_action
 
 from .network import PolicyNet, masked_logits
@@ -500,15 +499,9 @@ class PrunedSearchPolicy(MCTSPolicy):
     def __repr__(self) -> str:
         return f"PrunedSearchPolicy(top={self.top}, {super().__repr__()})"
 
-    def act(self, obs: Any, env: Any) -> int:
-        """Plain MCTS's move (:meth:`MCTSPolicy.act`) on ``obs`` with its mask cut to the kept root actions."""
-        base = getattr(env, "unwrapped", env)
-        actions, indices = root_choices(base.game, base.codec, obs["action_mask"], self.mcts._canon)
-        actions, indices = self.root_cut(obs, env, actions, indices)
-        return self._search_root(base.game, actions, indices)
-
     def root_cut(self, obs: Any, env: Any, actions: list[Any], indices: list[int]) -> tuple[list[Any], list[int]]:
-        """The network's ``top`` most likely of the root's ``actions`` (flat ``indices``), in the root's order."""
+        """The network's ``top`` most likely of the root's ``actions`` (flat ``indices``), in the root's order:
+        plain MCTS's move (:meth:`MCTSPolicy.act`) is searched among those."""
         self.last_kept = min(len(actions), self.top)
         if len(actions) > self.top:
             logits = self.network.logits(obs, env)

@@ -810,18 +810,17 @@ class MCTSPolicy:
         return {**self.__dict__, "last_search": None}
 
     def act(self, obs: Mapping[str, np.ndarray], env: Any) -> int:
-        mask = obs["action_mask"]
-        env = _unwrap(env)
-        game = env.game
-        actions, indices = root_choices(game, env.codec, mask, self.mcts._canon)
+        base = _unwrap(env)
+        actions, indices = root_choices(base.game, base.codec, obs["action_mask"], self.mcts._canon)
         actions, indices = self.root_cut(obs, env, actions, indices)
-        return self._search_root(game, actions, indices)
+        return self._search_root(base.game, actions, indices)
 
     def root_cut(
         self, obs: Mapping[str, np.ndarray], env: Any, actions: list[Action], indices: list[int]
     ) -> tuple[list[Action], list[int]]:
         """The root actions this player searches among the root's ``actions`` (flat ``indices``), in their
-        order: all of them here; a subclass may keep fewer (``agents.search.PrunedSearchPolicy``)."""
+        order, ``env`` as :meth:`act` got it: all of them here; a subclass may keep fewer
+        (``agents.search.PrunedSearchPolicy``: its network's likeliest)."""
         return actions, indices
 
     def _search_root(self, game: Game, actions: list[Action], indices: list[int]) -> int:
