@@ -418,6 +418,9 @@ def test_a_network_searchers_teacher_keeps_its_short_list_and_its_choice_is_the_
         # the choice target is one of the searched actions, alone, with weight 1
         assert len(ch["pi_index"]) == 1 and ch["pi"].tolist() == [1.0]
         assert int(ch["pi_index"][0]) in set(v["pi_index"].tolist())
+        # halving's pick survives to its last round of two, so no more than one action has more visits
+        picked = v["pi"][v["pi_index"].tolist().index(int(ch["pi_index"][0]))]
+        assert (v["pi"] > picked).sum() <= 1
         assert v["z"] == ch["z"]
     assert kept_any  # some decisions had more than 3 legal actions: the short list cut them
     # the short list is the network's 3 likeliest root actions, in the root's order
