@@ -131,6 +131,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.p_greedy": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_self": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_snapshot": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.p_player": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.rollout_workers": _int_at_least(1),
     "ppo.snapshot_every": _int_at_least(1),
     "ppo.max_snapshots": _int_at_least(1),
@@ -147,6 +148,31 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+def _check_pool_player(cfg: TrainConfig) -> None:
+    """``ppo.player`` (with ``ppo.p_player`` > 0): a player spec that builds, for one count of players on the
+    Python engine's games (the player decides from the env)."""
+    kw = cfg.env_kwargs()
+    if isinstance(kw.get("num_players", 2), (list, tuple)):
+        raise TrainConfigError(
+            "ppo.p_player: the pool's player sits at one count of players; game.num_players is a list"
+        )
+    if kw.get("engine") != "python":
+        raise TrainConfigError(
+            f"ppo.p_player: the pool's player decides from the env, which only the Python engine's games build; "
+            f"set game.engine: python (it is {kw.get('engine', 'auto')!r})"
+        )
+    from .players import PlayerSpecError, make_player
+
+    if not isinstance(cfg.ppo.player, str) or not cfg.ppo.player:
+        raise TrainConfigError(
+            f"ppo.player: {cfg.ppo.player!r} is not allowed with ppo.p_player > 0; give a player spec such as 'mcts:1000'"
+        )
+    try:
+        make_player(cfg.ppo.player, kw, 0)
+    except (PlayerSpecError, ValueError, FileNotFoundError) as exc:
+        raise TrainConfigError(f"ppo.player: {exc}") from None
+
+
 def validate(cfg: TrainConfig) -> None:
     """Check every value's range and the game section; raise TrainConfigError naming the first bad key."""
     sections = {"ppo": cfg.ppo, "ppo.net": cfg.ppo.net, "run": cfg.run}
@@ -156,11 +182,14 @@ def validate(cfg: TrainConfig) -> None:
         if not ok(v):
             raise TrainConfigError(f"{key}: {v!r} is not allowed; it must be {allowed}")
     c = cfg.ppo
-    if c.p_random + c.p_greedy + c.p_self <= 0:
+    if c.p_random + c.p_greedy + c.p_self + c.p_player <= 0:
         raise TrainConfigError(
-            f"ppo.p_random + ppo.p_greedy + ppo.p_self: {c.p_random + c.p_greedy + c.p_self!r} is not allowed; "
+            "ppo.p_random + ppo.p_greedy + ppo.p_self + ppo.p_player: "
+            f"{c.p_random + c.p_greedy + c.p_self + c.p_player!r} is not allowed; "
             "at least one must be > 0 (snapshot opponents exist only after the first snapshot)"
         )
+    if c.p_player > 0:
+        _check_pool_player(cfg)
     if c.rollout_workers > c.num_envs:
         raise TrainConfigError(
             f"ppo.rollout_workers: {c.rollout_workers!r} is not allowed with ppo.num_envs: {c.num_envs!r}; it must "

@@ -13,6 +13,8 @@ questions, batched over a list of game indices, so the trainer
   kernels, the Python one computes them from its ``Game``);
 * ``masks(games)``, ``greedy(games, policy)`` (the GreedyPolicy's decisions:
   one kernel call on the compiled engine, :mod:`carc_env.fast.greedy`),
+  ``play(games, player)`` (any player's ``act(obs, env)``: the Python engine's
+  games only, the ones with envs),
   ``step(games, actions)``.
 
 On the compiled engine no Python ``Game`` is ever built: the games live in one
@@ -88,6 +90,10 @@ class PythonGames:
 
     def greedy(self, games: Sequence[int], policy: Any) -> list[int]:
         return [int(policy.act(self.envs[i].infos[self.envs[i].agent_selection], self.envs[i])) for i in games]
+
+    def play(self, games: Sequence[int], policy: Any) -> list[int]:
+        """The decisions of ``policy``, a player of :mod:`agents.players` (``act(obs, env)``), in ``games``."""
+        return [int(policy.act(self.envs[i].observe(self.envs[i].agent_selection), self.envs[i])) for i in games]
 
     def step(self, games: Sequence[int], actions: Sequence[int]) -> None:
         for i, a in zip(games, actions, strict=True):

@@ -103,6 +103,11 @@ class PPOConfig:
     p_greedy: float = 0.6
     p_self: float = 0.2
     p_snapshot: float = 0.2
+    # ... against a fixed player of scripts/evaluate.py's specs (``player``), e.g. "mcts:1000": the pool's
+    # search opponent.  It decides from the env (obs, env), so its games run on the Python engine's envs
+    # (game.engine: python) and one count of players.
+    p_player: float = 0.0
+    player: str = ""
     snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
     # mixed tables (game.num_players a list): the relative chance of each listed count for a new game
@@ -180,6 +185,7 @@ class SelfPlayTrainer:
         self.random_policy = RandomPolicy(seed=seed + 1)
         self.greedy_policy = GreedyPolicy(seed=seed + 2)
         self.imitator = GreedyPolicy(seed=seed + 3)  # plays the learner's seat while imitating
+        self.player_opponent = self._make_player() if cfg.p_player > 0 else None  # ppo.player
         self.updates = 0
         self.env_steps = 0  # every decision of every game (all seats)
         self.learner_steps = 0
@@ -190,7 +196,7 @@ class SelfPlayTrainer:
         self.anchor: PolicyNet | None = None  # the start network of ppo.anchor_coef (set_anchor)
         n = self.n_local
         self.seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
-        self.opponent: list[str | int] = [""] * n  # "random", "greedy", "self" or a snapshot id
+        self.opponent: list[str | int] = [""] * n  # "random", "greedy", "self", "player" or a snapshot id
         self.last_diff = np.zeros(n, dtype=np.float64)  # score difference at the learner's last decision
         self.pending = np.full(n, -1, dtype=np.int64)  # round of each game's open transition (-1: none)
         for i in range(n):
@@ -207,13 +213,25 @@ class SelfPlayTrainer:
         return list(getattr(self.games, "envs", []))
 
     # ------------------------------------------------------------ opponents
-    # A game's opponent is a key: "random", "greedy", "self" or a snapshot id
+    # A game's opponent is a key: "random", "greedy", "self", "player" or a snapshot id
     # (int).  Keys, not objects, so that a checkpoint can store running games.
+    def _make_player(self) -> Any:
+        """The pool's fixed player (``ppo.player``), seeded from the trainer's seed; only where its games can
+        give it an env to decide from (the Python engine's)."""
+        from .players import make_player
+
+        if self.games.engine != "python" or not hasattr(self.games, "envs"):
+            raise ValueError(
+                f"ppo.p_player: the pool's player {self.cfg.player!r} decides from the env, which the "
+                f"{self.games.engine} engine's games do not build; set game.engine: python"
+            )
+        return make_player(self.cfg.player, self.env_kwargs, self.seed + 4)
+
     def _pick_opponent(self) -> str | int:
         c = self.cfg
-        kinds = ["random", "greedy", "self", "snapshot"]
-        p = np.array([c.p_random, c.p_greedy, c.p_self, c.p_snapshot if self.snapshots else 0.0])
-        kind = kinds[int(self.rng.choice(4, p=p / p.sum()))]
+        kinds = ["random", "greedy", "self", "snapshot", "player"]
+        p = np.array([c.p_random, c.p_greedy, c.p_self, c.p_snapshot if self.snapshots else 0.0, c.p_player])
+        kind = kinds[int(self.rng.choice(len(kinds), p=p / p.sum()))]
         if kind != "snapshot":
             return kind
         ids = sorted(self.snapshots)
@@ -435,6 +453,8 @@ class SelfPlayTrainer:
                     acts = self.games.greedy(idx, self.greedy_policy)
                 elif key == "random":
                     acts = [self.random_policy.act({"action_mask": m}) for m in self.games.masks(idx)]
+                elif key == "player":
+                    acts = self.games.play(idx, self.player_opponent)
                 else:
                     acts = self._net_actions(self._net_opponent(key), idx, movers[idx])
                 self.games.step(idx, acts)
@@ -586,7 +606,7 @@ class SelfPlayTrainer:
             "train_win_rate": float(np.mean([r["win"] for r in rec])),
             "train_margin": float(np.mean([r["margin"] for r in rec])),
         }
-        for name in ("random", "greedy"):
+        for name in ("random", "greedy", "player"):
             sub = [r for r in rec if r["opponent"] == name]
             if sub:
                 out[f"train_win_rate_vs_{name}"] = float(np.mean([r["win"] for r in sub]))
@@ -611,6 +631,7 @@ class SelfPlayTrainer:
                 self.greedy_policy.rng.bit_generator.state,
                 self.imitator.rng.bit_generator.state,
             ],
+            "player_rng": _rng_state(self.player_opponent),
             "games": self.games,
             "slots": (self.seat, self.opponent, self.last_diff, self.pending),
         }
@@ -660,6 +681,8 @@ class SelfPlayTrainer:
         self.random_policy.rng.bit_generator.state = rest["baseline_rngs"][0]
         self.greedy_policy.rng.bit_generator.state = rest["baseline_rngs"][1]
         self.imitator.rng.bit_generator.state = rest["baseline_rngs"][2]
+        if rest.get("player_rng") is not None and self.player_opponent is not None:
+            self.player_opponent.rng.bit_generator.state = rest["player_rng"]
         self.games = rest["games"]
         if self._pool is not None:  # helpers of the state being replaced
             self._pool.close()
@@ -672,6 +695,12 @@ class SelfPlayTrainer:
             last_diff.copy(),
             pending.copy(),
         )
+
+
+def _rng_state(player: Any) -> Any:
+    """The state of a pool player's random stream (None: no player, or one without a stream)."""
+    rng = getattr(player, "rng", None)
+    return None if rng is None else rng.bit_generator.state
 
 
 @contextmanager

@@ -73,6 +73,7 @@ PROGRESS_FIELDS = [
     "train_margin",
     "train_win_rate_vs_random",
     "train_win_rate_vs_greedy",
+    "train_win_rate_vs_player",
 ]
 TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
 """The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
@@ -118,10 +119,13 @@ def _read_rows(path: Path, fields: list[str], upto: int) -> list[dict[str, str]]
         return []
     with path.open(newline="") as fh:
         reader = csv.DictReader(fh)
-        if reader.fieldnames != fields:
+        have = list(reader.fieldnames or [])
+        if have != fields[: len(have)] or not have:  # a log of a run made before columns were added: its prefix
             raise CheckpointError(f"{path}: unexpected columns {reader.fieldnames}; expected {fields}")
         rows, seen = [], set()
         for row in reader:
+            for f in fields[len(have) :]:
+                row[f] = ""
             if None in row or any(row.get(f) is None for f in fields):
                 continue
             try:

@@ -1,0 +1,130 @@
+"""PPO's pool with a fixed player (``ppo.p_player`` / ``ppo.player``): a search opponent for the learner."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from agents.config import TrainConfigError, config_from_dict, load_config
+from agents.ppo import PPOConfig, SelfPlayTrainer
+from agents.train import PROGRESS_FIELDS, train
+from carc_env.search import MCTSPolicy
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+GAME = {"num_players": 2, "expansions": ["base"], "engine": "python"}
+TINY = {
+    "game": GAME,
+    "ppo": {
+        "num_envs": 2,
+        "steps_per_update": 48,
+        "epochs": 1,
+        "minibatch": 16,
+        "snapshot_every": 1,
+        "imitation_updates": 0,
+        "p_greedy": 0.5,
+        "p_self": 0.0,
+        "p_snapshot": 0.0,
+        "p_player": 0.5,
+        "player": "mcts:8",
+        "net": {"channels": 8, "blocks": 1, "hidden": 16},
+    },
+    "run": {"seed": 3, "total_updates": 2, "eval_every": 0, "checkpoint_every": 1, "torch_threads": 1},
+}
+
+
+class Recorder:
+    """A pool player that plays each game's first legal action and remembers what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int, int]] = []  # (the env's id, deciding seat, action)
+
+    def act(self, obs, env) -> int:
+        a = int(np.flatnonzero(obs["action_mask"])[0])
+        self.calls.append((id(env), env.possible_agents.index(env.agent_selection), a))
+        return a
+
+
+def test_the_pool_player_makes_every_opponent_decision_of_its_games():
+    cfg = PPOConfig(**{**TINY["ppo"], "p_greedy": 0.0, "p_player": 1.0, "rollout_workers": 1,
+                       "net": config_from_dict(TINY).ppo.net})  # fmt: skip
+    torch.manual_seed(0)
+    tr = SelfPlayTrainer(GAME, cfg, seed=4)
+    assert isinstance(tr.player_opponent, MCTSPolicy) and tr.player_opponent.simulations == 8
+    assert set(tr.opponent) == {"player"}
+    rec = tr.player_opponent = Recorder()
+    tr.collect()
+    opponent_decisions = tr.env_steps - tr.learner_steps
+    assert opponent_decisions > 0 and len(rec.calls) == opponent_decisions
+    assert tr.episodes == 0  # no game ended in this rollout, so every game kept its seats
+    index = {id(env): i for i, env in enumerate(tr.envs)}
+    assert {index[e] for e, _, _ in rec.calls} == {0, 1}  # it played in both games ...
+    assert all(seat != tr.seat[index[e]] for e, seat, _ in rec.calls)  # ... always the seat that is not the learner's
+    for i in range(2):  # and its moves are the ones the games made
+        mine = [a for e, _, a in rec.calls if index[e] == i]
+        history = tr.games.history[i][1]
+        assert all(a in history for a in mine)
+
+
+def test_a_run_against_the_search_player_logs_its_win_rate_and_resumes_exactly(tmp_path):
+    # every game against the player (the other weights 0), long enough for games to end in update 2
+    cfg = config_from_dict(dict(TINY, ppo=dict(TINY["ppo"], steps_per_update=96, p_greedy=0.0, p_player=1.0)))
+    straight = train(cfg, tmp_path / "a", progress=False)
+    train(cfg, tmp_path / "b", progress=False, max_updates=1)
+    resumed = train(cfg, tmp_path / "b", progress=False)
+    assert resumed.updates == straight.updates == 2 and resumed.env_steps == straight.env_steps
+    for (k, a), (_, b) in zip(straight.net.state_dict().items(), resumed.net.state_dict().items(), strict=True):
+        assert torch.equal(a, b), f"{k} differs after resume"
+    with (tmp_path / "a" / "progress.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert any(r["train_win_rate_vs_player"] != "" for r in rows)  # games against the player ended and counted
+    assert all(0.0 <= float(r["train_win_rate_vs_player"]) <= 1.0 for r in rows if r["train_win_rate_vs_player"])
+
+
+def test_a_log_written_before_the_player_column_resumes(tmp_path):
+    tiny = dict(TINY, game={"num_players": 2, "expansions": ["base"]}, ppo=dict(TINY["ppo"], p_player=0.0))
+    cfg = config_from_dict(tiny)
+    train(cfg, tmp_path, progress=False, max_updates=1)
+    path = tmp_path / "progress.csv"
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    old = PROGRESS_FIELDS[:-1]  # the columns before train_win_rate_vs_player
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=old, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    assert train(cfg, tmp_path, progress=False).updates == 2
+    with path.open() as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == PROGRESS_FIELDS
+        assert [r["update"] for r in reader] == ["1", "2"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"game": {"num_players": 2, "expansions": ["base"]}}, r"ppo.p_player: .*set game.engine: python"),
+        ({"game": {**GAME, "num_players": [2, 3]}}, r"ppo.p_player: .*game.num_players is a list"),
+        ({"ppo": {"player": ""}}, r"ppo.player: '' is not allowed"),
+        ({"ppo": {"player": "mcts:lots"}}, r"ppo.player: "),
+        ({"ppo": {"p_player": -0.5}}, r"ppo.p_player: -0.5 is not allowed"),
+    ],
+)
+def test_a_bad_pool_player_names_its_key(change, message):
+    data = {**TINY, "game": change.get("game", TINY["game"]), "ppo": {**TINY["ppo"], **change.get("ppo", {})}}
+    with pytest.raises(TrainConfigError, match=message):
+        config_from_dict(data)
+
+
+def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
+    cfg = config_from_dict(TINY).ppo
+    with pytest.raises(ValueError, match="set game.engine: python"):
+        SelfPlayTrainer({"num_players": 2, "expansions": ["base"], "engine": "numba"}, cfg, seed=0)
+
+
+def test_the_search_pool_config_loads():
+    cfg = load_config("configs/search_pool.yaml")
+    assert cfg.ppo.p_player > 0 and cfg.ppo.player == "mcts:300" and cfg.game["engine"] == "python"
