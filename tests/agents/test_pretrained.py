@@ -115,3 +115,27 @@ def test_base_2p_160_is_another_two_player_agent():
         act = player.act(env.observe(agent), env)
         assert env.infos[agent]["action_mask"][act] == 1
         env.step(act)
+
+
+def test_base_2p_search_pool_is_base_2p_160_trained_on_against_search():
+    """The network of configs/search_pool.yaml ships with a card naming its start, its run and its strength against
+    search; it has its own weights on base-2p-160's layout and plays legal moves."""
+    info = card("base-2p-search-pool")
+    assert info["game"] == {"num_players": 2, "expansions": ["base"]}
+    assert info["training"]["start"] == "pretrained:base-2p-160" and info["training"]["updates"] == 160
+    assert "configs/search_pool.yaml" in info["training"]["command"]
+    strength = {s["opponent"]: s for s in info["strength"]}
+    assert set(strength) == {"greedy", "mcts:1000", "mcts:5000"}
+    for s in strength.values():  # each figure is its own games' count: wins + ties + losses, rate = wins / games
+        assert s["wins"] + s["ties"] + s["losses"] == s["games"] and s["win_rate"] == round(s["wins"] / s["games"], 4)
+    a, b = load("base-2p-search-pool"), load("base-2p-160")
+    assert a.net.shapes == b.net.shapes
+    assert any(not torch.equal(v, b.net.state_dict()[k]) for k, v in a.net.state_dict().items())
+    player = make_player("pretrained:base-2p-search-pool", {"num_players": 2}, seed=0)
+    env = carc_env.raw_env(num_players=2)
+    env.reset(seed=3)
+    for _ in range(6):
+        agent = env.agent_selection
+        act = player.act(env.observe(agent), env)
+        assert env.infos[agent]["action_mask"][act] == 1
+        env.step(act)
