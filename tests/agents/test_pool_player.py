@@ -7,6 +7,7 @@ import csv
 import numpy as np
 import pytest
 import torch
+from test_agents import TINY as BASE
 
 from agents.config import TrainConfigError, config_from_dict, load_config
 from agents.ppo import PPOConfig, SelfPlayTrainer
@@ -16,23 +17,20 @@ from carc_env.search import MCTSPolicy
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 GAME = {"num_players": 2, "expansions": ["base"], "engine": "python"}
+# test_agents.py's tiny run on the Python engine, half its games against an 8-simulation MCTS
 TINY = {
+    **BASE,
     "game": GAME,
     "ppo": {
-        "num_envs": 2,
-        "steps_per_update": 48,
-        "epochs": 1,
-        "minibatch": 16,
-        "snapshot_every": 1,
+        **BASE["ppo"],
         "imitation_updates": 0,
+        "p_random": 0.0,
         "p_greedy": 0.5,
         "p_self": 0.0,
         "p_snapshot": 0.0,
         "p_player": 0.5,
         "player": "mcts:8",
-        "net": {"channels": 8, "blocks": 1, "hidden": 16},
     },
-    "run": {"seed": 3, "total_updates": 2, "eval_every": 0, "checkpoint_every": 1, "torch_threads": 1},
 }
 
 

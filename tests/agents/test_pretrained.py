@@ -98,16 +98,12 @@ def test_multi_is_one_network_for_every_table():
             env.step(a)
 
 
-def test_base_2p_160_is_another_two_player_agent():
-    """The main command's 160-update network ships beside base-2p: its own weights, the 2-player base game, a
-    card naming its training and its strength against search."""
-    info = card("base-2p-160")
-    assert info["game"] == {"num_players": 2, "expansions": ["base"]} and info["training"]["updates"] == 160
-    assert {s["opponent"] for s in info["strength"]} >= {"greedy", "mcts:1000", "mcts:5000"}
-    a, b = load("base-2p-160"), load("base-2p")
+def _own_weights_legal_moves(name: str, other: str) -> None:
+    """Shipped agent ``name`` has ``other``'s layout but weights of its own, and plays legal 2-player moves."""
+    a, b = load(name), load(other)
     assert a.net.shapes == b.net.shapes
     assert any(not torch.equal(v, b.net.state_dict()[k]) for k, v in a.net.state_dict().items())
-    player = make_player("pretrained:base-2p-160", {"num_players": 2}, seed=0)
+    player = make_player(f"pretrained:{name}", {"num_players": 2}, seed=0)
     env = carc_env.raw_env(num_players=2)
     env.reset(seed=3)
     for _ in range(6):
@@ -115,6 +111,15 @@ def test_base_2p_160_is_another_two_player_agent():
         act = player.act(env.observe(agent), env)
         assert env.infos[agent]["action_mask"][act] == 1
         env.step(act)
+
+
+def test_base_2p_160_is_another_two_player_agent():
+    """The main command's 160-update network ships beside base-2p: its own weights, the 2-player base game, a
+    card naming its training and its strength against search."""
+    info = card("base-2p-160")
+    assert info["game"] == {"num_players": 2, "expansions": ["base"]} and info["training"]["updates"] == 160
+    assert {s["opponent"] for s in info["strength"]} >= {"greedy", "mcts:1000", "mcts:5000"}
+    _own_weights_legal_moves("base-2p-160", "base-2p")
 
 
 def test_base_2p_search_pool_is_base_2p_160_trained_on_against_search():
@@ -128,14 +133,4 @@ def test_base_2p_search_pool_is_base_2p_160_trained_on_against_search():
     assert set(strength) == {"greedy", "mcts:1000", "mcts:5000"}
     for s in strength.values():  # each figure is its own games' count: wins + ties + losses, rate = wins / games
         assert s["wins"] + s["ties"] + s["losses"] == s["games"] and s["win_rate"] == round(s["wins"] / s["games"], 4)
-    a, b = load("base-2p-search-pool"), load("base-2p-160")
-    assert a.net.shapes == b.net.shapes
-    assert any(not torch.equal(v, b.net.state_dict()[k]) for k, v in a.net.state_dict().items())
-    player = make_player("pretrained:base-2p-search-pool", {"num_players": 2}, seed=0)
-    env = carc_env.raw_env(num_players=2)
-    env.reset(seed=3)
-    for _ in range(6):
-        agent = env.agent_selection
-        act = player.act(env.observe(agent), env)
-        assert env.infos[agent]["action_mask"][act] == 1
-        env.step(act)
+    _own_weights_legal_moves("base-2p-search-pool", "base-2p-160")
