@@ -190,6 +190,10 @@ def validate(cfg: TrainConfig) -> None:
         )
     if c.p_player > 0:
         _check_pool_player(cfg)
+    elif c.player:
+        raise TrainConfigError(
+            f"ppo.player: {c.player!r} would never play: ppo.p_player is 0 (give it a weight > 0, or leave player '')"
+        )
     if c.rollout_workers > c.num_envs:
         raise TrainConfigError(
             f"ppo.rollout_workers: {c.rollout_workers!r} is not allowed with ppo.num_envs: {c.num_envs!r}; it must "

@@ -83,7 +83,7 @@ def test_a_run_against_the_search_player_logs_its_win_rate_and_resumes_exactly(t
 
 
 def test_a_log_written_before_the_player_column_resumes(tmp_path):
-    tiny = dict(TINY, game={"num_players": 2, "expansions": ["base"]}, ppo=dict(TINY["ppo"], p_player=0.0))
+    tiny = dict(TINY, game={"num_players": 2, "expansions": ["base"]}, ppo=dict(TINY["ppo"], p_player=0.0, player=""))
     cfg = config_from_dict(tiny)
     train(cfg, tmp_path, progress=False, max_updates=1)
     path = tmp_path / "progress.csv"
@@ -109,6 +109,7 @@ def test_a_log_written_before_the_player_column_resumes(tmp_path):
         ({"ppo": {"player": ""}}, r"ppo.player: '' is not allowed"),
         ({"ppo": {"player": "mcts:lots"}}, r"ppo.player: "),
         ({"ppo": {"p_player": -0.5}}, r"ppo.p_player: -0.5 is not allowed"),
+        ({"ppo": {"p_player": 0.0}}, r"ppo.player: 'mcts:8' would never play: ppo.p_player is 0"),
     ],
 )
 def test_a_bad_pool_player_names_its_key(change, message):
