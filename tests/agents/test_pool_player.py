@@ -61,10 +61,11 @@ def test_the_pool_player_makes_every_opponent_decision_of_its_games():
     index = {id(env): i for i, env in enumerate(tr.envs)}
     assert {index[e] for e, _, _ in rec.calls} == {0, 1}  # it played in both games ...
     assert all(seat != tr.seat[index[e]] for e, seat, _ in rec.calls)  # ... always the seat that is not the learner's
-    for i in range(2):  # and its moves are the ones the games made
+    for i in range(2):  # and its moves are the games' moves, in order: the history holds them as a subsequence
         mine = [a for e, _, a in rec.calls if index[e] == i]
-        history = tr.games.history[i][1]
-        assert all(a in history for a in mine)
+        rest = iter(tr.games.history[i][1])
+        assert all(any(a == h for h in rest) for a in mine)
+    assert sum(len(tr.games.history[i][1]) for i in range(2)) == tr.env_steps  # every decision is in a history
 
 
 def test_a_run_against_the_search_player_logs_its_win_rate_and_resumes_exactly(tmp_path):
