@@ -134,3 +134,29 @@ def test_base_2p_search_pool_is_base_2p_160_trained_on_against_search():
     for s in strength.values():  # each figure is its own games' count: wins + ties + losses, rate = wins / games
         assert s["wins"] + s["ties"] + s["losses"] == s["games"] and s["win_rate"] == round(s["wins"] / s["games"], 4)
     _own_weights_legal_moves("base-2p-search-pool", "base-2p-160")
+
+
+def test_base_2p_search_pool_1000_card_is_its_reports():
+    """The network of configs/search_pool_1000.yaml ships with a card whose every figure is the network's own row of
+    the committed report it names (games, results, rate, interval, margin), and a training chain whose CPU adds up."""
+    import json
+    from pathlib import Path
+
+    info = card("base-2p-search-pool-1000")
+    assert info["game"] == {"num_players": 2, "expansions": ["base"]}
+    t = info["training"]
+    assert t["start"] == "pretrained:base-2p-search-pool" and t["updates"] == 60
+    assert "configs/search_pool_1000.yaml" in t["command"]
+    start = card("base-2p-search-pool")["training"]["cpu_seconds_whole_command"]
+    first = card("base-2p-160")["training"]["cpu_seconds_whole_command"]
+    assert t["cpu_seconds_from_base_2p_160"] == t["cpu_seconds_whole_command"] + start + first
+    assert {s["opponent"] for s in info["strength"]} == {"greedy", "mcts:1000", "mcts:5000"}
+    root = Path(__file__).resolve().parents[2]
+    for s in info["strength"]:
+        report = json.loads((root / s["report"]).read_text())
+        (mine,) = [p for p in report["players"] if p["name"] == "runs/search_pool_1000/checkpoint.pt"]
+        assert {p["name"] for p in report["players"]} == {mine["name"], s["opponent"]}
+        for key in ("games", "wins", "ties", "losses", "win_rate", "win_rate_ci95", "mean_margin"):
+            assert s[key] == mine[key], (s["opponent"], key)
+        assert s["wins"] + s["ties"] + s["losses"] == s["games"] == len(report["games"])
+    _own_weights_legal_moves("base-2p-search-pool-1000", "base-2p-search-pool")
