@@ -125,6 +125,16 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         SelfPlayTrainer({"num_players": 2, "expansions": ["base"], "engine": "numba"}, cfg, seed=0)
 
 
-def test_the_search_pool_config_loads():
-    cfg = load_config("configs/search_pool.yaml")
-    assert cfg.ppo.p_player > 0 and cfg.ppo.player == "mcts:300" and cfg.game["engine"] == "python"
+@pytest.mark.parametrize(
+    "path, player, start",
+    [
+        ("configs/search_pool.yaml", "mcts:300", "pretrained:base-2p-160"),
+        ("configs/search_pool_1000.yaml", "mcts:1000", "pretrained:base-2p-search-pool"),
+        ("configs/search_pool_1000_direct.yaml", "mcts:1000", "pretrained:base-2p-160"),
+    ],
+)
+def test_the_search_pool_configs_load(path, player, start):
+    """The documented pool runs load and start from the shipped network their comments name."""
+    cfg = load_config(path)
+    assert cfg.ppo.p_player > 0 and cfg.ppo.player == player and cfg.game["engine"] == "python"
+    assert cfg.run.init_weights == start
