@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -175,6 +176,7 @@ class SelfPlayTrainer:
         self._pool: ShardPool | None = None  # the helper processes of the other shards, from the first rollout
         self._pool_states: list[bytes] | None = None  # their states from a checkpoint, until they start
         self._pool_lost = ""  # why a helper ended mid-run (its games are gone: only a checkpoint can go on)
+        self._ended_pools_cpu = 0.0  # the CPU seconds of helper processes that have ended
         self.games = make_games(self.env_kwargs, self.n_local, weights=cfg.count_weights or None)
         net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
         self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
@@ -377,14 +379,24 @@ class SelfPlayTrainer:
             except RuntimeError as exc:
                 self._lose_pool(str(exc))
                 return
+            self._end_pool()
+
+    def _end_pool(self) -> None:
+        """Close the helpers, keeping the CPU seconds they spent."""
+        if self._pool is not None:
             self._pool.close()
+            self._ended_pools_cpu += self._pool.cpu_seconds()
             self._pool = None
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) spent so far by this process, all its threads, and its rollout helpers,
+        the ended ones included; a helper's share is counted to its last rollout."""
+        live = self._pool.cpu_seconds() if self._pool is not None else 0.0
+        return time.process_time() + self._ended_pools_cpu + live
 
     def _lose_pool(self, why: str) -> None:
         self._pool_lost = why.splitlines()[0]
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._end_pool()
 
     def _check_pool(self) -> None:
         if self._pool_lost:
@@ -684,9 +696,7 @@ class SelfPlayTrainer:
         if rest.get("player_rng") is not None and self.player_opponent is not None:
             self.player_opponent.rng.bit_generator.state = rest["player_rng"]
         self.games = rest["games"]
-        if self._pool is not None:  # helpers of the state being replaced
-            self._pool.close()
-            self._pool = None
+        self._end_pool()  # helpers of the state being replaced
         self._pool_states, self._pool_lost = shards, ""
         seat, opponent, last_diff, pending = rest["slots"]
         self.seat, self.opponent, self.last_diff, self.pending = (

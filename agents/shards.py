@@ -29,6 +29,7 @@ import math
 import multiprocessing as mp
 import pickle
 import sys
+import time
 import traceback
 import warnings
 from typing import Any
@@ -72,7 +73,7 @@ def _serve(conn: Any, env_kwargs: dict[str, Any], cfg: Any, seed: int, inherited
             return
         try:
             if cmd == "close":
-                conn.send(("ok", None))
+                conn.send(("ok", time.process_time()))  # this helper's CPU seconds, all of its life
                 return
             if cmd == "init":
                 trainer = SelfPlayTrainer(env_kwargs, cfg, seed=seed)
@@ -117,6 +118,7 @@ def _collect(trainer: Any, arg: dict[str, Any]) -> dict[str, Any]:
         "episodes": trainer.episodes - before[2],
         "recent": recent,
         "opponents": list(trainer.opponent),
+        "cpu_seconds": time.process_time(),  # this helper's CPU seconds so far (a forked process starts at 0)
     }
 
 
@@ -157,6 +159,7 @@ class ShardPool:
             self.procs.append(proc)
         self.have: list[set[int]] = [set() for _ in self.conns]  # the snapshot ids each helper holds
         self.opponents: list[list[Any]] = [[] for _ in self.conns]  # each helper's games' opponents
+        self.cpu = [0.0 for _ in self.conns]  # each helper's CPU seconds, as of its last answer that gave them
 
     def _ask(self, j: int, cmd: str, arg: Any = None) -> Any:
         self._send(j, (cmd, arg))
@@ -209,7 +212,12 @@ class ShardPool:
         parts = [self._answer(j) for j in range(len(self.conns))]
         for j, part in enumerate(parts):
             self.opponents[j] = part["opponents"]
+            self.cpu[j] = float(part["cpu_seconds"])
         return parts
+
+    def cpu_seconds(self) -> float:
+        """The helpers' CPU seconds to their last rollout (or to their end, once closed)."""
+        return float(sum(self.cpu))
 
     def states(self) -> list[bytes]:
         """Each helper's trainer state (pickled), for the checkpoint."""
@@ -219,7 +227,9 @@ class ShardPool:
         for j, conn in enumerate(self.conns):
             try:
                 conn.send(("close", None))
-                conn.recv()
+                status, value = conn.recv()
+                if status == "ok" and value is not None:
+                    self.cpu[j] = float(value)
             except (EOFError, OSError, BrokenPipeError):
                 pass
             conn.close()

@@ -29,7 +29,7 @@ deals.  The luck of the draw cancels within a deal.
 one seed per player (from ``numpy.random.SeedSequence([seed, deal, seating,
 player])``); players with ``seed()`` are re-seeded before each game.  So the
 results do not depend on how many worker processes play them or in which
-order (a test checks it), except the seconds per move and anything a
+order (a test checks it), except the seconds per move (wall and CPU) and anything a
 ``time=`` search budget decides.  Workers are started with ``spawn`` (safe
 with torch); each builds its players once from the specs.  Torch runs one
 thread per worker (and in this process while it plays with ``workers=1``):
@@ -41,7 +41,8 @@ running).  A progress bar (tqdm) counts games.
 as one game): wins (the only best score), shared wins, losses, the win rate
 with a 95 % Wilson interval, the mean margin (own score minus the best
 other's), the mean score.  Per player over the whole tournament: the same,
-seconds per decision, and a rating.  Ratings: a Bradley-Terry model fitted
+seconds per decision (wall clock, and the CPU of the process that decided, all its
+threads: the CPU figure holds when other work shares the machine), and a rating.  Ratings: a Bradley-Terry model fitted
 to every pair of seats with different players in every game (the one with
 the higher score wins the pair; a tie is half a win each), by the MM
 algorithm (Hunter 2004), with one virtual tie added to every pair of players
@@ -190,6 +191,7 @@ def play_task(
     game = env.game
     n = len(task.seats)
     seconds = [0.0] * n
+    cpu = [0.0] * n
     decisions = [0] * n
     while not game.over:
         seat = game.player
@@ -199,9 +201,10 @@ def play_task(
                 obs = env.observe(env.agent_selection)
             else:
                 obs = {"action_mask": env.match.mask()}
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             action = policy.act(obs, env)
             seconds[seat] += time.perf_counter() - t0
+            cpu[seat] += time.process_time() - c0  # this process's CPU, all its threads: holds on a busy machine
             decisions[seat] += 1
             env.step(operator.index(action))
         except Exception as exc:
@@ -210,7 +213,7 @@ def play_task(
                 f"player {name} failed in seat {seat}, deal seed {task.deal_seed}, phase {game.phase!r}: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
-    return {"index": task.index, "scores": list(game.scores), "seconds": seconds, "decisions": decisions}
+    return {"index": task.index, "scores": list(game.scores), "seconds": seconds, "cpu": cpu, "decisions": decisions}
 
 
 # --------------------------------------------------------------------------------- statistics
@@ -384,6 +387,7 @@ def summarize(
     per_lineup: list[dict[int, list[tuple[str, int, int]]]] = [{p: [] for p in sorted(set(lu))} for lu in lineups]
     per_player: dict[int, list[tuple[str, int, int]]] = {i: [] for i in range(len(names))}
     secs = [0.0] * len(names)
+    cpus = [0.0] * len(names)
     decs = [0] * len(names)
     rated = []
     game_rows = []
@@ -396,6 +400,7 @@ def summarize(
             per_lineup[t.lineup][p].append(row)
             per_player[p].append(row)
             secs[p] += r["seconds"][seat]
+            cpus[p] += r["cpu"][seat]
             decs[p] += r["decisions"][seat]
         rated.append((t.seats, scores, t.deal))
         game_rows.append(
@@ -419,6 +424,7 @@ def summarize(
                 **st,
                 "decisions": decs[i],
                 "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
+                "cpu_seconds_per_move": round(cpus[i] / decs[i], 5) if decs[i] else None,
             }
         )
     lus = []
@@ -584,6 +590,7 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
     index = {n: i for i, n in enumerate(names)}
     per_player: dict[int, list[tuple[str, int, int]]] = {i: [] for i in range(len(names))}
     secs = [0.0] * len(names)
+    cpus: list[float | None] = [0.0] * len(names)  # None: a report without CPU times (written before they were kept)
     decs = [0] * len(names)
     rated = []
     game_rows = []
@@ -591,8 +598,11 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
     for ri, r in enumerate(reports):
         for p in r["players"]:
             i = index[p["name"]]
-            decs[i] += int(p.get("decisions") or 0)
-            secs[i] += float(p.get("seconds_per_move") or 0.0) * int(p.get("decisions") or 0)
+            n = int(p.get("decisions") or 0)
+            decs[i] += n
+            secs[i] += float(p.get("seconds_per_move") or 0.0) * n
+            c, before = p.get("cpu_seconds_per_move"), cpus[i]
+            cpus[i] = None if before is None or (c is None and n) else before + float(c or 0.0) * n
         for g in r["games"]:
             seats = tuple(index[n] for n in g["seats"])
             scores = g["scores"]
@@ -611,8 +621,9 @@ def merge_reports(reports: Sequence[dict[str, Any]], anchor: str | None = "rando
             **_stats(per_player[i]),
             "decisions": decs[i],
             "seconds_per_move": round(secs[i] / decs[i], 5) if decs[i] else None,
+            "cpu_seconds_per_move": round(c / decs[i], 5) if decs[i] and c is not None else None,
         }
-        for i, name in enumerate(names)
+        for i, (name, c) in enumerate(zip(names, cpus, strict=True))
     ]
     wins = _pair_wins(len(names), [(st, sc) for st, sc, _ in rated])
     pairwise = [
@@ -662,6 +673,7 @@ PLAYER_COLUMNS = [
     "mean_margin",
     "mean_score",
     "seconds_per_move",
+    "cpu_seconds_per_move",
 ]
 LINEUP_COLUMNS = [
     "lineup",
@@ -699,6 +711,7 @@ def write_csv(report: dict[str, Any], players_path: str | Path, lineups_path: st
                     round(p["mean_margin"], 2),
                     round(p["mean_score"], 2),
                     p["seconds_per_move"],
+                    p.get("cpu_seconds_per_move"),
                 ]
             )
     if lineups_path is None:

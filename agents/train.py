@@ -4,7 +4,7 @@ Output directory layout::
 
     OUT/checkpoint.pt     latest state (atomic); resume continues from here exactly
     OUT/best.pt           not kept: the latest checkpoint is the agent
-    OUT/progress.csv      one row per update
+    OUT/progress.csv      one row per update (cpu_seconds: the run's CPU so far, its helpers included)
     OUT/eval.csv          one row per periodic evaluation and opponent
     OUT/tb/               TensorBoard scalars (the same numbers as the two CSV files)
     OUT/config.yaml       the config of the run
@@ -16,7 +16,9 @@ are all in the checkpoint, and snapshot opponents are rebuilt from their saved
 weights without touching any random stream, so a run killed at any moment (even
 SIGKILL) and started again ends exactly where an uninterrupted one would: same
 final checkpoint, same CSV rows, same TensorBoard scalars (all but the
-wall-clock columns, ``TIMING_FIELDS``).
+clock columns, wall and CPU, ``TIMING_FIELDS``).  The CPU column goes on from
+the checkpoint's count: the work of a killed run after its last checkpoint,
+done again on resume, is counted once.
 
 To get there, a (re)started run first cuts the logs back to the checkpoint it
 starts from: rows of ``progress.csv`` and ``eval.csv`` after the checkpoint's
@@ -74,9 +76,17 @@ PROGRESS_FIELDS = [
     "train_win_rate_vs_random",
     "train_win_rate_vs_greedy",
     "train_win_rate_vs_player",
+    "cpu_seconds",
 ]
-TIMING_FIELDS = {"seconds", "env_steps_per_s", "learner_steps_per_s", "collect_seconds", "update_seconds"}
-"""The wall-clock columns of progress.csv: the only ones a resumed run may not reproduce exactly."""
+TIMING_FIELDS = {
+    "seconds",
+    "env_steps_per_s",
+    "learner_steps_per_s",
+    "collect_seconds",
+    "update_seconds",
+    "cpu_seconds",
+}
+"""The clock columns of progress.csv (wall and CPU): the only ones a resumed run may not reproduce exactly."""
 EVAL_FIELDS = ["update", "env_steps", "opponent", "games", "win_rate", "ties", "mean_margin"]
 PPO_ADDED = {
     "count_weights": [],
@@ -89,7 +99,11 @@ PPO_ADDED = {
 """PPO keys added after checkpoints were written, with the default an older run trained with."""
 
 
-def checkpoint_payload(trainer: SelfPlayTrainer, cfg: TrainConfig, seconds: float) -> dict[str, Any]:
+def checkpoint_payload(
+    trainer: SelfPlayTrainer, cfg: TrainConfig, seconds: float, cpu_seconds: float | None = None
+) -> dict[str, Any]:
+    """``cpu_seconds``: the run's CPU seconds to this checkpoint (None: not known, for a run resumed from a
+    checkpoint written before they were counted)."""
     from dataclasses import asdict
 
     return {
@@ -98,6 +112,7 @@ def checkpoint_payload(trainer: SelfPlayTrainer, cfg: TrainConfig, seconds: floa
         "net_config": asdict(trainer.cfg.net),
         "trainer": trainer.state_dict(),
         "train_seconds": seconds,
+        "cpu_seconds": cpu_seconds,
     }
 
 
@@ -239,6 +254,8 @@ def train(
     trainer = SelfPlayTrainer(cfg.env_kwargs(), cfg.ppo, seed=cfg.run.seed)
     ckpt = out / "checkpoint.pt"
     seconds = 0.0
+    cpu_base: float | None = 0.0  # the run's CPU seconds before this call (None: a checkpoint that did not count them)
+    cpu0 = trainer.cpu_seconds()
     if resume and ckpt.exists():
         data = load_checkpoint(ckpt)
         old, new = data["config"], cfg.to_dict()
@@ -257,6 +274,7 @@ def train(
             raise CheckpointError(f"{ckpt}: network shapes do not match the env")
         trainer.load_state_dict(data["trainer"])
         seconds = float(data.get("train_seconds", 0.0))
+        cpu_base = data.get("cpu_seconds")
         if progress:
             print(f"resuming {out} at update {trainer.updates} ({trainer.env_steps} env steps)")
     else:
@@ -300,6 +318,7 @@ def train(
                 "collect_seconds": round(t1 - t0, 2),
                 "update_seconds": round(dt - (t1 - t0), 2),
                 **stats,
+                "cpu_seconds": "" if cpu_base is None else round(cpu_base + trainer.cpu_seconds() - cpu0, 2),
             }
             _append_csv(out / "progress.csv", PROGRESS_FIELDS, row)
             if writer:
@@ -307,7 +326,8 @@ def train(
             if cfg.run.eval_every and trainer.updates % cfg.run.eval_every == 0:
                 _periodic_eval(trainer, cfg, out, writer, bar)
             if trainer.updates % cfg.run.checkpoint_every == 0 or trainer.updates == goal:
-                save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds))
+                cpu = None if cpu_base is None else cpu_base + trainer.cpu_seconds() - cpu0
+                save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds, cpu))
             if bar:
                 bar.update(1)
                 bar.set_postfix(

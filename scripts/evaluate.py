@@ -260,13 +260,15 @@ def _write_and_print(args: argparse.Namespace, report: dict) -> int:
         )
     print(
         f"\n{'player':32s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'win rate':>9s} {'margin':>7s} {'s/move':>8s}"
+        f" {'cpu s/move':>10s}"
     )
     for p in sorted(report["players"], key=lambda p: -p["rating"]):
         a, b = p["rating_ci95"]
-        spm = p["seconds_per_move"]
+        spm, cpu = p["seconds_per_move"], p.get("cpu_seconds_per_move")
         print(
             f"{p['name'][:32]:32s} {p['rating']:7.0f} {f'[{a:.0f}, {b:.0f}]':>17s} {p['games']:6d} "
             f"{p['win_rate']:9.3f} {p['mean_margin']:+7.1f} {spm if spm is not None else float('nan'):8.4f}"
+            f" {cpu if cpu is not None else float('nan'):10.4f}"
         )
     print(f"\n{report['rating_method']}")
     return 0

@@ -90,7 +90,7 @@ def test_a_log_written_before_the_player_column_resumes(tmp_path):
     path = tmp_path / "progress.csv"
     with path.open() as fh:
         rows = list(csv.DictReader(fh))
-    old = PROGRESS_FIELDS[:-1]  # the columns before train_win_rate_vs_player
+    old = PROGRESS_FIELDS[: PROGRESS_FIELDS.index("train_win_rate_vs_player")]  # the columns before it
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=old, extrasaction="ignore")
         w.writeheader()

@@ -8,7 +8,9 @@ shards through scripts/train.py and also checks that the helper ends with its tr
 
 from __future__ import annotations
 
+import csv
 import pickle
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -16,7 +18,7 @@ import pytest
 import torch
 from _helpers import torch_threads
 
-from agents.checkpoint import CheckpointError
+from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.config import TrainConfigError, config_from_dict
 from agents.network import NetConfig
 from agents.ppo import PPOConfig, Rollout, SelfPlayTrainer
@@ -187,3 +189,30 @@ def test_the_config_checks_rollout_workers_and_a_resume_keeps_them(tmp_path):
     other = config_from_dict({**TINY, "ppo": {**TINY["ppo"], "rollout_workers": 1}})
     with pytest.raises(CheckpointError, match="another config"):
         train(other, tmp_path / "run", progress=False)
+
+
+def test_the_helpers_cpu_is_counted_with_the_trainers_own():
+    tr = SelfPlayTrainer(GAME, CFG, seed=3)
+    try:
+        tr.collect()
+        helper = tr._pool.cpu_seconds()
+        assert helper > 0  # the helper played its shard and said what it cost
+        # the trainer's count is its own process's CPU plus the helper's
+        assert abs(tr.cpu_seconds() - time.process_time() - helper) < 0.05
+        tr.close()
+        assert tr._pool is None and tr._ended_pools_cpu >= helper  # kept when the helper ends
+        assert tr.cpu_seconds() >= time.process_time() - 0.05 + helper - 0.05
+    finally:
+        tr.close()
+
+
+def test_the_logs_cpu_column_goes_on_from_the_checkpoints_count(tmp_path):
+    cfg = config_from_dict({**TINY, "run": {**TINY["run"], "checkpoint_every": 1}})
+    train(cfg, tmp_path, progress=False, max_updates=1)
+    first = load_checkpoint(tmp_path / "checkpoint.pt")["cpu_seconds"]
+    train(cfg, tmp_path, progress=False)  # a new call resumes at update 1
+    with (tmp_path / "progress.csv").open() as fh:
+        cpu = [float(r["cpu_seconds"]) for r in csv.DictReader(fh)]
+    # the log rounds to 0.01 s; the checkpoint is written after the row
+    assert len(cpu) == 2 and 0 < cpu[0] <= first + 0.005 < cpu[1]
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["cpu_seconds"] + 0.005 >= cpu[1]

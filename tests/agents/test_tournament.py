@@ -137,6 +137,7 @@ def _strip(report):
     r.pop("run")
     for p in r["players"]:
         p.pop("seconds_per_move")
+        p.pop("cpu_seconds_per_move")
     return r
 
 
@@ -478,3 +479,25 @@ def test_merge_counts_a_checkpoint_named_by_absolute_and_relative_path_as_one_pl
     assert by["runs/agent.pt"]["games"] == 8 and len(merged["games"]) == 8
     assert all(set(g["seats"]) == {"random", "runs/agent.pt"} for g in merged["games"])
     assert {name for lu in merged["lineups"] for name in lu["seats"]} == {"random", "runs/agent.pt"}
+
+
+def test_cpu_seconds_per_move_are_reported_and_merged_weighted_by_decisions():
+    a = run_tournament(["random", "mcts:20"], games=2, seed=3, workers=1, progress=False)
+    b = run_tournament(["random", "mcts:20"], games=4, seed=5, workers=1, progress=False)
+    for r in (a, b):
+        by = {p["name"]: p for p in r["players"]}
+        # a 20-simulation search costs CPU a move; the CPU of one thread cannot much exceed the wall time
+        assert by["mcts:20"]["cpu_seconds_per_move"] > 0
+        assert by["mcts:20"]["cpu_seconds_per_move"] <= 1.5 * by["mcts:20"]["seconds_per_move"] + 1e-3
+    m = {p["name"]: p for p in merge_reports([a, b], seed=1)["players"]}
+    pa = {p["name"]: p for p in a["players"]}["mcts:20"]
+    pb = {p["name"]: p for p in b["players"]}["mcts:20"]
+    want = (pa["cpu_seconds_per_move"] * pa["decisions"] + pb["cpu_seconds_per_move"] * pb["decisions"]) / (
+        pa["decisions"] + pb["decisions"]
+    )
+    assert m["mcts:20"]["cpu_seconds_per_move"] == pytest.approx(want, abs=1e-5)
+    # a report written before CPU times were kept: the merged player has none, rather than a wrong mean
+    old = json.loads(json.dumps(a))
+    for p in old["players"]:
+        del p["cpu_seconds_per_move"]
+    assert all(p["cpu_seconds_per_move"] is None for p in merge_reports([old, b], seed=1)["players"])
