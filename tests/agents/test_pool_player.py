@@ -131,6 +131,7 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         ("configs/search_pool.yaml", "mcts:300", "pretrained:base-2p-160"),
         ("configs/search_pool_1000.yaml", "mcts:1000", "pretrained:base-2p-search-pool"),
         ("configs/search_pool_1000_direct.yaml", "mcts:1000", "pretrained:base-2p-160"),
+        ("configs/search_pool_strong.yaml", "mcts:1000:root=halving:farmers=0", "pretrained:base-2p-160"),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
