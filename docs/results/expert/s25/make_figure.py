@@ -62,9 +62,10 @@ def point(report: str | tuple[str, ...]) -> tuple[float, float, float, int]:
     return r, (centre - half) / scale, (centre + half) / scale, games
 
 
-def forest(ax) -> None:
-    n = len(ROWS)
-    for i, (_label, m1000, m5000) in enumerate(ROWS):
+def forest(ax, rows=ROWS) -> None:
+    n = len(rows)
+    labelled = set()
+    for i, (_label, m1000, m5000) in enumerate(rows):
         y = n - 1 - i
         for report, dy, colour, name in (
             (m1000, 0.15, "tab:blue", "mcts:1000"),
@@ -73,10 +74,11 @@ def forest(ax) -> None:
             if report is None:
                 continue
             r, lo, hi, games = point(report)
-            ax.plot([lo, hi], [y + dy] * 2, color=colour, lw=2, label=name if i == 4 else None)
+            ax.plot([lo, hi], [y + dy] * 2, color=colour, lw=2, label=None if name in labelled else name)
+            labelled.add(name)
             ax.plot([r], [y + dy], "o", color=colour, ms=4)
             ax.text(hi + 0.008, y + dy, f"{r:.3f} ({games})", va="center", fontsize=7)
-    ax.set_yticks(range(n), [label for label, _, _ in reversed(ROWS)], fontsize=8)
+    ax.set_yticks(range(n), [label for label, _, _ in reversed(rows)], fontsize=8)
     ax.axvline(0.65, color="tab:blue", lw=1, ls="--", label="bar against mcts:1000 (0.65)")
     ax.axvline(0.50, color="tab:orange", lw=1, ls="--", label="bar against mcts:5000 (0.50)")
     ax.set_xlim(0.2, 0.85)
@@ -115,10 +117,15 @@ def curve(ax) -> None:
     ax.legend(loc="upper left", fontsize=7, ncol=2)
 
 
-fig, (a, b) = plt.subplots(2, 1, figsize=(9, 8.5), gridspec_kw={"height_ratios": [1.3, 1]})
-forest(a)
-curve(b)
-fig.suptitle("#25 item 2: the raw network against search, 2-core CPU machine", fontsize=11)
-fig.tight_layout()
-fig.savefig("docs/img/item2_raw.png", dpi=110)
-print("wrote docs/img/item2_raw.png")
+def main() -> None:
+    fig, (a, b) = plt.subplots(2, 1, figsize=(9, 8.5), gridspec_kw={"height_ratios": [1.3, 1]})
+    forest(a)
+    curve(b)
+    fig.suptitle("#25 item 2: the raw network against search, 2-core CPU machine", fontsize=11)
+    fig.tight_layout()
+    fig.savefig("docs/img/item2_raw.png", dpi=110)
+    print("wrote docs/img/item2_raw.png")
+
+
+if __name__ == "__main__":
+    main()
