@@ -117,14 +117,15 @@ def curve(ax) -> None:
     ax.legend(loc="upper left", fontsize=7, ncol=2)
 
 
-def main() -> None:
-    fig, (a, b) = plt.subplots(2, 1, figsize=(9, 8.5), gridspec_kw={"height_ratios": [1.3, 1]})
-    forest(a)
-    curve(b)
+def main(rows=ROWS, bottom=curve, path: str = "docs/img/item2_raw.png", size=(9, 8.5), top=1.3) -> None:
+    """The forest of ``rows`` above the plot ``bottom`` draws, written to ``path``."""
+    fig, (a, b) = plt.subplots(2, 1, figsize=size, gridspec_kw={"height_ratios": [top, 1]})
+    forest(a, rows)
+    bottom(b)
     fig.suptitle("#25 item 2: the raw network against search, 2-core CPU machine", fontsize=11)
     fig.tight_layout()
-    fig.savefig("docs/img/item2_raw.png", dpi=110)
-    print("wrote docs/img/item2_raw.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

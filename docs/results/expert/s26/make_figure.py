@@ -11,11 +11,6 @@ python docs/results/expert/s26/make_figure.py"""
 import csv
 import importlib.util
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 D = "docs/results/expert"
 _spec = importlib.util.spec_from_file_location("item2_s25", f"{D}/s25/make_figure.py")
 s25 = importlib.util.module_from_spec(_spec)
@@ -62,13 +57,7 @@ def curves(ax) -> None:
 
 
 def main() -> None:
-    fig, (a, b) = plt.subplots(2, 1, figsize=(9, 9), gridspec_kw={"height_ratios": [1.4, 1]})
-    s25.forest(a, ROWS)
-    curves(b)
-    fig.suptitle("#25 item 2: the raw network against search, 2-core CPU machine", fontsize=11)
-    fig.tight_layout()
-    fig.savefig("docs/img/item2_raw_s26.png", dpi=110)
-    print("wrote docs/img/item2_raw_s26.png")
+    s25.main(ROWS, curves, "docs/img/item2_raw_s26.png", (9, 9), 1.4)
 
 
 if __name__ == "__main__":
