@@ -132,6 +132,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.p_self": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_snapshot": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.p_player": _float(lambda v: v >= 0, "a probability weight >= 0"),
+    "ppo.ladder_win_rate": _float(lambda v: 0 < v <= 1, "a win rate in (0, 1]"),
+    "ppo.ladder_window": _int_at_least(1),
     "ppo.rollout_workers": _int_at_least(1),
     "ppo.snapshot_every": _int_at_least(1),
     "ppo.max_snapshots": _int_at_least(1),
@@ -171,6 +173,18 @@ def _check_pool_player(cfg: TrainConfig) -> None:
         make_player(cfg.ppo.player, kw, 0)
     except (PlayerSpecError, ValueError, FileNotFoundError) as exc:
         raise TrainConfigError(f"ppo.player: {exc}") from None
+    ladder = cfg.ppo.player_ladder
+    if not isinstance(ladder, list):
+        raise TrainConfigError(f"ppo.player_ladder: {ladder!r} is not allowed; give a list of player specs")
+    for k, spec in enumerate(ladder):
+        if not isinstance(spec, str) or not spec:
+            raise TrainConfigError(
+                f"ppo.player_ladder[{k}]: {spec!r} is not allowed; give a player spec such as 'mcts:1000'"
+            )
+        try:
+            make_player(spec, kw, 0)
+        except (PlayerSpecError, ValueError, FileNotFoundError) as exc:
+            raise TrainConfigError(f"ppo.player_ladder[{k}]: {exc}") from None
 
 
 def validate(cfg: TrainConfig) -> None:
@@ -193,6 +207,10 @@ def validate(cfg: TrainConfig) -> None:
     elif c.player:
         raise TrainConfigError(
             f"ppo.player: {c.player!r} would never play: ppo.p_player is 0 (give it a weight > 0, or leave player '')"
+        )
+    elif c.player_ladder:
+        raise TrainConfigError(
+            f"ppo.player_ladder: {c.player_ladder!r} would never play: ppo.p_player is 0 (give it a weight > 0)"
         )
     if c.rollout_workers > c.num_envs:
         raise TrainConfigError(

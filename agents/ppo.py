@@ -109,6 +109,12 @@ class PPOConfig:
     # (game.engine: python) and one count of players.
     p_player: float = 0.0
     player: str = ""
+    # a ladder of stronger pool players after ``player`` (e.g. ["mcts:600", "mcts:1000"]): the pool's player moves
+    # one rung up once the learner's (sampling) win rate against it over the last ladder_window updates is at
+    # least ladder_win_rate, so that the search it meets stays near an even game while it gets stronger
+    player_ladder: list[str] = field(default_factory=list)
+    ladder_win_rate: float = 0.5
+    ladder_window: int = 5  # updates on one rung before it may move up, and the span of the win rate
     snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
     # mixed tables (game.num_players a list): the relative chance of each listed count for a new game
@@ -187,6 +193,8 @@ class SelfPlayTrainer:
         self.random_policy = RandomPolicy(seed=seed + 1)
         self.greedy_policy = GreedyPolicy(seed=seed + 2)
         self.imitator = GreedyPolicy(seed=seed + 3)  # plays the learner's seat while imitating
+        self.rung = 0  # the pool player's rung: 0 = ppo.player, k = ppo.player_ladder[k - 1]
+        self.ladder_log: list[tuple[float, int]] = []  # (wins, games) against it per update since it moved up
         self.player_opponent = self._make_player() if cfg.p_player > 0 else None  # ppo.player
         self.updates = 0
         self.env_steps = 0  # every decision of every game (all seats)
@@ -227,7 +235,34 @@ class SelfPlayTrainer:
                 f"ppo.p_player: the pool's player {self.cfg.player!r} decides from the env, which the "
                 f"{self.games.engine} engine's games do not build; set game.engine: python"
             )
-        return make_player(self.cfg.player, self.env_kwargs, self.seed + 4)
+        return make_player(self.player_spec, self.env_kwargs, self.seed + 4 + self.rung)
+
+    @property
+    def player_spec(self) -> str:
+        """The pool player's spec now: ``ppo.player``, or the rung of ``ppo.player_ladder`` the run has reached."""
+        return ([self.cfg.player] + list(self.cfg.player_ladder))[self.rung]
+
+    def set_rung(self, rung: int) -> None:
+        """Put the pool's player on ``rung`` of the ladder (a new player, seeded by its rung).  Games against the
+        old rung that are still running go on against the new one."""
+        if rung != self.rung:
+            if not 0 <= rung <= len(self.cfg.player_ladder):
+                raise ValueError(f"rung {rung} is not on ppo.player_ladder (0 to {len(self.cfg.player_ladder)})")
+            self.rung = rung
+            self.ladder_log = []
+            self.player_opponent = self._make_player() if self.cfg.p_player > 0 else None
+
+    def _climb(self, rec: list[dict[str, Any]]) -> None:
+        """Log this update's games against the pool's player; move up a rung when the last ``ladder_window``
+        updates on this rung won at least ``ladder_win_rate`` of them."""
+        c = self.cfg
+        if not c.player_ladder or self.rung == len(c.player_ladder):
+            return
+        games = [r["win"] for r in rec if r["opponent"] == "player"]
+        self.ladder_log = (self.ladder_log + [(float(sum(games)), len(games))])[-c.ladder_window :]
+        wins, played = sum(w for w, _ in self.ladder_log), sum(n for _, n in self.ladder_log)
+        if len(self.ladder_log) == c.ladder_window and played and wins / played >= c.ladder_win_rate:
+            self.set_rung(self.rung + 1)
 
     def _pick_opponent(self) -> str | int:
         c = self.cfg
@@ -354,9 +389,9 @@ class SelfPlayTrainer:
                 self._pool = ShardPool(self.env_kwargs, self.cfg, self.seed, sizes)
                 self._pool.start(self._pool_states)
                 self._pool_states = None
-                self._pool.send_collect(weights, self.updates, self.snapshots)
+                self._pool.send_collect(weights, self.updates, self.snapshots, self.rung)
             else:
-                self._pool.send_collect(weights, self.updates, self.snapshots)
+                self._pool.send_collect(weights, self.updates, self.snapshots, self.rung)
                 own = self._collect()
             parts = self._pool.receive_collect()
         except RuntimeError as exc:  # a helper failed or ended: its games are gone with it
@@ -610,9 +645,13 @@ class SelfPlayTrainer:
         return parts
 
     def pop_episode_stats(self) -> dict[str, float]:
+        """The games finished since the last call (win rates, margin); with ``ppo.player_ladder``, the rung they
+        were played on (``player_rung``), after which the pool's player may move up (:meth:`_climb`)."""
         rec, self.recent = self.recent, []
+        rung = self.rung
+        self._climb(rec)
         if not rec:
-            return {}
+            return {"player_rung": float(rung)} if self.cfg.player_ladder else {}
         out = {
             "episodes": float(len(rec)),
             "train_win_rate": float(np.mean([r["win"] for r in rec])),
@@ -622,6 +661,8 @@ class SelfPlayTrainer:
             sub = [r for r in rec if r["opponent"] == name]
             if sub:
                 out[f"train_win_rate_vs_{name}"] = float(np.mean([r["win"] for r in sub]))
+        if self.cfg.player_ladder:
+            out["player_rung"] = float(rung)
         return out
 
     # ------------------------------------------------------------ state i/o
@@ -644,6 +685,8 @@ class SelfPlayTrainer:
                 self.imitator.rng.bit_generator.state,
             ],
             "player_rng": _rng_state(self.player_opponent),
+            "rung": self.rung,
+            "ladder_log": list(self.ladder_log),
             "games": self.games,
             "slots": (self.seat, self.opponent, self.last_diff, self.pending),
         }
@@ -693,6 +736,8 @@ class SelfPlayTrainer:
         self.random_policy.rng.bit_generator.state = rest["baseline_rngs"][0]
         self.greedy_policy.rng.bit_generator.state = rest["baseline_rngs"][1]
         self.imitator.rng.bit_generator.state = rest["baseline_rngs"][2]
+        self.set_rung(rest.get("rung", 0))  # before its player's random stream
+        self.ladder_log = list(rest.get("ladder_log", []))
         if rest.get("player_rng") is not None and self.player_opponent is not None:
             self.player_opponent.rng.bit_generator.state = rest["player_rng"]
         self.games = rest["games"]

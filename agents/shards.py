@@ -101,6 +101,7 @@ def _collect(trainer: Any, arg: dict[str, Any]) -> dict[str, Any]:
 
     trainer.net.load_state_dict({k: torch.from_numpy(v) for k, v in arg["weights"].items()})
     trainer.updates = arg["updates"]
+    trainer.set_rung(arg.get("rung", 0))  # the training process moves the ladder; its helpers follow
     for key in list(trainer.snapshots):
         if key not in arg["snapshot_ids"]:
             del trainer.snapshots[key]
@@ -193,16 +194,23 @@ class ShardPool:
             ids = self._ask(j, "init", None if states is None else states[j])
             self.have[j] = set(ids)
 
-    def send_collect(self, weights: dict[str, Any], updates: int, snapshots: dict[int, Any]) -> None:
-        """Start every helper's rollout (they play while the training process plays its own shard).
-        Arrays, not tensors: torch would send tensors through shared memory."""
+    def send_collect(self, weights: dict[str, Any], updates: int, snapshots: dict[int, Any], rung: int = 0) -> None:
+        """Start every helper's rollout (they play while the training process plays its own shard), its pool
+        player on ``rung`` of ``ppo.player_ladder``.  Arrays, not tensors: torch would send tensors through
+        shared memory."""
         for j in range(len(self.conns)):
             new = {k: {name: t.numpy() for name, t in v.items()} for k, v in snapshots.items() if k not in self.have[j]}
             self._send(
                 j,
                 (
                     "collect",
-                    {"weights": weights, "updates": updates, "snapshot_ids": set(snapshots), "new_snapshots": new},
+                    {
+                        "weights": weights,
+                        "updates": updates,
+                        "snapshot_ids": set(snapshots),
+                        "new_snapshots": new,
+                        "rung": rung,
+                    },
                 ),
             )
             self.have[j] = set(snapshots)

@@ -77,6 +77,7 @@ PROGRESS_FIELDS = [
     "train_win_rate_vs_greedy",
     "train_win_rate_vs_player",
     "cpu_seconds",
+    "player_rung",
 ]
 TIMING_FIELDS = {
     "seconds",
@@ -95,6 +96,9 @@ PPO_ADDED = {
     "lr_decay_updates": 0,
     "lr_final": 1e-4,
     "rollout_workers": 1,
+    "player_ladder": [],
+    "ladder_win_rate": 0.5,
+    "ladder_window": 5,
 }
 """PPO keys added after checkpoints were written, with the default an older run trained with."""
 

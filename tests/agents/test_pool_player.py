@@ -132,6 +132,7 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         ("configs/search_pool_1000.yaml", "mcts:1000", "pretrained:base-2p-search-pool"),
         ("configs/search_pool_1000_direct.yaml", "mcts:1000", "pretrained:base-2p-160"),
         ("configs/search_pool_strong.yaml", "mcts:1000:root=halving:farmers=0", "pretrained:base-2p-160"),
+        ("configs/search_pool_ladder.yaml", "mcts:300", "pretrained:base-2p-160"),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
@@ -139,3 +140,98 @@ def test_the_search_pool_configs_load(path, player, start):
     cfg = load_config(path)
     assert cfg.ppo.p_player > 0 and cfg.ppo.player == player and cfg.game["engine"] == "python"
     assert cfg.run.init_weights == start
+
+
+LADDER = dict(TINY["ppo"], player="mcts:4", player_ladder=["mcts:6", "mcts:8"], ladder_win_rate=0.5, ladder_window=2)
+
+
+def _ladder_trainer(**change):
+    cfg = PPOConfig(**{**LADDER, "rollout_workers": 1, **change, "net": config_from_dict(TINY).ppo.net})
+    return SelfPlayTrainer(GAME, cfg, seed=4)
+
+
+def _games(wins, losses, other=0):
+    """Episode records as the trainer keeps them: wins and losses against the pool's player, other games."""
+
+    def game(win, opponent):
+        return {"win": win, "tie": 0.0, "margin": 1.0 if win else -1.0, "score": 10, "opponent": opponent}
+
+    return [game(1.0, "player")] * wins + [game(0.0, "player")] * losses + [game(1.0, "greedy")] * other
+
+
+def test_the_ladder_moves_up_when_the_window_reaches_the_win_rate_and_stops_at_its_top():
+    tr = _ladder_trainer()
+    assert tr.rung == 0 and tr.player_spec == "mcts:4" and tr.player_opponent.simulations == 4
+    tr.recent = _games(3, 1, other=9)
+    assert tr.pop_episode_stats()["player_rung"] == 0.0 and tr.rung == 0  # one update is not a window of two
+    tr.recent = _games(0, 5)
+    tr.pop_episode_stats()
+    assert tr.rung == 0  # 3 wins of 9 games against the player (the greedy games do not count): below 0.5
+    tr.recent = _games(5, 0)
+    stats = tr.pop_episode_stats()
+    assert stats["player_rung"] == 0.0  # the rung these games were played on ...
+    assert tr.rung == 1 and tr.player_spec == "mcts:6" and tr.player_opponent.simulations == 6  # ... then up: 5 of 10
+    # (the window is the last two updates: 0 of 5 and 5 of 5)
+    assert tr.ladder_log == []  # a new rung starts a new window
+    tr.recent = _games(9, 0)
+    tr.pop_episode_stats()
+    assert tr.rung == 1  # one update on the new rung is not yet a window
+    tr.recent = _games(1, 1)
+    tr.pop_episode_stats()
+    assert tr.rung == 2 and tr.player_opponent.simulations == 8  # 10 of 11
+    for _ in range(3):
+        tr.recent = _games(4, 0)
+        assert tr.pop_episode_stats()["player_rung"] == 2.0
+    assert tr.rung == 2  # the top rung stays
+
+
+def test_an_update_without_games_against_the_player_counts_in_the_window_and_moves_nothing():
+    tr = _ladder_trainer(ladder_window=1)
+    tr.recent = _games(0, 0, other=3)
+    tr.pop_episode_stats()
+    assert tr.rung == 0
+    assert tr.pop_episode_stats() == {"player_rung": 0.0}  # nothing finished: only the rung is logged
+    tr.recent = _games(1, 1)
+    tr.pop_episode_stats()
+    assert tr.rung == 1  # 1 of 2 >= 0.5 with a window of one update
+
+
+def test_the_rung_reaches_the_rollout_helpers_and_survives_a_checkpoint():
+    """A sharded run: the helpers play against the rung the training process reached, and a resumed trainer
+    (and its helpers) continue on it with the same pool player."""
+    import pickle
+
+    tr = _ladder_trainer(rollout_workers=2)
+    tr.set_rung(2)
+    tr.collect()
+    sd = tr.state_dict()
+    tr.close()
+    shard = pickle.loads(pickle.loads(sd["blob"].numpy().tobytes())["shards"][0])
+    assert pickle.loads(shard["blob"].numpy().tobytes())["rung"] == 2  # the helper's own trainer moved up
+    again = _ladder_trainer(rollout_workers=2)
+    again.load_state_dict(sd)
+    assert again.rung == 2 and again.player_opponent.simulations == 8
+    assert again.player_opponent.rng.bit_generator.state == tr.player_opponent.rng.bit_generator.state
+
+
+def test_a_ladder_run_logs_its_rung(tmp_path):
+    cfg = config_from_dict(dict(TINY, ppo=LADDER))
+    train(cfg, tmp_path, progress=False)
+    with (tmp_path / "progress.csv").open() as fh:
+        assert [r["player_rung"] for r in csv.DictReader(fh)] == ["0.0", "0.0"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"player_ladder": ["mcts:lots"]}, r"ppo.player_ladder\[0\]: "),
+        ({"player_ladder": ["mcts:6", ""]}, r"ppo.player_ladder\[1\]: '' is not allowed"),
+        ({"player_ladder": "mcts:6"}, r"ppo.player_ladder: 'mcts:6' is not allowed"),
+        ({"ladder_win_rate": 0.0}, r"ppo.ladder_win_rate: 0.0 is not allowed"),
+        ({"ladder_window": 0}, r"ppo.ladder_window: 0 is not allowed"),
+        ({"p_player": 0.0, "player": ""}, r"ppo.player_ladder: .* would never play"),
+    ],
+)
+def test_a_bad_ladder_names_its_key(change, message):
+    with pytest.raises(TrainConfigError, match=message):
+        config_from_dict({**TINY, "ppo": {**LADDER, **change}})
