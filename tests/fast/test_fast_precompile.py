@@ -3,21 +3,26 @@
 One fresh process on an empty cache plays a short workload that calls every entry point of
 ``precompile.HELPER`` (a batched step, a one-game step, the engine-alone games, a play-out), on a copy of
 the package that keeps only the base game's compiled part (as ``test_fast_cache.py`` does: a smaller
-engine, two compilations of about 20 s rather than 45-55 s).  Checked:
+engine, a compilation of about 20 s rather than 45-55 s).  Checked:
 
 * the helper started and compiled at least one of them (its claim), the process the rest;
 * each was compiled once in all: one loaded from the helper's compilation is a cache hit with no miss, and
   one compiled by the process has exactly one overload, so the argument types of ``signature_args`` are
   those of the call sites (a wrong one would compile a second overload at the call);
-* the games played are the games of the same workload with the helper off (``CARC_ENV_PRECOMPILE=0``) in
-  another empty cache;
+* the games played are the games of the same workload in the test's own process, on the whole package's
+  engine compiled without the helper's share (a suite has it compiled or cached by then: no second fresh
+  compile of the engine here);
 * the helper is gone once the process has exited;
-* and, in a second test, the helper of a process killed by SIGKILL (no ``atexit`` hook runs) stops
-  mid-compile on its own.
+* in a second test, the helper of a process killed by SIGKILL (no ``atexit`` hook runs) stops
+  mid-compile on its own;
+* and in a third, with the helper off (``CARC_ENV_PRECOMPILE=0``) the import that starts it on an empty
+  cache leaves no lock and no claim.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -80,6 +85,15 @@ def _run(src: Path, cache: Path, helper: bool) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _in_this_process() -> dict:
+    """The workload's result in the test's own process: the installed package's engine (every plug-in's
+    kernels; a suite has it compiled or cached by now), which games without expansions play alike."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(WORK, {})  # noqa: S102 - the module's own workload
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -113,9 +127,7 @@ def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path,
             assert (shared["hits"][name], shared["misses"][name]) == (0, 1), name
         assert shared["overloads"][name] == 1, name
 
-    alone = _run(src, tmp_path / "without", helper=False)
-    assert not list((tmp_path / "without").glob("*.claim")) and not list((tmp_path / "without").glob("*.lock"))
-    assert all(alone["misses"][n] == 1 and alone["overloads"][n] == 1 for n in HELPER)
+    alone = _in_this_process()  # the whole package's engine, compiled without the helper's share
     assert (shared["digest"], shared["played"], shared["out"]) == (alone["digest"], alone["played"], alone["out"])
 
     deadline = time.monotonic() + 10
@@ -163,3 +175,19 @@ def test_the_helper_of_a_killed_process_stops_on_its_own(tmp_path, base_only_pac
         if starter.poll() is None:
             starter.kill()
         starter.wait(10)
+
+
+def test_the_switch_off_starts_no_helper_on_an_empty_cache(tmp_path, base_only_package):
+    """``CARC_ENV_PRECOMPILE=0``: the import that would start the helper on an empty cache (see the test
+    above) leaves no lock and no claim; the process compiles everything itself when it plays."""
+    env = {**os.environ, "PYTHONPATH": str(base_only_package), "CARC_ENV_CACHE_DIR": str(tmp_path / "cache")}
+    for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT"):
+        env.pop(key, None)
+    env["CARC_ENV_PRECOMPILE"] = "0"
+    quick = STARTER.replace("time.sleep(300)", "time.sleep(2)")  # time for a helper to show, were one started
+    res = subprocess.run([sys.executable, "-c", quick], capture_output=True, text=True, env=env, cwd=base_only_package)
+    assert res.returncode == 0, res.stderr[-3000:]
+    module = Path(res.stdout.strip().splitlines()[-1])
+    assert (tmp_path / "cache") in module.parents  # the composed module, where a helper's lock would be
+    assert not list(module.parent.glob("*.claim")) and not list(module.parent.glob("*.lock"))
+    # (with the helper on, the same import leaves the lock the killed-process test reads)
