@@ -74,12 +74,11 @@ print(json.dumps({
 """
 
 
-def _run(src: Path, cache: Path, helper: bool) -> dict:
+def _run(src: Path, cache: Path) -> dict:
+    """The workload in a fresh process on ``src``'s package and the cache ``cache``, the helper on."""
     env = {**os.environ, "PYTHONPATH": str(src), "CARC_ENV_CACHE_DIR": str(cache)}
     for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "CARC_ENV_PRECOMPILE"):
         env.pop(key, None)
-    if not helper:
-        env["CARC_ENV_PRECOMPILE"] = "0"
     res = subprocess.run([sys.executable, "-c", WORK], capture_output=True, text=True, env=env, cwd=src)
     assert res.returncode == 0, res.stderr[-3000:]
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -111,7 +110,7 @@ def test_the_helper_compiles_its_share_once_and_the_games_are_the_same(tmp_path,
     from carc_env.fast.precompile import HELPER
 
     src = base_only_package  # a smaller composed engine: the games below enable no expansion
-    shared = _run(src, tmp_path / "with", helper=True)
+    shared = _run(src, tmp_path / "with")
     module = Path(shared["file"])
     lock = module.with_name(f"{module.stem}.precompile.lock")
     helper = int(lock.read_text())
