@@ -133,10 +133,12 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         ("configs/search_pool_1000_direct.yaml", "mcts:1000", "pretrained:base-2p-160"),
         ("configs/search_pool_strong.yaml", "mcts:1000:root=halving:farmers=0", "pretrained:base-2p-160"),
         ("configs/search_pool_ladder.yaml", "mcts:300", "pretrained:base-2p-160"),
+        ("configs/search_pool_chain.yaml", "mcts:300", "pretrained:base-2p-160"),
+        ("configs/search_pool_chain_1000.yaml", "mcts:1000", "runs/search_pool_chain/checkpoint.pt"),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
-    """The documented pool runs load and start from the shipped network their comments name."""
+    """The documented pool runs load and start from the network their comments name (shipped, or the run before)."""
     cfg = load_config(path)
     assert cfg.ppo.p_player > 0 and cfg.ppo.player == player and cfg.game["engine"] == "python"
     assert cfg.run.init_weights == start
