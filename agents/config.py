@@ -38,6 +38,10 @@ class RunConfig:
     torch_threads: int = 2
     final_eval_games: int = 400  # games per opponent in the evaluation after training
     init_weights: str = ""  # "" = a fresh network; pretrained:NAME or a checkpoint path: start from its weights
+    # > 0: stop at the last update inside this many CPU seconds of the run (progress.csv's cpu_seconds, the rollout
+    # helpers included): before each update, stop when the CPU so far plus the dearest of the last three updates'
+    # would pass it (the stop is checkpointed; resumed, the run stops again at once).  0: no budget
+    cpu_budget: float = 0.0
 
 
 @dataclass
@@ -134,6 +138,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ppo.p_player": _float(lambda v: v >= 0, "a probability weight >= 0"),
     "ppo.ladder_win_rate": _float(lambda v: 0 < v <= 1, "a win rate in (0, 1]"),
     "ppo.ladder_window": _int_at_least(1),
+    "ppo.imitate_player": _float(lambda v: v >= 0, "a number >= 0"),
     "ppo.rollout_workers": _int_at_least(1),
     "ppo.snapshot_every": _int_at_least(1),
     "ppo.max_snapshots": _int_at_least(1),
@@ -147,6 +152,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "run.checkpoint_every": _int_at_least(1),
     "run.torch_threads": _int_at_least(1),
     "run.final_eval_games": _int_at_least(1),
+    "run.cpu_budget": _float(lambda v: v >= 0, "a number of CPU seconds >= 0 (0: no budget)"),
 }
 
 
@@ -211,6 +217,11 @@ def validate(cfg: TrainConfig) -> None:
     elif c.player_ladder:
         raise TrainConfigError(
             f"ppo.player_ladder: {c.player_ladder!r} would never play: ppo.p_player is 0 (give it a weight > 0)"
+        )
+    elif c.imitate_player > 0:
+        raise TrainConfigError(
+            f"ppo.imitate_player: {c.imitate_player!r} has nothing to learn from: ppo.p_player is 0 (no games "
+            "against a pool player); give ppo.p_player a weight > 0 and a ppo.player, or set imitate_player: 0.0"
         )
     if c.rollout_workers > c.num_envs:
         raise TrainConfigError(

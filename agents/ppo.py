@@ -113,6 +113,10 @@ class PPOConfig:
     # one rung up once the learner's (sampling) win rate against it over the last ladder_window updates is at
     # least ladder_win_rate, so that the search it meets stays near an even game while it gets stronger
     player_ladder: list[str] = field(default_factory=list)
+    # > 0: learn from the pool player's own decisions too: its choices in its games against the learner, seen from
+    # its seat, are targets of a cross entropy added to the loss with this weight (a search opponent's moves are
+    # a teacher's, got for free while PPO plays against it); 0: the player is only an opponent
+    imitate_player: float = 0.0
     ladder_win_rate: float = 0.5
     ladder_window: int = 5  # updates on one rung before it may move up, and the span of the win rate
     snapshot_every: int = 3  # updates between snapshots
@@ -151,6 +155,9 @@ class Rollout:
         self.players = np.zeros((rounds, n), dtype=np.int64)  # the player count of the game of each decision
         self.next_values = np.zeros(n, dtype=np.float32)  # value of each slot's state after the last round
         self.samples: list[dict] = []
+        # ppo.imitate_player: the pool player's decisions (from its seat) and its choices, in the order played
+        self.player_samples: list[dict] = []
+        self.player_actions: list[int] = []
 
     def __len__(self) -> int:
         return self.rounds * self.n
@@ -167,6 +174,8 @@ class Rollout:
             setattr(out, name, np.concatenate([getattr(p, name) for p in parts], axis=1))
         out.next_values = np.concatenate([p.next_values for p in parts])
         out.samples = [s for t in range(rounds) for p in parts for s in p.samples[t * p.n : (t + 1) * p.n]]
+        out.player_samples = [s for p in parts for s in p.player_samples]
+        out.player_actions = [a for p in parts for a in p.player_actions]
         return out
 
 
@@ -197,6 +206,7 @@ class SelfPlayTrainer:
         self.ladder_log: list[tuple[float, int]] = []  # (wins, games) against it per update since it moved up
         self.player_opponent = self._make_player() if cfg.p_player > 0 else None  # ppo.player
         self.updates = 0
+        self.stop_reason = ""  # why agents.train.train stopped before its goal ("" = it did not: run.cpu_budget)
         self.env_steps = 0  # every decision of every game (all seats)
         self.learner_steps = 0
         self.episodes = 0
@@ -502,6 +512,10 @@ class SelfPlayTrainer:
                     acts = [self.random_policy.act({"action_mask": m}) for m in self.games.masks(idx)]
                 elif key == "player":
                     acts = self.games.play(idx, self.player_opponent)
+                    if self.cfg.imitate_player > 0 and not self.imitating:  # its decisions are targets too
+                        obs = self.games.observe(idx, movers[idx])
+                        roll.player_samples += [sample_from_obs(o, self.cfg.crop) for o in obs]
+                        roll.player_actions += [int(a) for a in acts]
                 else:
                     acts = self._net_actions(self._net_opponent(key), idx, movers[idx])
                 self.games.step(idx, acts)
@@ -567,12 +581,19 @@ class SelfPlayTrainer:
         self.net.train()
         stats: dict[str, list[float]] = defaultdict(list)
         steps = 0
+        n_player = len(roll.player_samples) if c.imitate_player > 0 and not imitate else 0
+        per_step = math.ceil(n_player / math.ceil(n / c.minibatch)) if n_player else 0
         for _epoch in range(c.epochs):
             perm = self.rng.permutation(n)
+            # the pool player's decisions: each minibatch gets its share of them, each once an epoch
+            p_perm = self.rng.permutation(n_player) if n_player else None
             stop = False
-            for start in range(0, n, c.minibatch):
+            for step, start in enumerate(range(0, n, c.minibatch)):
                 mb = perm[start : start + c.minibatch]
-                parts = self._minibatch_step(mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor)
+                pmb = None if p_perm is None else p_perm[step * per_step : (step + 1) * per_step]
+                parts = self._minibatch_step(
+                    mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor, roll, pmb
+                )
                 steps += 1
                 for k, val in parts.items():
                     stats[k].append(val)
@@ -588,6 +609,8 @@ class SelfPlayTrainer:
         out["explained_variance"] = explained_variance(roll.values.reshape(-1), ret.reshape(-1))
         out["mean_reward"] = float(roll.rewards.mean())
         out["gradient_steps"] = float(steps)
+        if n_player:
+            out["player_decisions"] = float(n_player)
         if c.lr_decay_updates:
             out["lr"] = lr
         return out
@@ -602,8 +625,11 @@ class SelfPlayTrainer:
         b_logprobs: torch.Tensor,
         imitate: bool,
         b_anchor: torch.Tensor | None = None,
+        roll: Rollout | None = None,
+        pmb: np.ndarray | None = None,
     ) -> dict[str, float]:
-        """One gradient step on minibatch ``mb`` (indices into the flattened rollout)."""
+        """One gradient step on minibatch ``mb`` (indices into the flattened rollout); with ``pmb`` (indices into
+        ``roll.player_samples``), plus ``ppo.imitate_player`` x the cross entropy to the pool player's choices."""
         c = self.cfg
         a_mb = b_adv[mb]
         a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
@@ -640,9 +666,26 @@ class SelfPlayTrainer:
             parts["policy_loss"] += w * float(pg_loss.detach())
             parts["value_loss"] += w * float(v_loss.detach())
             parts["entropy"] += w * float(entropy.detach())
+        if roll is not None and pmb is not None and len(pmb):
+            self._player_step(roll, pmb, parts)
         nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
         self.opt.step()
         return parts
+
+    def _player_step(self, roll: Rollout, pmb: np.ndarray, parts: dict[str, float]) -> None:
+        """Add the gradient of ``imitate_player`` x the mean cross entropy of the policy to the pool player's
+        choices over its decisions ``pmb`` (in chunks of similar board size, like the learner's)."""
+        coef = self.cfg.imitate_player
+        for ch in self._chunks(pmb, roll.player_samples):
+            w = len(ch) / len(pmb)
+            batch = collate([roll.player_samples[k] for k in ch])
+            logits, _ = self.net(*batch.inputs())
+            ml = masked_logits(logits, batch.mask)
+            act = torch.as_tensor([roll.player_actions[k] for k in ch.tolist()], dtype=torch.int64)
+            ce = -torch.log_softmax(ml, dim=1).gather(1, act[:, None]).squeeze(1).mean()
+            (coef * ce * w).backward()
+            parts["player_cross_entropy"] += w * float(ce.detach())
+            parts["player_agreement"] += w * float((ml.argmax(dim=1) == act).float().mean())
 
     def pop_episode_stats(self) -> dict[str, float]:
         """The games finished since the last call (win rates, margin); with ``ppo.player_ladder``, the rung they

@@ -78,6 +78,9 @@ PROGRESS_FIELDS = [
     "train_win_rate_vs_player",
     "cpu_seconds",
     "player_rung",
+    "player_cross_entropy",
+    "player_agreement",
+    "player_decisions",
 ]
 TIMING_FIELDS = {
     "seconds",
@@ -99,18 +102,25 @@ PPO_ADDED = {
     "player_ladder": [],
     "ladder_win_rate": 0.5,
     "ladder_window": 5,
+    "imitate_player": 0.0,
 }
 """PPO keys added after checkpoints were written, with the default an older run trained with."""
 
 
 def checkpoint_payload(
-    trainer: SelfPlayTrainer, cfg: TrainConfig, seconds: float, cpu_seconds: float | None = None
+    trainer: SelfPlayTrainer,
+    cfg: TrainConfig,
+    seconds: float,
+    cpu_seconds: float | None = None,
+    update_cpu: list[float] | None = None,
 ) -> dict[str, Any]:
     """``cpu_seconds``: the run's CPU seconds to this checkpoint (None: not known, for a run resumed from a
-    checkpoint written before they were counted)."""
+    checkpoint written before they were counted); ``update_cpu``: the CPU seconds of the last updates (at most
+    ``BUDGET_WINDOW``), from which ``run.cpu_budget`` foresees the next one's."""
     from dataclasses import asdict
 
     return {
+        "update_cpu": list(update_cpu or []),
         "config": cfg.to_dict(),
         "shapes": asdict(trainer.shapes),
         "net_config": asdict(trainer.cfg.net),
@@ -118,6 +128,25 @@ def checkpoint_payload(
         "train_seconds": seconds,
         "cpu_seconds": cpu_seconds,
     }
+
+
+BUDGET_WINDOW = 3
+"""``run.cpu_budget`` foresees an update's CPU as the dearest of the last this many."""
+
+
+def budget_stop(cpu: float | None, update_cpu: list[float], budget: float, updates: int) -> str:
+    """Why the run stops before its next update under ``run.cpu_budget`` = ``budget`` ("" = it goes on): when the
+    run's CPU so far (``cpu``) plus the dearest of its last updates' (``update_cpu``) would pass the budget.  With
+    no update measured yet the update runs (the first one of a run, which may compile, is the dearest anyway)."""
+    if budget <= 0 or cpu is None or not update_cpu:
+        return ""
+    nxt = max(update_cpu[-BUDGET_WINDOW:])
+    if cpu + nxt <= budget:
+        return ""
+    return (
+        f"run.cpu_budget: stopped after update {updates}, {cpu:.0f} CPU-s spent; the next update (about {nxt:.0f} CPU-s, "
+        f"the dearest of the last {min(len(update_cpu), BUDGET_WINDOW)}) would pass the budget of {budget:.0f}"
+    )
 
 
 def _append_csv(path: Path, fields: list[str], row: dict[str, Any]) -> None:
@@ -260,6 +289,7 @@ def train(
     seconds = 0.0
     cpu_base: float | None = 0.0  # the run's CPU seconds before this call (None: a checkpoint that did not count them)
     cpu0 = trainer.cpu_seconds()
+    update_cpu: list[float] = []  # the CPU seconds of the last updates (run.cpu_budget)
     if resume and ckpt.exists():
         data = load_checkpoint(ckpt)
         old, new = data["config"], cfg.to_dict()
@@ -279,6 +309,7 @@ def train(
         trainer.load_state_dict(data["trainer"])
         seconds = float(data.get("train_seconds", 0.0))
         cpu_base = data.get("cpu_seconds")
+        update_cpu = [float(x) for x in data.get("update_cpu", [])]
         if progress:
             print(f"resuming {out} at update {trainer.updates} ({trainer.env_steps} env steps)")
     else:
@@ -293,6 +324,11 @@ def train(
                 print(f"started from {cfg.run.init_weights} (fresh: {', '.join(kept) or 'none'})")
         if cfg.ppo.anchor_coef > 0:  # the KL anchor: the network the run starts from
             trainer.set_anchor()
+    if cfg.run.cpu_budget > 0 and cpu_base is None:
+        raise CheckpointError(
+            f"{ckpt} was written before runs counted their CPU seconds, so run.cpu_budget cannot be applied; "
+            "set run.cpu_budget: 0 to resume it"
+        )
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     writer = _restart_logs(out, trainer.updates)
     goal = cfg.run.total_updates if max_updates is None else min(cfg.run.total_updates, trainer.updates + max_updates)
@@ -301,8 +337,17 @@ def train(
         from tqdm import tqdm
 
         bar = tqdm(total=cfg.run.total_updates, initial=trainer.updates, desc="train", unit="upd")
+    stopped = ""
+
+    def spent() -> float | None:
+        return None if cpu_base is None else cpu_base + trainer.cpu_seconds() - cpu0
+
     try:
         while trainer.updates < goal:
+            stopped = budget_stop(spent(), update_cpu, cfg.run.cpu_budget, trainer.updates)
+            if stopped:  # resumed at the budget: nothing more to do
+                break
+            cpu_before = spent()
             t0 = time.perf_counter()
             steps0, learner0 = trainer.env_steps, trainer.learner_steps
             buf = trainer.collect()
@@ -329,20 +374,28 @@ def train(
                 _log_update(writer, row)
             if cfg.run.eval_every and trainer.updates % cfg.run.eval_every == 0:
                 _periodic_eval(trainer, cfg, out, writer, bar)
-            if trainer.updates % cfg.run.checkpoint_every == 0 or trainer.updates == goal:
-                cpu = None if cpu_base is None else cpu_base + trainer.cpu_seconds() - cpu0
-                save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds, cpu))
+            cpu = spent()
+            if cpu is not None and cpu_before is not None:
+                update_cpu = (update_cpu + [cpu - cpu_before])[-BUDGET_WINDOW:]
+            stopped = budget_stop(cpu, update_cpu, cfg.run.cpu_budget, trainer.updates)
+            if trainer.updates % cfg.run.checkpoint_every == 0 or trainer.updates == goal or stopped:
+                save_checkpoint(ckpt, checkpoint_payload(trainer, cfg, seconds, cpu, update_cpu))
             if bar:
                 bar.update(1)
                 bar.set_postfix(
                     win=f"{stats.get('train_win_rate', float('nan')):.2f}", sps=f"{row['env_steps_per_s']:.0f}"
                 )
+            if stopped:
+                break
     finally:
         trainer.close()  # the rollout shards' processes (a later collect would restart them)
         if bar:
             bar.close()
         if writer:
             writer.close()
+    trainer.stop_reason = stopped
+    if stopped and progress:
+        print(stopped)
     return trainer
 
 

@@ -135,6 +135,7 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         ("configs/search_pool_ladder.yaml", "mcts:300", "pretrained:base-2p-160"),
         ("configs/search_pool_chain.yaml", "mcts:300", "pretrained:base-2p-160"),
         ("configs/search_pool_chain_1000.yaml", "mcts:1000", "runs/search_pool_chain/checkpoint.pt"),
+        ("configs/search_pool_imitate.yaml", "mcts:1000", "pretrained:base-2p-160"),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
@@ -237,3 +238,67 @@ def test_a_ladder_run_logs_its_rung(tmp_path):
 def test_a_bad_ladder_names_its_key(change, message):
     with pytest.raises(TrainConfigError, match=message):
         config_from_dict({**TINY, "ppo": {**LADDER, **change}})
+
+
+def test_imitating_the_pool_player_fits_its_choices_from_its_seat():
+    cfg = PPOConfig(**{**TINY["ppo"], "p_greedy": 0.0, "p_player": 1.0, "rollout_workers": 1, "imitate_player": 1.0,
+                       "net": config_from_dict(TINY).ppo.net})  # fmt: skip
+    torch.manual_seed(0)
+    tr = SelfPlayTrainer(GAME, cfg, seed=4)
+    rec = tr.player_opponent = Recorder()
+    roll = tr.collect()
+    # every decision of the player is a target, seen from its own seat, with the action it chose
+    assert roll.player_actions == [a for _, _, a in rec.calls] and len(roll.player_samples) == len(rec.calls) > 0
+    for s, a in zip(roll.player_samples, roll.player_actions, strict=True):
+        assert s["mask"][a] == 1
+    before = _player_cross_entropy(tr, roll)
+    for _ in range(3):
+        stats = tr.update(roll)
+    assert stats["player_decisions"] == len(rec.calls) and 0.0 <= stats["player_agreement"] <= 1.0
+    assert _player_cross_entropy(tr, roll) < before  # the update moved the policy towards the player's choices
+
+
+def _player_cross_entropy(tr, roll) -> float:
+    from agents.network import masked_logits
+    from agents.policy import collate
+
+    with torch.no_grad():
+        batch = collate(roll.player_samples)
+        logits, _ = tr.net(*batch.inputs())
+        logp = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
+        return float(-logp[torch.arange(len(roll.player_actions)), torch.as_tensor(roll.player_actions)].mean())
+
+
+def test_without_imitation_the_player_leaves_no_targets_and_the_update_is_unchanged():
+    cfg = PPOConfig(**{**TINY["ppo"], "p_greedy": 0.0, "p_player": 1.0, "rollout_workers": 1,
+                       "net": config_from_dict(TINY).ppo.net})  # fmt: skip
+    tr = SelfPlayTrainer(GAME, cfg, seed=4)
+    roll = tr.collect()
+    assert roll.player_samples == [] and "player_agreement" not in tr.update(roll)
+
+
+def test_an_imitating_run_shards_its_targets_and_resumes_exactly(tmp_path):
+    ppo = dict(TINY["ppo"], steps_per_update=96, p_greedy=0.0, p_player=1.0, imitate_player=0.5, rollout_workers=2)
+    cfg = config_from_dict(dict(TINY, ppo=ppo))
+    straight = train(cfg, tmp_path / "a", progress=False)
+    train(cfg, tmp_path / "b", progress=False, max_updates=1)
+    resumed = train(cfg, tmp_path / "b", progress=False)
+    for (k, a), (_, b) in zip(straight.net.state_dict().items(), resumed.net.state_dict().items(), strict=True):
+        assert torch.equal(a, b), f"{k} differs after resume"
+    with (tmp_path / "a" / "progress.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    # every opponent decision of both processes' games (all of them the player's) reached the update as a target
+    prev = (0, 0)
+    for r in rows:
+        steps = (int(r["env_steps"]), int(r["learner_steps"]))
+        assert float(r["player_decisions"]) == (steps[0] - prev[0]) - (steps[1] - prev[1]) > 0
+        assert 0 <= float(r["player_agreement"]) <= 1
+        prev = steps
+
+
+def test_imitating_without_a_pool_player_names_its_key():
+    data = {**TINY, "ppo": {**TINY["ppo"], "p_player": 0.0, "player": "", "imitate_player": 0.5}}
+    with pytest.raises(TrainConfigError, match=r"ppo.imitate_player: 0.5 has nothing to learn from"):
+        config_from_dict(data)
+    with pytest.raises(TrainConfigError, match=r"ppo.imitate_player: -1.0 is not allowed"):
+        config_from_dict({**TINY, "ppo": {**TINY["ppo"], "imitate_player": -1.0}})
