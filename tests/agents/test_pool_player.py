@@ -136,6 +136,7 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
         ("configs/search_pool_chain.yaml", "mcts:300", "pretrained:base-2p-160"),
         ("configs/search_pool_chain_1000.yaml", "mcts:1000", "runs/search_pool_chain/checkpoint.pt"),
         ("configs/search_pool_imitate.yaml", "mcts:1000", "pretrained:base-2p-160"),
+        ("configs/search_pool_imitate_low.yaml", "mcts:1000", "pretrained:base-2p-160"),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
