@@ -85,6 +85,7 @@ def _checkpoint(path: Path) -> dict:
     data = torch.load(path, map_location="cpu", weights_only=True)
     data.pop("train_seconds")
     data.pop("cpu_seconds")  # the clocks: not reproducible
+    data.pop("update_cpu")  # (the last updates' CPU, for run.cpu_budget)
     return data
 
 
