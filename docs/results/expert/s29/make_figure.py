@@ -53,6 +53,16 @@ def mean3(xs: list[float]) -> list[float]:
     return [sum(xs[max(0, i - 2) : i + 1]) / len(xs[max(0, i - 2) : i + 1]) for i in range(len(xs))]
 
 
+def style(ax, ylim: tuple[float, float], xlabel: str, ylabel: str, title: str) -> None:
+    """The axes' ranges, labels, title and legend (both panels alike)."""
+    ax.set_xlim(-0.5, UPDATES + 0.5)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper right", fontsize=7)
+
+
 def main() -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.6))
     r, lo, hi = wilson(START, below=7120)
@@ -70,18 +80,10 @@ def main() -> None:
             r, lo, hi = wilson(report[1])
             a.errorbar([report[0] + 0.3], [r], yerr=[[r - lo], [hi - r]], fmt="s", color=colour, ms=5, capsize=3)
     a.axhline(0.5, color="grey", lw=0.5)
-    a.set_xlim(-0.5, UPDATES + 0.5)
-    a.set_ylim(0.0, 0.9)
-    a.set_xlabel("update from base-2p-160 (4,096 learner decisions each)")
-    a.set_ylabel("win rate against mcts:1000")
-    a.set_title("training games (sampling, mean of 3 updates); squares: argmax", fontsize=10)
-    a.legend(loc="upper right", fontsize=7)
-    b.set_xlim(-0.5, UPDATES + 0.5)
-    b.set_ylim(0.0, 2.7)
-    b.set_xlabel("update from base-2p-160")
-    b.set_ylabel("nats / share")
-    b.set_title("policy entropy over legal actions; agreement with the search", fontsize=10)
-    b.legend(loc="upper right", fontsize=7)
+    style(a, (0.0, 0.9), "update from base-2p-160 (4,096 learner decisions each)", "win rate against mcts:1000",
+          "training games (sampling, mean of 3 updates); squares: argmax")  # fmt: skip
+    style(b, (0.0, 2.7), "update from base-2p-160", "nats / share",
+          "policy entropy over legal actions; agreement with the search")  # fmt: skip
     fig.suptitle("#25 item 2, session 29: PPO against mcts:1000 that also fits the search's moves, 2-core CPU machine",
                  fontsize=11)  # fmt: skip
     fig.tight_layout()
