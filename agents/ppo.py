@@ -113,12 +113,12 @@ class PPOConfig:
     # one rung up once the learner's (sampling) win rate against it over the last ladder_window updates is at
     # least ladder_win_rate, so that the search it meets stays near an even game while it gets stronger
     player_ladder: list[str] = field(default_factory=list)
+    ladder_win_rate: float = 0.5
+    ladder_window: int = 5  # updates on one rung before it may move up, and the span of the win rate
     # > 0: learn from the pool player's own decisions too: its choices in its games against the learner, seen from
     # its seat, are targets of a cross entropy added to the loss with this weight (a search opponent's moves are
     # a teacher's, got for free while PPO plays against it); 0: the player is only an opponent
     imitate_player: float = 0.0
-    ladder_win_rate: float = 0.5
-    ladder_window: int = 5  # updates on one rung before it may move up, and the span of the win rate
     snapshot_every: int = 3  # updates between snapshots
     max_snapshots: int = 8
     # mixed tables (game.num_players a list): the relative chance of each listed count for a new game
