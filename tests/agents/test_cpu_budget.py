@@ -59,3 +59,15 @@ def test_a_run_inside_its_budget_runs_every_update(tmp_path):
 def test_a_bad_budget_names_its_key():
     with pytest.raises(TrainConfigError, match=r"run.cpu_budget: -5.0 is not allowed"):
         _cfg(-5.0)
+
+
+def test_a_checkpoint_that_did_not_count_its_cpu_is_refused_under_a_budget(tmp_path):
+    from agents.checkpoint import CheckpointError, save_checkpoint
+
+    train(_cfg(0.0), tmp_path, progress=False, max_updates=1)
+    data = load_checkpoint(tmp_path / "checkpoint.pt")
+    data["cpu_seconds"] = None  # as a run resumed from a checkpoint older than the CPU count writes it
+    save_checkpoint(tmp_path / "checkpoint.pt", data)
+    with pytest.raises(CheckpointError, match=r"run.cpu_budget cannot be applied; set run.cpu_budget: 0"):
+        train(_cfg(100.0), tmp_path, progress=False)
+    assert train(_cfg(0.0), tmp_path, progress=False).updates == 3  # without a budget it resumes
