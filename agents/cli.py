@@ -8,7 +8,7 @@ the value and what is allowed (no traceback, no usage block)::
 
 * :class:`Parser`: an ``argparse.ArgumentParser`` whose errors are that one line;
 * argument types for ``type=``: :func:`int_range` (``int_range(1)`` is "an
-  integer >= 1"), :func:`positive_float`, :data:`seed`, :data:`players`,
+  integer >= 1"), :data:`positive_float`, :data:`non_negative_float`, :data:`seed`, :data:`players`,
   :func:`expansions` (checked against the registry and the rules' combination
   checks), :data:`player_spec` (``random``, ``greedy``, ``greedy:EPS`` or an
   existing checkpoint file), :data:`existing_file`, :data:`output_file` (its
@@ -39,6 +39,7 @@ __all__ = [
     "expansions",
     "fail",
     "int_range",
+    "non_negative_float",
     "output_file",
     "player_spec",
     "players",
@@ -82,18 +83,27 @@ def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def positive_float(text: str) -> float:
-    """``type=`` for a finite number > 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise _bad(text, "a number > 0") from None
-    if not (math.isfinite(v) and v > 0):
-        raise _bad(v, "a finite number > 0")
-    return v
+def _float_type(test: Callable[[float], bool], allowed: str) -> Callable[[str], float]:
+    """``type=`` for a finite number that passes ``test`` (``allowed`` says which, e.g. ``"> 0"``)."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise _bad(text, f"a number {allowed}") from None
+        if not (math.isfinite(v) and test(v)):
+            raise _bad(v, f"a finite number {allowed}")
+        return v
+
+    parse.__name__ = "number"
+    return parse
 
 
-positive_float.__name__ = "number"
+positive_float = _float_type(lambda v: v > 0, "> 0")
+"""``type=`` for a finite number > 0."""
+
+non_negative_float = _float_type(lambda v: v >= 0, ">= 0")
+"""``type=`` for a finite number >= 0."""
 
 seed = int_range(0)
 """``type=`` for a seed: an integer >= 0 (the engine's generators take no negative seeds)."""

@@ -393,9 +393,7 @@ def train(
             bar.close()
         if writer:
             writer.close()
-    trainer.stop_reason = stopped
-    if stopped and progress:
-        print(stopped)
+    trainer.stop_reason = stopped  # (scripts/train.py prints it)
     return trainer
 
 

@@ -71,3 +71,21 @@ def test_a_checkpoint_that_did_not_count_its_cpu_is_refused_under_a_budget(tmp_p
     with pytest.raises(CheckpointError, match=r"run.cpu_budget cannot be applied; set run.cpu_budget: 0"):
         train(_cfg(100.0), tmp_path, progress=False)
     assert train(_cfg(0.0), tmp_path, progress=False).updates == 3  # without a budget it resumes
+
+
+def test_the_train_script_takes_a_budget_and_says_why_it_stopped(tmp_path, capsys):
+    import importlib.util
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location("train_script", "scripts/train.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump(_cfg(0.0).to_dict()))
+    out = tmp_path / "run"
+    assert script.main(["--config", str(cfg), "--out", str(out), "--cpu-budget", "0.000001", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "run.cpu_budget: stopped after update 1," in text and "done: 1 updates" in text
+    assert script.main(["--config", str(cfg), "--out", str(out), "--cpu-budget", "0", "--quiet"]) == 0
+    assert "done: 3 updates" in capsys.readouterr().out  # 0 lifts the budget: the run goes on to its end

@@ -118,6 +118,10 @@ def test_train_script_refuses_unusable_paths(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         train(["--config", cfg, "--updates", "0"])
     _one_line_error(capsys, info.value.code, "--updates", "0", ">= 1")
+    for bad, needle in (("-5", ">= 0"), ("lots", "a number >= 0"), ("inf", "a finite number >= 0")):
+        with pytest.raises(SystemExit) as info:
+            train(["--config", cfg, "--cpu-budget", bad])
+        _one_line_error(capsys, info.value.code, "--cpu-budget", needle)
 
 
 def test_train_script_error_is_one_line_in_a_real_process(tmp_path):
