@@ -90,7 +90,7 @@ from torch import nn
 
 from .checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint, save_checkpoint
 from .config import TrainConfigError, _fill, read_sections
-from .network import NetConfig, NetShapes, PolicyNet, masked_logits
+from .network import NetConfig, NetShapes, PolicyNet, legal_exp, masked_logits
 from .policy import PPOPolicy, collate, sample_from_obs, shapes_from_env, with_action_features
 from .search import NetworkGuide
 
@@ -788,7 +788,7 @@ class ExpertTrainer:
         with torch.no_grad():
             logits0, v0 = self.anchor(*batch.inputs())
             logp0 = torch.log_softmax(masked_logits(logits0, batch.mask), dim=1)
-        p0 = logp0.exp()
+        p0 = legal_exp(logp0, batch.mask)
         terms = torch.where(batch.mask.bool(), p0 * (logp0 - logp), torch.zeros_like(logp))
         return terms.sum(dim=1).mean(), 0.5 * (v - v0).pow(2).mean()
 

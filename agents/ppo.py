@@ -68,7 +68,7 @@ from torch import nn
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .games import make_games
-from .network import NetConfig, NetShapes, PolicyNet, masked_entropy, masked_logits
+from .network import NetConfig, NetShapes, PolicyNet, legal_exp, masked_entropy, masked_logits
 from .policy import collate, sample_from_obs, shapes_from_env
 from .shards import ShardPool, shard_sizes
 
@@ -819,7 +819,7 @@ def sample_masked(ml: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     distribution (``torch.distributions.Categorical`` samples the same distribution, several times
     slower over thousands of actions).  Illegal actions have probability 0 and are never drawn."""
     logp_all = torch.log_softmax(ml, dim=1)
-    cdf = logp_all.exp().cumsum(dim=1)
+    cdf = legal_exp(logp_all, ml > torch.finfo(ml.dtype).min).cumsum(dim=1)
     u = torch.rand(ml.shape[0], 1) * cdf[:, -1:]
     acts = torch.searchsorted(cdf, u, right=True).squeeze(1).clamp(max=ml.shape[1] - 1)
     return acts, logp_all.gather(1, acts[:, None]).squeeze(1)
@@ -832,7 +832,7 @@ def anchor_kl(anchor: PolicyNet, batch: Any, ml: torch.Tensor, weight: torch.Ten
         logits, _ = anchor(*batch.inputs())
         logp_a = torch.log_softmax(masked_logits(logits, batch.mask), dim=1)
     logp = torch.log_softmax(ml, dim=1)
-    terms = logp_a.exp() * (logp_a - logp)
+    terms = legal_exp(logp_a, batch.mask) * (logp_a - logp)
     kl = torch.where(batch.mask.bool(), terms, torch.zeros_like(terms)).sum(dim=1)
     return (kl if weight is None else kl * weight.to(kl.dtype)).mean()
 

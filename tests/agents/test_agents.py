@@ -189,6 +189,21 @@ def test_masked_distribution_removes_illegal_actions():
     assert torch.allclose(masked_entropy(logits, mask), torch.tensor([0.6931472]), atol=1e-6)
 
 
+def test_legal_exp_is_exp_bit_for_bit_on_legal_entries_and_zero_elsewhere():
+    from agents.network import legal_exp
+
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(32, 2925, generator=gen) * torch.tensor([1.0, 40.0, 400.0]).repeat(11)[:32, None]
+    mask = torch.rand(32, 2925, generator=gen) < 0.02
+    mask[:, 7] = True
+    logp = torch.log_softmax(masked_logits(logits, mask), dim=1)
+    fast, plain = legal_exp(logp, mask), logp.exp()
+    assert (fast[~mask] == 0).all() and (plain[~mask] == 0).all()
+    assert torch.equal(fast.view(torch.int32), plain.view(torch.int32))  # bit for bit, underflows included
+    assert (plain[mask] == 0).any() and (plain[mask] == 1).any()  # the scales reach both ends
+    assert torch.allclose(fast.sum(dim=1), torch.ones(32))
+
+
 def test_network_layout_matches_the_action_space():
     import carc_env
 
