@@ -232,6 +232,15 @@ def legal_exp(logp: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     return torch.where(legal, torch.where(legal, logp, zero).exp(), zero)
 
 
+def legal_logits(logits: torch.Tensor, legal_index: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """The logits of each row's legal actions only, ``(b, L)``: ``legal_index`` ``(b, L)`` holds a row's
+    legal flat action indices (:func:`agents.policy.legal_actions`), padded where ``legal`` ``(b, L)`` is
+    False; the padding gets the masked value of :func:`masked_logits`.  Their ``log_softmax`` is the
+    masked policy's (``log_softmax(masked_logits(logits, mask))``) at those actions, computed over ``L``
+    entries instead of the whole action space (the same numbers up to the order of the float sums)."""
+    return masked_logits(logits.gather(1, legal_index), legal)
+
+
 def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Entropy over the legal actions only."""
     ml = masked_logits(logits, mask)

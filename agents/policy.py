@@ -221,6 +221,19 @@ def collate(samples: Sequence[dict[str, Any]]) -> Batch:
     )
 
 
+def legal_actions(rows: Sequence[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(index, legal)``, both ``(b, L)``: row j's legal flat actions ``rows[j]`` (ascending, as
+    ``np.flatnonzero`` of its mask gives them) padded with index 0 to the longest row, and which entries
+    are real (:func:`agents.network.legal_logits`)."""
+    width = max(1, max(len(r) for r in rows))
+    index = np.zeros((len(rows), width), dtype=np.int64)
+    legal = np.zeros((len(rows), width), dtype=bool)
+    for j, r in enumerate(rows):
+        index[j, : len(r)] = r
+        legal[j, : len(r)] = True
+    return torch.from_numpy(index), torch.from_numpy(legal)
+
+
 def obs_to_tensors(obs: Sequence[dict], crop: bool = True) -> Batch:
     """Stack observation dicts (with action features) into the network's input tensors and the bool mask
     (``crop``: the boards cropped to their played area, which only saves work)."""

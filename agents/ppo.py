@@ -68,8 +68,8 @@ from torch import nn
 from carc_env.baselines import GreedyPolicy, RandomPolicy
 
 from .games import make_games
-from .network import NetConfig, NetShapes, PolicyNet, legal_exp, masked_entropy, masked_logits
-from .policy import collate, sample_from_obs, shapes_from_env
+from .network import NetConfig, NetShapes, PolicyNet, legal_exp, legal_logits, masked_logits
+from .policy import collate, legal_actions, sample_from_obs, shapes_from_env
 from .shards import ShardPool, shard_sizes
 
 
@@ -572,6 +572,7 @@ class SelfPlayTrainer:
             np.isin(roll.players.reshape(-1), counts) if len(counts) else np.ones(len(roll), dtype=bool)
         )
         samples = roll.samples
+        legal = [np.flatnonzero(smp["mask"]) for smp in samples]  # each decision's legal actions (the loss's support)
         c = self.cfg
         imitate = self.imitating
         n = len(roll)
@@ -592,7 +593,7 @@ class SelfPlayTrainer:
                 mb = perm[start : start + c.minibatch]
                 pmb = None if p_perm is None else p_perm[step * per_step : (step + 1) * per_step]
                 parts = self._minibatch_step(
-                    mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor, roll, pmb
+                    mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor, roll, pmb, legal
                 )
                 steps += 1
                 for k, val in parts.items():
@@ -627,9 +628,15 @@ class SelfPlayTrainer:
         b_anchor: torch.Tensor | None = None,
         roll: Rollout | None = None,
         pmb: np.ndarray | None = None,
+        legal: list[np.ndarray] | None = None,
     ) -> dict[str, float]:
         """One gradient step on minibatch ``mb`` (indices into the flattened rollout); with ``pmb`` (indices into
-        ``roll.player_samples``), plus ``ppo.imitate_player`` x the cross entropy to the pool player's choices."""
+        ``roll.player_samples``), plus ``ppo.imitate_player`` x the cross entropy to the pool player's choices.
+
+        The policy terms are computed over each decision's legal actions only (``legal[k]``: sample k's, as
+        ``np.flatnonzero`` of its mask; computed here when not given): the masked policy's log-probabilities
+        and entropy, without the work over the whole action space (2,925 actions in the base game, about 1 %
+        of them legal), which was about a quarter of an update's time."""
         c = self.cfg
         a_mb = b_adv[mb]
         a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
@@ -640,14 +647,19 @@ class SelfPlayTrainer:
             w = len(ch) / len(mb)
             batch = collate([samples[k] for k in ch])
             logits, v = self.net(*batch.inputs())
-            ml = masked_logits(logits, batch.mask)
+            index, ok = legal_actions(
+                [legal[k] if legal is not None else np.flatnonzero(samples[k]["mask"]) for k in ch]
+            )
+            lg = legal_logits(logits, index, ok)  # (chunk, most legal actions)
+            logp = torch.log_softmax(lg, dim=1)
             act = b_actions[ch]
-            newlogprob = torch.log_softmax(ml, dim=1).gather(1, act[:, None]).squeeze(1)
+            at = ((index == act[:, None]) & ok).int().argmax(dim=1)  # each taken action's column in lg
+            newlogprob = logp.gather(1, at[:, None]).squeeze(1)
             v_loss = 0.5 * (v - b_ret[ch]).pow(2).mean()
-            entropy = masked_entropy(logits, batch.mask).mean()
+            entropy = -torch.where(ok, legal_exp(logp, ok) * logp, torch.zeros_like(logp)).sum(dim=1).mean()
             if imitate:
                 pg_loss = -newlogprob.mean()
-                parts["imitation_accuracy"] += w * float((ml.argmax(dim=1) == act).float().mean())
+                parts["imitation_accuracy"] += w * float((lg.argmax(dim=1) == at).float().mean())
             else:
                 a = torch.as_tensor([norm_adv[k] for k in ch.tolist()], dtype=torch.float32)
                 logratio = newlogprob - b_logprobs[ch]
@@ -659,6 +671,7 @@ class SelfPlayTrainer:
                     parts["clipfrac"] += w * float(((ratio - 1).abs() > c.clip).float().mean())
             loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
             if self.anchor is not None and c.anchor_coef > 0 and not imitate:
+                ml = masked_logits(logits, batch.mask)
                 kl = anchor_kl(self.anchor, batch, ml, None if b_anchor is None else b_anchor[ch])
                 loss = loss + c.anchor_coef * kl
                 parts["anchor_kl"] += w * float(kl.detach())

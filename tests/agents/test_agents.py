@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import pytest
 import torch
 
@@ -202,6 +203,26 @@ def test_legal_exp_is_exp_bit_for_bit_on_legal_entries_and_zero_elsewhere():
     assert torch.equal(fast.view(torch.int32), plain.view(torch.int32))  # bit for bit, underflows included
     assert (plain[mask] == 0).any() and (plain[mask] == 1).any()  # the scales reach both ends
     assert torch.allclose(fast.sum(dim=1), torch.ones(32))
+
+
+def test_the_legal_actions_policy_is_the_masked_policy():
+    from agents.network import legal_exp, legal_logits
+    from agents.policy import legal_actions
+
+    gen = torch.Generator().manual_seed(5)
+    logits = torch.randn(9, 300, generator=gen) * 3
+    mask = torch.rand(9, 300, generator=gen) < 0.05
+    mask[:, 299] = True  # the last action, and one row with a single legal action
+    mask[4] = False
+    mask[4, 17] = True
+    full = torch.log_softmax(masked_logits(logits, mask), dim=1)
+    index, ok = legal_actions([np.flatnonzero(row) for row in mask.numpy()])
+    assert index.shape == (9, int(mask.sum(dim=1).max())) and torch.equal(ok.sum(dim=1), mask.sum(dim=1))
+    logp = torch.log_softmax(legal_logits(logits, index, ok), dim=1)
+    assert torch.allclose(logp[ok], full.gather(1, index)[ok], atol=1e-6)
+    assert (legal_exp(logp, ok)[~ok] == 0).all() and logp[4, 0] == 0
+    entropy = -torch.where(ok, legal_exp(logp, ok) * logp, torch.zeros_like(logp)).sum(dim=1)
+    assert torch.allclose(entropy, masked_entropy(logits, mask), atol=1e-5)
 
 
 def test_network_layout_matches_the_action_space():
