@@ -131,6 +131,11 @@ class PPOConfig:
     # processes that play a rollout's games: 1 = this one plays all num_envs; k > 1 = the games split in k shards
     # played at the same time, this process's and k - 1 helpers' (agents/shards.py): other random streams than 1
     rollout_workers: int = 2
+    # with rollout_workers > 1: every rollout process computes the update's gradients too, each over the decisions
+    # of its own games in every minibatch (one torch thread each), and this process sums them: the update uses both
+    # cores as the rollout does (False: this process alone, on run.torch_threads threads; so it is with anchor_coef > 0,
+    # whose start network only this process holds)
+    parallel_update: bool = True
 
 
 class NetOpponent:
@@ -192,6 +197,8 @@ class SelfPlayTrainer:
         self._pool_states: list[bytes] | None = None  # their states from a checkpoint, until they start
         self._pool_lost = ""  # why a helper ended mid-run (its games are gone: only a checkpoint can go on)
         self._ended_pools_cpu = 0.0  # the CPU seconds of helper processes that have ended
+        self._layout: list[int] = []  # the game slots of each shard of the last sharded rollout (ppo.parallel_update)
+        self.last_roll: Rollout | None = None  # a helper's last rollout, whose decisions its gradient parts use
         self.games = make_games(self.env_kwargs, self.n_local, weights=cfg.count_weights or None)
         net_shapes = getattr(self.games, "net_shapes", None)  # mixed player counts: the seat-padded layout
         self.shapes: NetShapes = net_shapes() if net_shapes else shapes_from_env(self.games.spec_env())
@@ -414,6 +421,7 @@ class SelfPlayTrainer:
             self.learner_steps += part["learner_steps"]
             self.episodes += part["episodes"]
             self.recent += part["recent"]
+        self._layout = [own.n] + [part["roll"].n for part in parts]  # game slots per shard, in join order
         return Rollout.join([own] + [part["roll"] for part in parts])
 
     def close(self) -> None:
@@ -584,25 +592,31 @@ class SelfPlayTrainer:
         steps = 0
         n_player = len(roll.player_samples) if c.imitate_player > 0 and not imitate else 0
         per_step = math.ceil(n_player / math.ceil(n / c.minibatch)) if n_player else 0
-        for _epoch in range(c.epochs):
-            perm = self.rng.permutation(n)
-            # the pool player's decisions: each minibatch gets its share of them, each once an epoch
-            p_perm = self.rng.permutation(n_player) if n_player else None
-            stop = False
-            for step, start in enumerate(range(0, n, c.minibatch)):
-                mb = perm[start : start + c.minibatch]
-                pmb = None if p_perm is None else p_perm[step * per_step : (step + 1) * per_step]
-                parts = self._minibatch_step(
-                    mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor, roll, pmb, legal
-                )
-                steps += 1
-                for k, val in parts.items():
-                    stats[k].append(val)
-                if c.target_kl > 0 and not imitate and parts["old_approx_kl"] > 1.5 * c.target_kl:
-                    stop = True
+        threads = torch.get_num_threads()
+        if self.parallel_update:  # one torch thread here and one in each helper: a core each
+            torch.set_num_threads(1)
+        try:
+            for _epoch in range(c.epochs):
+                perm = self.rng.permutation(n)
+                # the pool player's decisions: each minibatch gets its share of them, each once an epoch
+                p_perm = self.rng.permutation(n_player) if n_player else None
+                stop = False
+                for step, start in enumerate(range(0, n, c.minibatch)):
+                    mb = perm[start : start + c.minibatch]
+                    pmb = None if p_perm is None else p_perm[step * per_step : (step + 1) * per_step]
+                    parts = self._minibatch_step(
+                        mb, samples, b_adv, b_ret, b_actions, b_logprobs, imitate, b_anchor, roll, pmb, legal
+                    )
+                    steps += 1
+                    for k, val in parts.items():
+                        stats[k].append(val)
+                    if c.target_kl > 0 and not imitate and parts["old_approx_kl"] > 1.5 * c.target_kl:
+                        stop = True
+                        break
+                if stop:
                     break
-            if stop:
-                break
+        finally:
+            torch.set_num_threads(threads)
         self.updates += 1
         if self.updates % c.snapshot_every == 0:
             self.take_snapshot()
@@ -632,37 +646,159 @@ class SelfPlayTrainer:
     ) -> dict[str, float]:
         """One gradient step on minibatch ``mb`` (indices into the flattened rollout); with ``pmb`` (indices into
         ``roll.player_samples``), plus ``ppo.imitate_player`` x the cross entropy to the pool player's choices.
-
-        The policy terms are computed over each decision's legal actions only (``legal[k]``: sample k's, as
-        ``np.flatnonzero`` of its mask; computed here when not given): the masked policy's log-probabilities
-        and entropy, without the work over the whole action space (2,925 actions in the base game, about 1 %
-        of them legal), which was about a quarter of an update's time."""
+        With :meth:`parallel_update` the helpers compute the gradient over their games' decisions of ``mb``
+        (:meth:`grad_part`) while this process computes it over its own, and the parts are summed."""
         c = self.cfg
         a_mb = b_adv[mb]
         a_mb = (a_mb - a_mb.mean()) / (a_mb.std() + 1e-8) if len(mb) > 1 else a_mb
-        norm_adv = dict(zip(mb.tolist(), a_mb.tolist(), strict=True))
         self.opt.zero_grad()
         parts: dict[str, float] = defaultdict(float)
-        for ch in self._chunks(mb, samples):
-            w = len(ch) / len(mb)
-            batch = collate([samples[k] for k in ch])
-            logits, v = self.net(*batch.inputs())
-            index, ok = legal_actions(
-                [legal[k] if legal is not None else np.flatnonzero(samples[k]["mask"]) for k in ch]
+        if legal is None:
+            legal = [np.flatnonzero(smp["mask"]) for smp in samples]
+        total = len(mb)
+        if self.parallel_update:
+            try:
+                self._parallel_grads(mb, samples, a_mb, b_ret, b_actions, b_logprobs, legal, imitate, parts)
+            except RuntimeError as exc:  # a helper failed or ended: the update cannot be completed
+                self._lose_pool(str(exc))
+                raise
+        else:
+            self._grad_terms(
+                [samples[k] for k in mb], a_mb, b_ret[mb], b_actions[mb], b_logprobs[mb], [legal[k] for k in mb],
+                imitate, total, parts, None if b_anchor is None else b_anchor[mb],
+            )  # fmt: skip
+        if roll is not None and pmb is not None and len(pmb):
+            self._player_step(roll, pmb, parts)
+        nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+        self.opt.step()
+        return parts
+
+    def _parallel_grads(
+        self,
+        mb: np.ndarray,
+        samples: list[dict],
+        a_mb: torch.Tensor,
+        b_ret: torch.Tensor,
+        b_actions: torch.Tensor,
+        b_logprobs: torch.Tensor,
+        legal: list[np.ndarray],
+        imitate: bool,
+        parts: dict[str, float],
+    ) -> None:
+        """:meth:`_minibatch_step`'s gradient with the helpers: each gets the weights and its decisions of ``mb``
+        (``a_mb``: their normalized advantages, in ``mb``'s order), this process does its own meanwhile, then
+        the helpers' gradients and statistics are added to its own."""
+        total = len(mb)
+        shard, local = self._shard_of(mb)
+        weights = {k: v.detach().numpy() for k, v in self.net.state_dict().items()}
+        for j in range(1, len(self._layout)):
+            at = np.flatnonzero(shard == j)
+            self._pool.send_grad(
+                j - 1,
+                {
+                    "weights": weights,
+                    "index": local[at],
+                    "adv": a_mb[at].numpy(),
+                    "ret": b_ret[mb[at]].numpy(),
+                    "actions": b_actions[mb[at]].numpy(),
+                    "logprobs": b_logprobs[mb[at]].numpy(),
+                    "imitate": imitate,
+                    "total": total,
+                },
             )
+        at = np.flatnonzero(shard == 0)
+        own = mb[at]
+        self._grad_terms(
+            [samples[k] for k in own], a_mb[at], b_ret[own], b_actions[own], b_logprobs[own],
+            [legal[k] for k in own], imitate, total, parts,
+        )  # fmt: skip
+        grads = dict(self.net.named_parameters())
+        for j in range(1, len(self._layout)):
+            answer = self._pool.receive_grad(j - 1)
+            for name, g in answer["grads"].items():
+                if g is not None:
+                    p = grads[name]
+                    p.grad = torch.from_numpy(g) if p.grad is None else p.grad + torch.from_numpy(g)
+            for k, val in answer["parts"].items():
+                parts[k] += val
+
+    @property
+    def parallel_update(self) -> bool:
+        """Whether this update's gradients are computed by the rollout's processes together (``ppo.parallel_update``
+        with helpers alive after a sharded rollout; not with the KL anchor, which only this process holds)."""
+        return bool(
+            self.cfg.parallel_update and self._pool is not None and len(self._layout) > 1 and self.anchor is None
+        )
+
+    def _shard_of(self, mb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For indices ``mb`` into the joined rollout (round-major, shards' slots side by side): the shard of each
+        decision and its index in that shard's own rollout."""
+        sizes = np.asarray(self._layout)
+        ends = np.cumsum(sizes)
+        t, i = np.divmod(mb, ends[-1])
+        shard = np.searchsorted(ends, i, side="right")
+        return shard, t * sizes[shard] + i - (ends[shard] - sizes[shard])
+
+    def grad_part(self, arg: dict[str, Any]) -> dict[str, Any]:
+        """A helper's part of a parallel update's minibatch (:meth:`_minibatch_step`): the gradient of the loss terms
+        of its decisions ``arg["index"]`` of its last rollout, with the learner's weights ``arg["weights"]``, each
+        chunk weighted by its share of the whole minibatch (``arg["total"]`` decisions)."""
+        self.net.load_state_dict({k: torch.from_numpy(v) for k, v in arg["weights"].items()})
+        self.net.train()
+        self.net.zero_grad(set_to_none=True)
+        if self.last_roll is None:
+            raise RuntimeError("a gradient part asked of a helper that has played no rollout")
+        sub = [self.last_roll.samples[k] for k in arg["index"].tolist()]
+        parts: dict[str, float] = defaultdict(float)
+        with torch.enable_grad():
+            self._grad_terms(
+                sub, torch.as_tensor(arg["adv"]), torch.as_tensor(arg["ret"]), torch.as_tensor(arg["actions"]),
+                torch.as_tensor(arg["logprobs"]), [np.flatnonzero(smp["mask"]) for smp in sub], arg["imitate"],
+                arg["total"], parts,
+            )  # fmt: skip
+        grads = {name: None if p.grad is None else p.grad.numpy() for name, p in self.net.named_parameters()}
+        return {"grads": grads, "parts": dict(parts)}
+
+    def _grad_terms(
+        self,
+        sub: list[dict],
+        adv: torch.Tensor,
+        ret: torch.Tensor,
+        actions: torch.Tensor,
+        logprobs: torch.Tensor,
+        legal: list[np.ndarray],
+        imitate: bool,
+        total: int,
+        parts: dict[str, float],
+        anchor_w: torch.Tensor | None = None,
+    ) -> None:
+        """Accumulate into the network's gradients the loss of decisions ``sub`` (with their normalized advantages,
+        returns, actions, old log-probabilities and legal actions, position by position), in chunks of similar board
+        size, each weighted by its share of a minibatch of ``total`` decisions; add the chunks' statistics to
+        ``parts``.  The policy terms run over each decision's legal actions only (``legal``): the masked policy's
+        log-probabilities and entropy without the work over the whole action space (2,925 actions in the base game,
+        about 1 % of them legal), which was about a quarter of an update's time."""
+        c = self.cfg
+        if not sub:  # none of the minibatch's decisions is this process's
+            return
+        for ch in self._chunks(np.arange(len(sub)), sub):
+            w = len(ch) / total
+            batch = collate([sub[k] for k in ch])
+            logits, v = self.net(*batch.inputs())
+            index, ok = legal_actions([legal[k] for k in ch])
             lg = legal_logits(logits, index, ok)  # (chunk, most legal actions)
             logp = torch.log_softmax(lg, dim=1)
-            act = b_actions[ch]
+            act = actions[ch]
             at = ((index == act[:, None]) & ok).int().argmax(dim=1)  # each taken action's column in lg
             newlogprob = logp.gather(1, at[:, None]).squeeze(1)
-            v_loss = 0.5 * (v - b_ret[ch]).pow(2).mean()
+            v_loss = 0.5 * (v - ret[ch]).pow(2).mean()
             entropy = -torch.where(ok, legal_exp(logp, ok) * logp, torch.zeros_like(logp)).sum(dim=1).mean()
             if imitate:
                 pg_loss = -newlogprob.mean()
                 parts["imitation_accuracy"] += w * float((lg.argmax(dim=1) == at).float().mean())
             else:
-                a = torch.as_tensor([norm_adv[k] for k in ch.tolist()], dtype=torch.float32)
-                logratio = newlogprob - b_logprobs[ch]
+                a = adv[ch]
+                logratio = newlogprob - logprobs[ch]
                 ratio = logratio.exp()
                 pg_loss = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
                 with torch.no_grad():
@@ -672,18 +808,13 @@ class SelfPlayTrainer:
             loss = pg_loss + c.value_coef * v_loss - c.entropy_coef * entropy
             if self.anchor is not None and c.anchor_coef > 0 and not imitate:
                 ml = masked_logits(logits, batch.mask)
-                kl = anchor_kl(self.anchor, batch, ml, None if b_anchor is None else b_anchor[ch])
+                kl = anchor_kl(self.anchor, batch, ml, None if anchor_w is None else anchor_w[ch])
                 loss = loss + c.anchor_coef * kl
                 parts["anchor_kl"] += w * float(kl.detach())
             (loss * w).backward()
             parts["policy_loss"] += w * float(pg_loss.detach())
             parts["value_loss"] += w * float(v_loss.detach())
             parts["entropy"] += w * float(entropy.detach())
-        if roll is not None and pmb is not None and len(pmb):
-            self._player_step(roll, pmb, parts)
-        nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
-        self.opt.step()
-        return parts
 
     def _player_step(self, roll: Rollout, pmb: np.ndarray, parts: dict[str, float]) -> None:
         """Add the gradient of ``imitate_player`` x the mean cross entropy of the policy to the pool player's

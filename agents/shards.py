@@ -8,8 +8,11 @@ near-equal size (:func:`shard_sizes`); the training process plays the first shar
 torch thread.  Each helper holds a :class:`~agents.ppo.SelfPlayTrainer` of its shard that only
 collects: before every rollout it receives the learner's weights, the update count (imitation or
 not) and the snapshots it does not have yet; after it, it sends its part of the rollout, which the
-trainer joins column by column (:meth:`agents.ppo.Rollout.join`).  The learning stays in the
-training process, unchanged.
+trainer joins column by column (:meth:`agents.ppo.Rollout.join`).  With ``ppo.parallel_update`` (the
+default) the helpers keep their part and take part in the update too: for every minibatch the
+training process sends the current weights and each helper the positions of its own decisions in it,
+and sums their gradients with its own (:meth:`agents.ppo.SelfPlayTrainer.grad_part`); the optimiser
+step stays in the training process.
 
 Each shard has its own random streams (its generator seeded from the run's seed and the shard's
 index), so a run with ``k`` shards is reproducible (and resumes exactly: a checkpoint holds every
@@ -63,6 +66,14 @@ def _serve(conn: Any, env_kwargs: dict[str, Any], cfg: Any, seed: int, inherited
     import torch
 
     torch.set_num_threads(1)
+    # a forked helper starts in the inference mode of the rollout that started it; its trainer's tensors must be
+    # ordinary ones (its network computes gradients for ppo.parallel_update), and each rollout sets its own mode
+    with torch.inference_mode(False), torch.enable_grad():
+        _commands(conn, env_kwargs, cfg, seed)
+
+
+def _commands(conn: Any, env_kwargs: dict[str, Any], cfg: Any, seed: int) -> None:
+    """A helper's loop: answer the training process's commands until ``close`` or the end of the pipe."""
     from .ppo import SelfPlayTrainer
 
     trainer: SelfPlayTrainer | None = None
@@ -84,6 +95,8 @@ def _serve(conn: Any, env_kwargs: dict[str, Any], cfg: Any, seed: int, inherited
                 raise RuntimeError(f"command {cmd!r} before init")
             elif cmd == "collect":
                 conn.send(("ok", _collect(trainer, arg)))
+            elif cmd == "grad":  # its part of a minibatch's gradient (ppo.parallel_update)
+                conn.send(("ok", trainer.grad_part(arg)))
             elif cmd == "state":
                 conn.send(("ok", pickle.dumps(trainer.state_dict())))
             else:
@@ -110,6 +123,7 @@ def _collect(trainer: Any, arg: dict[str, Any]) -> dict[str, Any]:
         trainer.snapshots[key] = {k: torch.from_numpy(v) for k, v in weights.items()}
     before = (trainer.env_steps, trainer.learner_steps, trainer.episodes)
     roll = trainer.collect()
+    trainer.last_roll = roll  # the decisions of its gradient parts in the update that follows (ppo.parallel_update)
     recent = trainer.recent
     trainer.recent = []
     return {
@@ -222,6 +236,14 @@ class ShardPool:
             self.opponents[j] = part["opponents"]
             self.cpu[j] = float(part["cpu_seconds"])
         return parts
+
+    def send_grad(self, j: int, arg: dict[str, Any]) -> None:
+        """Ask helper ``j`` for its part of a minibatch's gradient (:meth:`agents.ppo.SelfPlayTrainer.grad_part`)."""
+        self._send(j, ("grad", arg))
+
+    def receive_grad(self, j: int) -> dict[str, Any]:
+        """Helper ``j``'s gradient part: ``{"grads": {parameter name: array or None}, "parts": statistics}``."""
+        return self._answer(j)
 
     def cpu_seconds(self) -> float:
         """The helpers' CPU seconds to their last rollout (or to their end, once closed)."""

@@ -103,6 +103,7 @@ PPO_ADDED = {
     "ladder_win_rate": 0.5,
     "ladder_window": 5,
     "imitate_player": 0.0,
+    "parallel_update": False,
 }
 """PPO keys added after checkpoints were written, with the default an older run trained with."""
 

@@ -216,3 +216,79 @@ def test_the_logs_cpu_column_goes_on_from_the_checkpoints_count(tmp_path):
     # the log rounds to 0.01 s; the checkpoint is written after the row
     assert len(cpu) == 2 and 0 < cpu[0] <= first + 0.005 < cpu[1]
     assert load_checkpoint(tmp_path / "checkpoint.pt")["cpu_seconds"] + 0.005 >= cpu[1]
+
+
+def _grads(net: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("imitate", [False, True])
+def test_a_parallel_minibatch_gradient_is_the_one_process_gradient(one_thread, imitate):
+    """``ppo.parallel_update``: the helper's part (its own games' decisions of the minibatch) plus this process's
+    is the gradient this process computes alone over the whole minibatch, and so are the statistics."""
+    tr = SelfPlayTrainer(GAME, replace(CFG, imitation_updates=0, parallel_update=True), seed=4)
+    try:
+        tr.update(tr.collect())  # a first update, so that the weights are not the initial ones
+        roll = tr.collect()
+        assert tr.parallel_update and tr._layout == [2, 2]
+        adv, ret = tr.advantages(roll)
+        mb = np.random.default_rng(0).permutation(len(roll))[:12]
+        shard, local = tr._shard_of(mb)
+        assert 0 < (shard == 1).sum() < len(mb)  # both processes have a part
+        # the helper's decision at its own index is the joined rollout's decision at mb's index
+        t, i = np.divmod(mb[shard == 1], 4)
+        assert np.array_equal(local[shard == 1], t * 2 + i - 2)
+        a = torch.as_tensor(adv.reshape(-1))[mb]
+        a = (a - a.mean()) / (a.std() + 1e-8)
+        args = (torch.as_tensor(ret.reshape(-1)), torch.as_tensor(roll.actions.reshape(-1)),
+                torch.as_tensor(roll.logprobs.reshape(-1)))  # fmt: skip
+        legal = [np.flatnonzero(s["mask"]) for s in roll.samples]
+        tr.net.train()
+        tr.opt.zero_grad()
+        together: dict[str, float] = {}
+        from collections import defaultdict
+
+        together = defaultdict(float)
+        tr._parallel_grads(mb, roll.samples, a, *args, legal, imitate, together)
+        g_together = _grads(tr.net)
+        tr.opt.zero_grad()
+        alone: dict[str, float] = defaultdict(float)
+        tr._grad_terms([roll.samples[k] for k in mb], a, args[0][mb], args[1][mb], args[2][mb],
+                       [legal[k] for k in mb], imitate, len(mb), alone)  # fmt: skip
+        g_alone = _grads(tr.net)
+        assert g_together.keys() == g_alone.keys() and len(g_alone) > 5
+        for name, g in g_alone.items():
+            assert torch.allclose(g_together[name], g, rtol=1e-4, atol=1e-6), name
+        assert together.keys() == alone.keys()
+        for k, v in alone.items():
+            assert together[k] == pytest.approx(v, rel=1e-4, abs=1e-6), k
+    finally:
+        tr.close()
+
+
+def test_a_parallel_run_is_reproducible_and_differs_from_the_one_process_update():
+    a, _ = _run(4)
+    b, _ = _run(4, close_between=True)  # the first update of each rollout after a restart: helpers start afresh
+    for k, v in a.net.state_dict().items():
+        assert torch.equal(v, b.net.state_dict()[k]), k
+    tr = SelfPlayTrainer(GAME, replace(CFG, parallel_update=False), seed=5)
+    try:
+        for _ in range(4):
+            tr.update(tr.collect())
+    finally:
+        tr.close()
+    assert any(not torch.equal(v, tr.net.state_dict()[k]) for k, v in a.net.state_dict().items())
+
+
+def test_an_anchored_run_updates_in_the_training_process_alone(tmp_path):
+    """The KL anchor's start network is only in the training process: with it the update does not go parallel."""
+    train(config_from_dict(TINY), tmp_path / "start", progress=False, max_updates=1)
+    cfg = {**TINY, "ppo": {**TINY["ppo"], "anchor_coef": 0.1},
+           "run": {**TINY["run"], "init_weights": str(tmp_path / "start" / "checkpoint.pt")}}  # fmt: skip
+    tr = SelfPlayTrainer(GAME, replace(config_from_dict(cfg).ppo), seed=1)
+    try:
+        tr.set_anchor()
+        tr.update(tr.collect())
+        assert tr.cfg.parallel_update and tr._layout and not tr.parallel_update
+    finally:
+        tr.close()
