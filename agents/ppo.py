@@ -30,7 +30,9 @@ So column ``j`` of the storage is the learner's decisions in game slot ``j``, in
 order, across the games played there.
 
 Illegal actions are removed from the distribution (their logits are set to the
-most negative float) and the entropy bonus is computed over legal actions only.
+most negative float) and the entropy bonus is computed over legal actions only;
+the update computes the policy terms over each decision's legal actions alone
+(:func:`agents.network.legal_logits`), not over the whole action space.
 
 Reward (per learner decision): the change of ``own score - best opponent
 score`` since the learner's previous decision, times ``score_scale``, plus
@@ -47,7 +49,11 @@ Update: each minibatch is cut into chunks of ``chunk`` samples of similar
 board size (the boards are cropped to the played area, :func:`agents.policy.crop_region`),
 each padded only to its own largest crop; the gradients of the chunks add up
 to the minibatch's (gradient accumulation), so the maths is that of one
-minibatch and the convolutions see far fewer empty cells.
+minibatch and the convolutions see far fewer empty cells.  With
+``parallel_update`` and rollout helpers (``rollout_workers`` > 1, the default
+run) each process computes that gradient over its own games' decisions in the
+minibatch on one torch thread (:meth:`SelfPlayTrainer.grad_part`), and this one
+adds them up and takes the optimiser step.
 """
 
 from __future__ import annotations
