@@ -81,6 +81,7 @@ PROGRESS_FIELDS = [
     "player_cross_entropy",
     "player_agreement",
     "player_decisions",
+    "gradient_steps",
 ]
 TIMING_FIELDS = {
     "seconds",

@@ -57,6 +57,7 @@ def test_one_iteration_training_smoke(tmp_path):
     rows = _rows(tmp_path / "progress.csv")
     assert len(rows) == 1 and rows[0]["update"] == "1"
     assert float(rows[0]["entropy"]) > 0
+    assert float(rows[0]["gradient_steps"]) == 3  # 48 decisions in minibatches of 16, one pass (imitating: no early stop)
     assert (tmp_path / "checkpoint.pt").exists()
     assert any((tmp_path / "tb").iterdir())
 
