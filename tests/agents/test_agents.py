@@ -57,7 +57,8 @@ def test_one_iteration_training_smoke(tmp_path):
     rows = _rows(tmp_path / "progress.csv")
     assert len(rows) == 1 and rows[0]["update"] == "1"
     assert float(rows[0]["entropy"]) > 0
-    assert float(rows[0]["gradient_steps"]) == 3  # 48 decisions in minibatches of 16, one pass (imitating: no early stop)
+    # 48 decisions in minibatches of 16, one pass (an imitation update: no early stop)
+    assert float(rows[0]["gradient_steps"]) == 3
     assert (tmp_path / "checkpoint.pt").exists()
     assert any((tmp_path / "tb").iterdir())
 
