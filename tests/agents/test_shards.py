@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import pickle
 import time
+from collections import defaultdict
 from dataclasses import replace
 
 import numpy as np
@@ -245,10 +246,7 @@ def test_a_parallel_minibatch_gradient_is_the_one_process_gradient(one_thread, i
         legal = [np.flatnonzero(s["mask"]) for s in roll.samples]
         tr.net.train()
         tr.opt.zero_grad()
-        together: dict[str, float] = {}
-        from collections import defaultdict
-
-        together = defaultdict(float)
+        together: dict[str, float] = defaultdict(float)
         tr._parallel_grads(mb, roll.samples, a, *args, legal, imitate, together)
         g_together = _grads(tr.net)
         tr.opt.zero_grad()
