@@ -157,17 +157,12 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 
 def _check_pool_player(cfg: TrainConfig) -> None:
-    """``ppo.player`` (with ``ppo.p_player`` > 0): a player spec that builds, for one count of players on the
-    Python engine's games (the player decides from the env)."""
+    """``ppo.player`` (with ``ppo.p_player`` > 0): a player spec that builds, for one count of players (on
+    either engine: ``agents.games`` gives it each game's env or match to decide from)."""
     kw = cfg.env_kwargs()
     if isinstance(kw.get("num_players", 2), (list, tuple)):
         raise TrainConfigError(
             "ppo.p_player: the pool's player sits at one count of players; game.num_players is a list"
-        )
-    if kw.get("engine") != "python":
-        raise TrainConfigError(
-            f"ppo.p_player: the pool's player decides from the env, which only the Python engine's games build; "
-            f"set game.engine: python (it is {kw.get('engine', 'auto')!r})"
         )
     from .players import PlayerSpecError, make_player
 

@@ -13,13 +13,18 @@ questions, batched over a list of game indices, so the trainer
   kernels, the Python one computes them from its ``Game``);
 * ``masks(games)``, ``greedy(games, policy)`` (the GreedyPolicy's decisions:
   one kernel call on the compiled engine, :mod:`carc_env.fast.greedy`),
-  ``play(games, player)`` (any player's ``act(obs, env)``: the Python engine's
-  games only, the ones with envs),
+  ``play(games, player)`` (any player's ``act(obs, env)``; on the compiled
+  engine ``env`` is the game's :class:`~carc_env.env.fast_match.FastMatch`, the
+  interface the vector env's opponents get, whose reference ``Game`` is replayed
+  on demand for the players that search from it),
   ``step(games, actions)``.
 
-On the compiled engine no Python ``Game`` is ever built: the games live in one
+On the compiled engine the games live in one
 :class:`~carc_env.fast.engine.FastBatch` (observations, masks, features,
-greedy decisions and steps are kernel calls over the games asked for).
+greedy decisions and steps are kernel calls over the games asked for); a
+Python ``Game`` is built only for a game a player of ``play`` reads it in
+(``FastBatch.game``: replayed from the game's actions, then kept in step, and
+checked against the compiled state at every step).
 """
 
 from __future__ import annotations
@@ -116,6 +121,7 @@ class CompiledGames:
         self.batch = FastBatch(self.options, n)
         self.n = n
         self.num_players = self.options.num_players
+        self._matches: dict[int, Any] = {}  # the FastMatch view of each game a player of play() has decided in
 
     def players_of(self, i: int) -> int:
         return self.num_players
@@ -155,6 +161,22 @@ class CompiledGames:
         from carc_env.fast.greedy import greedy_actions
 
         return greedy_actions(self.batch, games, [policy] * len(games)).tolist()
+
+    def play(self, games: Sequence[int], policy: Any) -> list[int]:
+        """The decisions of ``policy``, a player of :mod:`agents.players` (``act(obs, env)``), in ``games``:
+        ``env`` is the game's :class:`~carc_env.env.fast_match.FastMatch` and ``obs`` its observation for
+        the deciding seat (only the mask for a player whose ``uses_observation`` is False), as the
+        vector env gives its opponents."""
+        from carc_env.env.fast_match import FastMatch
+
+        out = []
+        for i in games:
+            m = self._matches.get(i)
+            if m is None:
+                m = self._matches[i] = FastMatch(self.options, self.batch, i, started=True)
+            obs = m.observe(m.player) if getattr(policy, "uses_observation", True) else {"action_mask": m.mask()}
+            out.append(int(policy.act(obs, m)))
+        return out
 
     def step(self, games: Sequence[int], actions: Sequence[int]) -> None:
         self.batch.step_games(games, actions)

@@ -111,8 +111,8 @@ class PPOConfig:
     p_self: float = 0.2
     p_snapshot: float = 0.2
     # ... against a fixed player of scripts/evaluate.py's specs (``player``), e.g. "mcts:1000": the pool's
-    # search opponent.  It decides from the env (obs, env), so its games run on the Python engine's envs
-    # (game.engine: python) and one count of players.
+    # search opponent.  It decides from each game's env (obs, env): the Python engine's env, or on the compiled
+    # engine the game's FastMatch (its reference Game replayed on demand); one count of players.
     p_player: float = 0.0
     player: str = ""
     # a ladder of stronger pool players after ``player`` (e.g. ["mcts:600", "mcts:1000"]): the pool's player moves
@@ -250,13 +250,13 @@ class SelfPlayTrainer:
     # (int).  Keys, not objects, so that a checkpoint can store running games.
     def _make_player(self) -> Any:
         """The pool's fixed player (``ppo.player``), seeded from the trainer's seed; only where its games can
-        give it an env to decide from (the Python engine's)."""
+        give it an env to decide from (one count of players, on either engine: ``agents.games``)."""
         from .players import make_player
 
-        if self.games.engine != "python" or not hasattr(self.games, "envs"):
+        if not hasattr(self.games, "play"):
             raise ValueError(
-                f"ppo.p_player: the pool's player {self.cfg.player!r} decides from the env, which the "
-                f"{self.games.engine} engine's games do not build; set game.engine: python"
+                f"ppo.p_player: the pool's player {self.cfg.player!r} sits at one count of players; these games "
+                "mix several (give game.num_players one count)"
             )
         return make_player(self.player_spec, self.env_kwargs, self.seed + 4 + self.rung)
 

@@ -57,7 +57,10 @@ class FastMatch(MatchChecks):
     engine = "numba"
     engine_reason = ""
 
-    def __init__(self, options: EnvOptions, batch: Any = None, g: int = 0) -> None:
+    def __init__(self, options: EnvOptions, batch: Any = None, g: int = 0, started: bool = False) -> None:
+        """Game ``g`` of ``batch`` (a new one-game batch when None).  ``started``: the batch's owner has
+        already started game ``g`` (``FastBatch.reset``), so this match reads and steps it from now on
+        without a :meth:`reset` of its own (a view of a game someone else runs: ``agents.games``)."""
         from ..fast.engine import FastBatch
 
         self.options = options
@@ -69,7 +72,7 @@ class FastMatch(MatchChecks):
         self.num_players = options.num_players
         self.codec = lay.codec
         self.encoder = lay.encoder
-        self._started = False
+        self._started = started
         self._obs: dict[int, dict[str, np.ndarray]] = {}
         self._obs_version: tuple[int, int] = (-1, -1)
         # the acting seat's (observation, placements outside the window, moves out of range), or None

@@ -68,9 +68,14 @@ def test_the_pool_player_makes_every_opponent_decision_of_its_games():
     assert sum(len(tr.games.history[i][1]) for i in range(2)) == tr.env_steps  # every decision is in a history
 
 
-def test_a_run_against_the_search_player_logs_its_win_rate_and_resumes_exactly(tmp_path):
-    # every game against the player (the other weights 0), long enough for games to end in update 2
-    cfg = config_from_dict(dict(TINY, ppo=dict(TINY["ppo"], steps_per_update=96, p_greedy=0.0, p_player=1.0)))
+@pytest.mark.parametrize("engine", ["python", "auto"])
+def test_a_run_against_the_search_player_logs_its_win_rate_and_resumes_exactly(tmp_path, engine):
+    # every game against the player (the other weights 0), long enough for games to end in update 2; on the
+    # compiled engine the checkpoint holds the games without their reference Games, which resume rebuilds
+    game = dict(GAME, engine=engine)
+    cfg = config_from_dict(
+        dict(TINY, game=game, ppo=dict(TINY["ppo"], steps_per_update=96, p_greedy=0.0, p_player=1.0))
+    )
     straight = train(cfg, tmp_path / "a", progress=False)
     train(cfg, tmp_path / "b", progress=False, max_updates=1)
     resumed = train(cfg, tmp_path / "b", progress=False)
@@ -105,7 +110,6 @@ def test_a_log_written_before_the_player_column_resumes(tmp_path):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"game": {"num_players": 2, "expansions": ["base"]}}, r"ppo.p_player: .*set game.engine: python"),
         ({"game": {**GAME, "num_players": [2, 3]}}, r"ppo.p_player: .*game.num_players is a list"),
         ({"ppo": {"player": ""}}, r"ppo.player: '' is not allowed"),
         ({"ppo": {"player": "mcts:lots"}}, r"ppo.player: "),
@@ -119,10 +123,56 @@ def test_a_bad_pool_player_names_its_key(change, message):
         config_from_dict(data)
 
 
-def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
+class MatchRecorder:
+    """A pool player on the compiled engine: it plays the first legal action and checks what it is given."""
+
+    uses_observation = True
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int, int]] = []  # (the game slot, deciding seat, action)
+
+    def act(self, obs, env) -> int:
+        # the game's FastMatch: the mask is the deciding seat's, and its reference Game is the same game
+        assert np.array_equal(obs["action_mask"], env.mask()) and obs["board"].shape == env.encoder.board_shape
+        assert env.game.player == env.player and env.game.scores == env.scores and not env.game.over
+        assert len(env.game.history) == env.batch.steps(env.g)
+        a = int(np.flatnonzero(obs["action_mask"])[0])
+        self.calls.append((env.g, env.player, a))
+        return a
+
+
+def test_the_pool_player_decides_from_each_games_match_on_the_compiled_engine():
+    cfg = PPOConfig(**{**TINY["ppo"], "p_greedy": 0.0, "p_player": 1.0, "rollout_workers": 1,
+                       "net": config_from_dict(TINY).ppo.net})  # fmt: skip
+    config_from_dict(dict(TINY, game={"num_players": 2, "expansions": ["base"]}))  # the config is accepted too
+    torch.manual_seed(0)
+    tr = SelfPlayTrainer({"num_players": 2, "expansions": ["base"], "engine": "numba"}, cfg, seed=4)
+    assert tr.engine == "numba" and isinstance(tr.player_opponent, MCTSPolicy)
+    rec = tr.player_opponent = MatchRecorder()
+    stepped: dict[int, list[int]] = {0: [], 1: []}
+    step = tr.games.step
+
+    def logged_step(games, actions):
+        for g, a in zip(games, actions, strict=True):
+            stepped[int(g)].append(int(a))
+        step(games, actions)
+
+    tr.games.step = logged_step
+    tr.collect()
+    opponent_decisions = tr.env_steps - tr.learner_steps
+    assert opponent_decisions > 0 and len(rec.calls) == opponent_decisions
+    assert tr.episodes == 0  # no game ended in this rollout, so every game kept its seats
+    assert {g for g, _, _ in rec.calls} == {0, 1}
+    assert all(seat != tr.seat[g] for g, seat, _ in rec.calls)  # never the learner's seat
+    for g in range(2):  # its moves are the games' moves, in order: a subsequence of what was played there
+        rest = iter(stepped[g])
+        assert all(any(a == h for h in rest) for _, _, a in (c for c in rec.calls if c[0] == g))
+
+
+def test_a_pool_player_needs_one_count_of_players():
     cfg = config_from_dict(TINY).ppo
-    with pytest.raises(ValueError, match="set game.engine: python"):
-        SelfPlayTrainer({"num_players": 2, "expansions": ["base"], "engine": "numba"}, cfg, seed=0)
+    with pytest.raises(ValueError, match="sits at one count of players"):
+        SelfPlayTrainer({"num_players": [2, 3], "expansions": ["base"]}, cfg, seed=0)
 
 
 @pytest.mark.parametrize(
@@ -142,7 +192,7 @@ def test_the_trainer_refuses_a_pool_player_on_the_compiled_engine():
 def test_the_search_pool_configs_load(path, player, start):
     """The documented pool runs load and start from the network their comments name (shipped, or the run before)."""
     cfg = load_config(path)
-    assert cfg.ppo.p_player > 0 and cfg.ppo.player == player and cfg.game["engine"] == "python"
+    assert cfg.ppo.p_player > 0 and cfg.ppo.player == player and cfg.game["engine"] == "auto"
     assert cfg.run.init_weights == start
 
 

@@ -18,9 +18,9 @@ CFG = dict(num_envs=2, steps_per_update=44, epochs=1, minibatch=12, chunk=6, imi
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def _run(game: dict, updates: int) -> tuple[SelfPlayTrainer, list]:
+def _run(game: dict, updates: int, **change) -> tuple[SelfPlayTrainer, list]:
     torch.manual_seed(0)
-    tr = SelfPlayTrainer(game, PPOConfig(**CFG), seed=4)
+    tr = SelfPlayTrainer(game, PPOConfig(**{**CFG, **change}), seed=4)
     trace = []
     for _ in range(updates):
         roll = tr.collect()
@@ -59,6 +59,18 @@ def test_the_compiled_games_train_exactly_like_the_python_ones(game, updates):
     assert fast.engine == "numba" and slow.engine == "python"
     assert a == b
     assert fast.episodes >= 2 and len(fast.snapshots) >= 2
+
+
+@pytest.mark.parametrize("player", ["mcts:8", "mcts:6:root=halving:farmers=0"])
+def test_a_pool_player_trains_exactly_alike_on_both_engines(player):
+    """A search player in the pool (``ppo.p_player``) decides from each game's FastMatch on the compiled
+    engine and from its env on the Python one: the same searches, so the same rollouts and updates."""
+    pool = dict(imitation_updates=0, p_random=0.0, p_greedy=0.25, p_self=0.1, p_snapshot=0.15, p_player=0.5)
+    fast, a = _run({"num_players": 2, "engine": "auto"}, 3, player=player, **pool)
+    slow, b = _run({"num_players": 2, "engine": "python"}, 3, player=player, **pool)
+    assert fast.engine == "numba" and slow.engine == "python"
+    assert a == b
+    assert any("train_win_rate_vs_player" in episodes for *_, episodes, _, _ in a)  # games against it ended
 
 
 def test_no_python_game_is_built_while_training_on_the_compiled_engine(monkeypatch):
