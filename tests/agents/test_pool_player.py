@@ -187,6 +187,12 @@ def test_a_pool_player_needs_one_count_of_players():
         ("configs/search_pool_chain_1000.yaml", "mcts:1000", "runs/search_pool_chain/checkpoint.pt"),
         ("configs/search_pool_imitate.yaml", "mcts:1000", "pretrained:base-2p-160"),
         ("configs/search_pool_imitate_low.yaml", "mcts:1000", "pretrained:base-2p-160"),
+        ("configs/search_pool_cheap.yaml", "mcts:200:root=halving:farmers=0", "pretrained:base-2p-160"),
+        (
+            "configs/search_pool_cheap_500h.yaml",
+            "mcts:500:root=halving:farmers=0",
+            "runs/search_pool_cheap/checkpoint.pt",
+        ),
     ],
 )
 def test_the_search_pool_configs_load(path, player, start):
